@@ -1,0 +1,45 @@
+# chainlens: `make run` starts the whole system offline; `make test` runs every test.
+GO       ?= go
+BIN      := bin/chainlens
+CONFIG   ?= config/local.yaml
+PKGS     ?= ./...
+TESTFLAGS ?=
+
+.PHONY: all build run test test-short vet fmt bench db db-stop clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/chainlens
+
+## run: build, ensure Postgres, migrate, create a dev key and start every role with $(CONFIG)
+run: build
+	CONFIG=$(CONFIG) scripts/run-local.sh
+
+## test: every test (unit, Postgres, in-process chain, end to end); each test gets its own database
+test:
+	@url=$$(scripts/db.sh ensure postgres) && \
+	  CHAINLENS_TEST_DATABASE_URL="$$url" $(GO) test -count=1 -p 2 -timeout 25m $(TESTFLAGS) $(PKGS)
+
+vet:
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+## bench: benchmarks (not part of `make test`); results go to docs/PERFORMANCE.md
+bench:
+	@url=$$(scripts/db.sh ensure postgres) && \
+	  CHAINLENS_TEST_DATABASE_URL="$$url" $(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+## db: print the URL of a running Postgres (starting a private one if needed)
+db:
+	@scripts/db.sh ensure chainlens
+
+## db-stop: stop the private Postgres cluster under .data/pg
+db-stop:
+	scripts/db.sh stop
+
+clean:
+	rm -rf bin

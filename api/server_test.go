@@ -1,0 +1,382 @@
+package api_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
+	"github.com/uptrace/bun"
+
+	"github.com/chainlens/chainlens/api"
+	"github.com/chainlens/chainlens/api/apikey"
+	"github.com/chainlens/chainlens/api/route"
+	"github.com/chainlens/chainlens/config"
+	"github.com/chainlens/chainlens/internal/testdb"
+)
+
+// testConfig is the API config after defaults, as config.Load would give it.
+func testConfig(t *testing.T) config.API {
+	t.Helper()
+	cfg, err := config.Parse([]byte("database: {url: postgres://postgres@127.0.0.1:5432/x}\n"), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg.API
+}
+
+type env struct {
+	db    *bun.DB
+	srv   *httptest.Server
+	meter *apikey.Meter
+	key   string // secret key, all scopes
+}
+
+// whalesHandler is a real handler for one operation, used to exercise the
+// implemented path of the middleware (the dex group's own handlers are
+// tested in their package).
+func whalesHandler(ctx context.Context, req *api.Request) (*api.Response, error) {
+	rows := make([]map[string]any, 0)
+	for i := range req.Params.Int("limit") {
+		rows = append(rows, map[string]any{"wallet": "osmo1" + strings.Repeat("q", 38) + string(rune('a'+i%26)), "trading_volume_last_7_days": 1.5,
+			"lp_volume_last_7_days": 0, "staking_volume_last_7_days": 2, "total_volume_last_7_days": 3.5})
+	}
+	return &api.Response{Body: rows, Freshness: api.Freshness{Chains: []api.ChainHeight{{ChainID: "localosmosis", Height: 299, Time: time.Date(2026, 11, 21, 21, 32, 53, 0, time.UTC)}}}}, nil
+}
+
+func newEnv(t *testing.T, mutate func(*config.API, *api.Handlers)) *env {
+	t.Helper()
+	db, _ := testdb.New(t)
+	cfg := testConfig(t)
+	h := api.Handlers{JSON: map[string]api.Handler{}, Raw: map[string]api.RawHandler{}}
+	if mutate != nil {
+		mutate(&cfg, &h)
+	}
+	log := slog.New(slog.DiscardHandler)
+	meter := apikey.NewMeter(db, log)
+	s, err := api.New(api.Options{Config: cfg, Ops: route.Table(), Handlers: h, Auth: apikey.NewAuthenticator(db), Meter: meter, Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s.Handler(cfg.Listen))
+	t.Cleanup(srv.Close)
+	raw, _, err := apikey.Create(context.Background(), db, apikey.Spec{Name: "test", Kind: apikey.Secret, Scopes: []string{"all"},
+		QuotaCredits: 1000, QuotaPeriod: 24 * time.Hour, RatePerSec: 1000, RateBurst: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &env{db: db, srv: srv, meter: meter, key: raw}
+}
+
+func (e *env) do(t *testing.T, method, path, key string, hdr map[string]string) (*http.Response, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest(method, e.srv.URL+path, nil)
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	tr := &http.Transport{DisableCompression: true}
+	resp, err := (&http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp, body
+}
+
+func TestErrorsAreProblems(t *testing.T) {
+	e := newEnv(t, nil)
+	cases := []struct {
+		name, method, path, key string
+		status                  int
+		detail                  string
+	}{
+		{"no key", "GET", "/apr", "", 401, "an API key is required"},
+		{"bad key", "GET", "/apr", "sk_nope", 401, "unknown or revoked"},
+		{"not implemented", "GET", "/apr", e.key, 501, "the dex group is not implemented yet"},
+		{"unknown path", "GET", "/nothing/here", e.key, 404, "no endpoint at /nothing/here"},
+		{"wrong method", "POST", "/apr", e.key, 405, "POST is not allowed here"},
+		{"wrong method on track", "GET", "/track", e.key, 405, "use POST"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			resp, body := e.do(t, c.method, c.path, c.key, nil)
+			if resp.StatusCode != c.status {
+				t.Fatalf("status %d, want %d: %s", resp.StatusCode, c.status, body)
+			}
+			if ct := resp.Header.Get("Content-Type"); ct != "application/problem+json" {
+				t.Fatalf("content type %q", ct)
+			}
+			var p map[string]any
+			if err := json.Unmarshal(body, &p); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(p["message"].(string), c.detail) || p["detail"] != p["message"] || int(p["status"].(float64)) != c.status {
+				t.Fatalf("problem %s", body)
+			}
+			if resp.Header.Get("X-Request-Id") == "" || p["request_id"] != resp.Header.Get("X-Request-Id") {
+				t.Fatalf("request id missing: %v / %s", resp.Header, body)
+			}
+		})
+	}
+}
+
+func TestScopesAndPublishableKeys(t *testing.T) {
+	e := newEnv(t, func(c *config.API, h *api.Handlers) { h.JSON["GET /activity/active_whales"] = whalesHandler })
+	ctx := context.Background()
+	perpOnly, _, _ := apikey.Create(ctx, e.db, apikey.Spec{Name: "perp", Kind: apikey.Secret, Scopes: []string{"perp"}, QuotaCredits: 100, QuotaPeriod: time.Hour, RatePerSec: 10, RateBurst: 10})
+	pub, _, _ := apikey.Create(ctx, e.db, apikey.Spec{Name: "site", Kind: apikey.Publishable, Scopes: []string{"engagement"}, Origins: []string{"https://a.example"}, QuotaCredits: 100, QuotaPeriod: time.Hour, RatePerSec: 10, RateBurst: 10})
+
+	cases := []struct {
+		name, method, path, key, origin string
+		status                          int
+	}{
+		{"dex key ok", "GET", "/activity/active_whales?limit=1", e.key, "", 200},
+		{"perp key on dex", "GET", "/activity/active_whales", perpOnly, "", 403},
+		{"publishable on analytics", "GET", "/activity/active_whales", pub, "", 403},
+		{"publishable on track (secret only)", "POST", "/track", pub, "https://a.example", 403},
+		{"publishable from other origin", "POST", "/sdk/track", pub, "https://evil.example", 403},
+		{"publishable allowed (group not built)", "POST", "/sdk/track", pub, "https://a.example", 501},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			resp, body := e.do(t, c.method, c.path, c.key, map[string]string{"Origin": c.origin})
+			if resp.StatusCode != c.status {
+				t.Fatalf("status %d, want %d: %s", resp.StatusCode, c.status, body)
+			}
+		})
+	}
+	resp, _ := e.do(t, "OPTIONS", "/sdk/track", "", map[string]string{"Origin": "https://a.example"})
+	if resp.StatusCode != 204 || resp.Header.Get("Access-Control-Allow-Methods") != "POST, OPTIONS" {
+		t.Fatalf("preflight: %d %v", resp.StatusCode, resp.Header)
+	}
+}
+
+func TestImplementedAnswerHeaders(t *testing.T) {
+	e := newEnv(t, func(c *config.API, h *api.Handlers) { h.JSON["GET /activity/active_whales"] = whalesHandler })
+	resp, body := e.do(t, "GET", "/activity/active_whales?limit=2", e.key, nil)
+	if resp.StatusCode != 200 {
+		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+	want := map[string]string{
+		"Content-Type":          "application/json",
+		"X-Data-Height":         "299",
+		"X-Data-Time":           "2026-11-21T21:32:53Z",
+		"Cache-Control":         "private, max-age=30",
+		"X-Ratelimit-Limit":     "1000",
+		"X-Ratelimit-Remaining": "995",
+	}
+	for k, v := range want {
+		if got := resp.Header.Get(k); got != v {
+			t.Errorf("%s = %q, want %q", k, got, v)
+		}
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal(body, &rows); err != nil || len(rows) != 2 {
+		t.Fatalf("body %s", body)
+	}
+	etag := resp.Header.Get("ETag")
+	resp, body = e.do(t, "GET", "/activity/active_whales?limit=2", e.key, map[string]string{"If-None-Match": etag})
+	if resp.StatusCode != 304 || len(body) != 0 {
+		t.Fatalf("If-None-Match: %d %q", resp.StatusCode, body)
+	}
+	resp, body = e.do(t, "GET", "/activity/active_whales?limit=50", e.key, map[string]string{"Accept-Encoding": "gzip"})
+	if resp.Header.Get("Content-Encoding") != "gzip" {
+		t.Fatalf("no gzip: %v", resp.Header)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, _ := io.ReadAll(zr)
+	if err := json.Unmarshal(plain, &rows); err != nil || len(rows) != 50 {
+		t.Fatalf("gunzipped body: %d rows, %v", len(rows), err)
+	}
+	resp, body = e.do(t, "GET", "/activity/active_whales?limit=0", e.key, nil)
+	if resp.StatusCode != 400 || !strings.Contains(string(body), `"invalid_params":[{"name":"limit"`) {
+		t.Fatalf("limit=0: %d %s", resp.StatusCode, body)
+	}
+}
+
+func TestCreditsQuotaAndRevocation(t *testing.T) {
+	e := newEnv(t, func(c *config.API, h *api.Handlers) { h.JSON["GET /activity/active_whales"] = whalesHandler })
+	ctx := context.Background()
+	small, _, _ := apikey.Create(ctx, e.db, apikey.Spec{Name: "small", Kind: apikey.Secret, Scopes: []string{"dex"}, QuotaCredits: 12, QuotaPeriod: time.Hour, RatePerSec: 100, RateBurst: 100})
+	for i, want := range []int{200, 200, 429} { // 5 credits each: 5, 10, then 15 > 12
+		resp, body := e.do(t, "GET", "/activity/active_whales?limit=1", small, nil)
+		if resp.StatusCode != want {
+			t.Fatalf("call %d: %d, want %d: %s", i, resp.StatusCode, want, body)
+		}
+		if want == 429 && resp.Header.Get("Retry-After") == "" {
+			t.Fatal("429 without Retry-After")
+		}
+	}
+	if err := e.meter.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	usage, err := apikey.UsageReport(ctx, e.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got int64 = -1
+	for _, u := range usage {
+		if u.Name == "small" {
+			got = u.Credits
+		}
+	}
+	if got != 10 {
+		t.Fatalf("stored credits = %d, want 10", got)
+	}
+	// A second process (a new meter) sees the stored consumption.
+	other := apikey.NewMeter(e.db, slog.New(slog.DiscardHandler))
+	if err := other.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	keys, _ := apikey.List(ctx, e.db)
+	for _, k := range keys {
+		if k.Name == "small" {
+			if d := other.Allow(&k, 5); d.Allowed || d.Remaining != 2 {
+				t.Fatalf("second process allowed %+v", d)
+			}
+		}
+	}
+
+	// Revocation takes effect within a second.
+	if n, err := apikey.Revoke(ctx, e.db, "test"); err != nil || n != 1 {
+		t.Fatalf("revoke: %d %v", n, err)
+	}
+	deadline := time.Now().Add(1500 * time.Millisecond)
+	for {
+		resp, _ := e.do(t, "GET", "/activity/active_whales?limit=1", e.key, nil)
+		if resp.StatusCode == 401 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("revoked key still accepted after 1.5 s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestRateLimit(t *testing.T) {
+	e := newEnv(t, func(c *config.API, h *api.Handlers) { h.JSON["GET /activity/active_whales"] = whalesHandler })
+	k, _, _ := apikey.Create(context.Background(), e.db, apikey.Spec{Name: "slow", Kind: apikey.Secret, Scopes: []string{"dex"}, QuotaCredits: 1000, QuotaPeriod: time.Hour, RatePerSec: 0.01, RateBurst: 2})
+	var codes []int
+	for range 3 {
+		resp, _ := e.do(t, "GET", "/activity/active_whales?limit=1", k, nil)
+		codes = append(codes, resp.StatusCode)
+	}
+	if codes[0] != 200 || codes[1] != 200 || codes[2] != 429 {
+		t.Fatalf("codes %v, want [200 200 429]", codes)
+	}
+}
+
+func TestOpenAPIDocument(t *testing.T) {
+	e := newEnv(t, func(c *config.API, h *api.Handlers) { h.JSON["GET /activity/active_whales"] = whalesHandler })
+	resp, body := e.do(t, "GET", "/openapi.json", "", nil)
+	if resp.StatusCode != 200 {
+		t.Fatalf("%d", resp.StatusCode)
+	}
+	loader := openapi3.NewLoader()
+	doc, err := loader.LoadFromData(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := doc.Validate(context.Background()); err != nil {
+		t.Fatalf("document invalid: %v", err)
+	}
+	ops, implemented := 0, 0
+	for _, item := range doc.Paths.Map() {
+		for _, op := range item.Operations() {
+			ops++
+			if op.Extensions["x-implemented"] == true {
+				implemented++
+			}
+		}
+	}
+	if ops != 102 || implemented != 1 {
+		t.Fatalf("operations %d (implemented %d), want 102 (1)", ops, implemented)
+	}
+
+	// The implemented operation's real answer validates against the document.
+	router, err := gorillamux.NewRouter(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest("GET", e.srv.URL+"/activity/active_whales?limit=3", nil)
+	req.Header.Set("Authorization", "Bearer "+e.key)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	rb, _ := io.ReadAll(res.Body)
+	req.URL.Host, req.URL.Scheme = "", ""
+	req.URL, _ = req.URL.Parse("/activity/active_whales?limit=3")
+	r, pathParams, err := router.FindRoute(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := &openapi3filter.RequestValidationInput{Request: req, PathParams: pathParams, Route: r, Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}}
+	if err := openapi3filter.ValidateResponse(context.Background(), &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: in, Status: res.StatusCode, Header: res.Header, Body: io.NopCloser(bytes.NewReader(rb)),
+	}); err != nil {
+		t.Fatalf("response does not match the document: %v", err)
+	}
+
+	resp, body = e.do(t, "GET", "/docs", "", nil)
+	if resp.StatusCode != 200 || !strings.Contains(string(body), "/pools/depth/{pool_id}/current") {
+		t.Fatalf("docs page: %d", resp.StatusCode)
+	}
+}
+
+func TestGroupsOnPrefixesAndListeners(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Groups = map[string]config.GroupServe{"dex": {Prefix: "/dex"}, "perp": {Listen: "127.0.0.1:0", Public: true}}
+	s, err := api.New(api.Options{Config: cfg, Ops: route.Table(), Handlers: api.Handlers{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Addrs(); len(got) != 2 || got[0] != cfg.Listen || got[1] != "127.0.0.1:0" {
+		t.Fatalf("addrs %v", got)
+	}
+	main := httptest.NewServer(s.Handler(cfg.Listen))
+	defer main.Close()
+	perp := httptest.NewServer(s.Handler("127.0.0.1:0"))
+	defer perp.Close()
+	cases := []struct {
+		srv    *httptest.Server
+		path   string
+		status int
+	}{
+		{main, "/dex/apr", 401},          // dex under its prefix, key required
+		{main, "/apr", 404},              // not at the root any more
+		{main, "/perp/crm", 404},         // perp is on its own listener
+		{perp, "/perp/crm", 501},         // public group: no key needed, not built yet
+		{main, "/campaign/global", 401},  // engagement stays on the default listener
+		{main, "/dex/openapi.json", 200}, // per-group document
+	}
+	for _, c := range cases {
+		resp, err := http.Get(c.srv.URL + c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != c.status {
+			t.Errorf("%s: %d, want %d", c.path, resp.StatusCode, c.status)
+		}
+	}
+}

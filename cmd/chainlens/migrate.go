@@ -1,0 +1,85 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/chainlens/chainlens/store"
+)
+
+func newMigrateCmd(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "migrate",
+		Short: "Apply, revert or list database migrations",
+	}
+	cmd.AddCommand(&cobra.Command{
+		Use:   "up",
+		Short: "Apply every pending migration (a no-op when current)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, _, db, err := g.setup(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			applied, err := store.Migrate(cmd.Context(), db)
+			if err != nil {
+				return err
+			}
+			if len(applied) == 0 {
+				fmt.Fprintln(cmd.OutOrStdout(), "schema is current")
+			}
+			for _, name := range applied {
+				fmt.Fprintln(cmd.OutOrStdout(), "applied", name)
+			}
+			return nil
+		},
+	}, &cobra.Command{
+		Use:   "down",
+		Short: "Revert the last applied group of migrations",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, _, db, err := g.setup(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			reverted, err := store.Rollback(cmd.Context(), db)
+			if err != nil {
+				return err
+			}
+			if len(reverted) == 0 {
+				fmt.Fprintln(cmd.OutOrStdout(), "nothing to revert")
+			}
+			for _, name := range reverted {
+				fmt.Fprintln(cmd.OutOrStdout(), "reverted", name)
+			}
+			return nil
+		},
+	}, &cobra.Command{
+		Use:   "status",
+		Short: "List migrations and whether each is applied",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, _, db, err := g.setup(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			ms, err := store.Migrations(cmd.Context(), db)
+			if err != nil {
+				return err
+			}
+			for _, m := range ms {
+				state := "pending"
+				if m.Applied {
+					state = fmt.Sprintf("applied (group %d)", m.Group)
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "%s\t%s\n", m.Name, state)
+			}
+			return nil
+		},
+	})
+	return cmd
+}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+	"github.com/uptrace/bun"
+
+	"github.com/chainlens/chainlens/config"
+	"github.com/chainlens/chainlens/store"
+)
+
+// globals are the flags every subcommand shares.
+type globals struct {
+	configPath string
+}
+
+func newRootCmd() *cobra.Command {
+	g := &globals{}
+	root := &cobra.Command{
+		Use:           "chainlens",
+		Short:         "Self-hostable blockchain analytics and engagement service",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.PersistentFlags().StringVar(&g.configPath, "config", "config/local.yaml", "path to the YAML configuration")
+	root.AddCommand(
+		newRunCmd(g),
+		newIndexCmd(g),
+		newAggregateCmd(g),
+		newServeCmd(g),
+		newMigrateCmd(g),
+		newKeysCmd(g),
+		newStatusCmd(g),
+		newVersionCmd(),
+		newDevnetCmd(),
+		newReplayNodeCmd(),
+	)
+	return root
+}
+
+// loadConfig reads the configuration named by --config with environment overrides.
+func (g *globals) loadConfig() (*config.Config, error) {
+	return config.Load(g.configPath, os.Getenv)
+}
+
+// setup loads the config, builds the logger and opens the database.
+func (g *globals) setup(ctx context.Context) (*config.Config, *slog.Logger, *bun.DB, error) {
+	cfg, err := g.loadConfig()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	log := newLogger(cfg.Log, os.Stderr)
+	db, err := store.Open(ctx, cfg.Database.URL, cfg.Database.MaxConns)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return cfg, log, db, nil
+}
+
+func newLogger(c config.Log, w io.Writer) *slog.Logger {
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(c.Level))
+	opts := &slog.HandlerOptions{Level: level}
+	if c.Format == "text" {
+		return slog.New(slog.NewTextHandler(w, opts))
+	}
+	return slog.New(slog.NewJSONHandler(w, opts))
+}
+
+func newVersionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			v := "devel"
+			if bi, ok := debug.ReadBuildInfo(); ok {
+				if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+					v = bi.Main.Version
+				}
+				for _, s := range bi.Settings {
+					if s.Key == "vcs.revision" {
+						v += " " + s.Value
+					}
+				}
+			}
+			_, err := fmt.Fprintln(cmd.OutOrStdout(), "chainlens", v)
+			return err
+		},
+	}
+}

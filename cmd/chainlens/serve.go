@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/spf13/cobra"
+	"github.com/uptrace/bun"
+
+	"github.com/chainlens/chainlens/api"
+	"github.com/chainlens/chainlens/api/apikey"
+	"github.com/chainlens/chainlens/api/route"
+	"github.com/chainlens/chainlens/config"
+	"github.com/chainlens/chainlens/store"
+)
+
+func newServeCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the API from the aggregated tables",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, log, db, err := g.setup(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			reg := newRegistry()
+			parts, err := apiParts(cfg, log, db, reg)
+			if err != nil {
+				return err
+			}
+			return runAll(cmd.Context(), log, parts...)
+		},
+	}
+}
+
+// newRegistry is the process's Prometheus registry with Go and process metrics.
+func newRegistry() *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return reg
+}
+
+// part is a long-running component of a role.
+type part struct {
+	name string
+	run  func(ctx context.Context) error
+}
+
+// apiParts wires the API server and the key usage meter.
+func apiParts(cfg *config.Config, log *slog.Logger, db *bun.DB, reg *prometheus.Registry) ([]part, error) {
+	meter := apikey.NewMeter(db, log)
+	srv, err := api.New(api.Options{
+		Config:   cfg.API,
+		Ops:      route.Table(),
+		Handlers: handlers(cfg, db),
+		Auth:     apikey.NewAuthenticator(db),
+		Meter:    meter,
+		Log:      log,
+		Registry: reg,
+		Ready: func(ctx context.Context) error {
+			ok, err := store.SchemaCurrent(ctx, db)
+			if err != nil {
+				return fmt.Errorf("database: %w", err)
+			}
+			if !ok {
+				return errors.New("migrations pending: run chainlens migrate up")
+			}
+			return nil
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return []part{{"api", srv.Run}, {"key-usage", meter.Run}}, nil
+}
+
+// handlers binds every built endpoint group's handlers; operations of
+// groups not built yet answer 501.
+func handlers(cfg *config.Config, db *bun.DB) api.Handlers {
+	_ = cfg
+	_ = db
+	return api.Handlers{JSON: map[string]api.Handler{}, Raw: map[string]api.RawHandler{}}
+}
+
+// runAll runs every part until ctx ends or one fails; the others are then
+// stopped, and all errors are joined.
+func runAll(ctx context.Context, log *slog.Logger, parts ...part) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	for _, p := range parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := p.run(ctx)
+			if err != nil && !errors.Is(err, context.Canceled) {
+				log.Error("component stopped", "component", p.name, "err", err)
+				mu.Lock()
+				errs = append(errs, fmt.Errorf("%s: %w", p.name, err))
+				mu.Unlock()
+			}
+			cancel()
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}

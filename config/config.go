@@ -1,0 +1,145 @@
+// Package config defines chainlens's configuration, loads it from YAML with
+// environment overrides, and validates it strictly: an unknown key, a missing
+// field or a malformed value is one error naming the key and its line.
+package config
+
+import (
+	"time"
+)
+
+// Config is the whole configuration of every role (index, aggregate, serve).
+type Config struct {
+	Database   Database   `yaml:"database"`
+	API        API        `yaml:"api"`
+	Chains     []Chain    `yaml:"chains"`
+	Aggregator Aggregator `yaml:"aggregator"`
+	Log        Log        `yaml:"log"`
+}
+
+// Database is the Postgres connection.
+type Database struct {
+	URL      string `yaml:"url"`       // postgres://user@host:port/db?sslmode=disable
+	MaxConns int    `yaml:"max_conns"` // pool size; default 10
+}
+
+// API configures the HTTP server of every endpoint group.
+type API struct {
+	// Listen is the default listener; groups without their own listener are served here.
+	Listen string `yaml:"listen"`
+	// Groups places each base address family (engagement, dex, perp,
+	// stablecoins, dex2, staking, smart_account) on its own listener, host
+	// name or path prefix, and may make it public.
+	Groups map[string]GroupServe `yaml:"groups"`
+	// RateLimit is the per-key token bucket.
+	RateLimit RateLimit `yaml:"rate_limit"`
+	// Quota is the default credit quota of a new key per period.
+	Quota Quota `yaml:"quota"`
+	// Timeouts of the HTTP server.
+	Timeouts Timeouts `yaml:"timeouts"`
+	// DocsTitle names the service in the OpenAPI document and docs page.
+	DocsTitle string `yaml:"docs_title"`
+}
+
+// GroupServe places one base address family.
+type GroupServe struct {
+	Listen string `yaml:"listen"` // its own listener, e.g. 127.0.0.1:8081
+	Host   string `yaml:"host"`   // served for requests with this Host header
+	Prefix string `yaml:"prefix"` // served under this path prefix, e.g. /dex
+	Public bool   `yaml:"public"` // no API key needed
+}
+
+// RateLimit is a token bucket per key.
+type RateLimit struct {
+	PerSecond float64 `yaml:"per_second"` // default 50
+	Burst     int     `yaml:"burst"`      // default 100
+}
+
+// Quota is a credit budget per period.
+type Quota struct {
+	Credits int64    `yaml:"credits"` // default 1,000,000
+	Period  Duration `yaml:"period"`  // default 720h (30 days)
+}
+
+// Timeouts bound slow clients.
+type Timeouts struct {
+	ReadHeader Duration `yaml:"read_header"` // default 5s
+	Read       Duration `yaml:"read"`        // default 15s
+	Write      Duration `yaml:"write"`       // default 30s
+	Idle       Duration `yaml:"idle"`        // default 120s
+	Handler    Duration `yaml:"handler"`     // per-request deadline; default 10s
+}
+
+// Aggregator schedules report jobs.
+type Aggregator struct {
+	// Schedule is the default cron spec of every job (robfig/cron with seconds optional).
+	Schedule string `yaml:"schedule"` // default "@every 30s"
+	// Jobs overrides the schedule of single jobs by name.
+	Jobs map[string]string `yaml:"jobs"`
+}
+
+// Log configures log/slog output.
+type Log struct {
+	Level  string `yaml:"level"`  // debug, info, warn, error; default info
+	Format string `yaml:"format"` // json or text; default json
+}
+
+// Chain declares one indexed chain.
+type Chain struct {
+	ID   string   `yaml:"id"`   // chain id, e.g. osmosis-1
+	Kind string   `yaml:"kind"` // osmosis | dydx | neutron | cosmoshub | xion | noble | cosmos | evm
+	RPC  []string `yaml:"rpc"`  // several = failover
+	// Registry declares the chain from cosmos chain-registry files; fields set
+	// here win over the registry's.
+	Registry *Registry `yaml:"registry"`
+
+	StartHeight   int64    `yaml:"start_height"`   // first height to index; 0 = the node's earliest
+	BatchSize     int      `yaml:"batch_size"`     // heights committed per transaction; default 20
+	Concurrency   int      `yaml:"concurrency"`    // heights fetched in parallel; default 4
+	PollInterval  Duration `yaml:"poll_interval"`  // wait at the tip; default 1s
+	Bech32Prefix  string   `yaml:"bech32_prefix"`  // account prefix, e.g. osmo
+	Confirmations int      `yaml:"confirmations"`  // EVM: index up to latest - confirmations
+	SnapshotEvery int64    `yaml:"snapshot_every"` // state snapshot every N heights; 0 = off
+	// AllowPrunedStart starts at the node's earliest height when StartHeight
+	// is below it, instead of failing.
+	AllowPrunedStart bool `yaml:"allow_pruned_start"`
+	// FeeDenoms are the chain's fee tokens.
+	FeeDenoms []string `yaml:"fee_denoms"`
+	// StakingDenom is the bond denom.
+	StakingDenom string `yaml:"staking_denom"`
+	// Tokens are the ERC-20 contracts indexed on an EVM chain.
+	Tokens []Token `yaml:"tokens"`
+	// Assets is metadata of the chain's denoms.
+	Assets []Asset `yaml:"assets"`
+}
+
+// Registry points at chain-registry files.
+type Registry struct {
+	Chain     string `yaml:"chain"`     // path to chain.json
+	Assetlist string `yaml:"assetlist"` // path to assetlist.json (optional)
+}
+
+// Token is an ERC-20 contract on an EVM chain.
+type Token struct {
+	Address  string `yaml:"address"` // 0x-prefixed contract address
+	Symbol   string `yaml:"symbol"`
+	Name     string `yaml:"name"`
+	Decimals int    `yaml:"decimals"`
+}
+
+// Asset is the metadata of one denom.
+type Asset struct {
+	Denom        string `yaml:"denom"`   // base denom, e.g. uosmo or ibc/...
+	Symbol       string `yaml:"symbol"`  // e.g. OSMO
+	Name         string `yaml:"name"`    // e.g. Osmosis
+	Display      string `yaml:"display"` // display denom, e.g. osmo
+	Exponent     int    `yaml:"exponent"`
+	MarketDataID string `yaml:"market_data_id"` // id at the market-data vendor
+	Logo         string `yaml:"logo"`
+	Main         bool   `yaml:"main"` // in the curated main list
+}
+
+// Duration is a time.Duration written as a Go duration string ("1s", "5m").
+type Duration time.Duration
+
+// D returns the value as a time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }

@@ -1,0 +1,140 @@
+package config
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+const minimal = `
+database: {url: postgres://postgres@127.0.0.1:5432/chainlens}
+api: {listen: 127.0.0.1:8080}
+chains:
+  - id: localosmosis
+    kind: osmosis
+    rpc: [http://127.0.0.1:26657]
+`
+
+func TestParseMinimalFillsDefaults(t *testing.T) {
+	cfg, err := Parse([]byte(minimal), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := cfg.Chains[0]
+	checks := []struct {
+		name      string
+		got, want any
+	}{
+		{"chain id", ch.ID, "localosmosis"},
+		{"prefix", ch.Bech32Prefix, "osmo"},
+		{"batch", ch.BatchSize, 20},
+		{"concurrency", ch.Concurrency, 4},
+		{"poll", ch.PollInterval.D(), time.Second},
+		{"listen", cfg.API.Listen, "127.0.0.1:8080"},
+		{"schedule", cfg.Aggregator.Schedule, "@every 30s"},
+		{"quota", cfg.API.Quota.Credits, int64(1_000_000)},
+		{"max conns", cfg.Database.MaxConns, 10},
+	}
+	for _, c := range checks {
+		if c.got != c.want {
+			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
+		}
+	}
+}
+
+func TestParseErrorsNameKeyAndLine(t *testing.T) {
+	cases := []struct {
+		name string
+		yaml string
+		want []string // substrings of the error
+	}{
+		{"unknown top key", minimal + "colour: red\n", []string{`unknown key "colour"`, "line 8"}},
+		{"unknown chain key", strings.Replace(minimal, "    kind: osmosis", "    kind: osmosis\n    rpcs: [x]", 1), []string{`unknown key "rpcs"`, "line 7"}},
+		{"missing id", strings.Replace(minimal, "  - id: localosmosis\n    kind", "  - kind", 1), []string{"chains[0].id", "is required"}},
+		{"bad kind", strings.Replace(minimal, "kind: osmosis", "kind: solana", 1), []string{"chains[0].kind (line 6)", "must be one of"}},
+		{"bad rpc url", strings.Replace(minimal, "http://127.0.0.1:26657", "127.0.0.1:26657", 1), []string{"chains[0].rpc[0] (line 7)", "not an http(s) URL"}},
+		{"bad duration", minimal + "    poll_interval: soon\n", []string{"line 8", `"soon" is not a duration`}},
+		{"bad cron", minimal + "aggregator: {schedule: \"every now and then\"}\n", []string{"aggregator.schedule (line 8)", "bad cron spec"}},
+		{"bad listen", strings.Replace(minimal, "127.0.0.1:8080", "localhost", 1), []string{"api.listen (line 3)", "not host:port"}},
+		{"bad db url", strings.Replace(minimal, "postgres://postgres@127.0.0.1:5432/chainlens", "mysql://x", 1), []string{"database.url (line 2)"}},
+		{"missing db", strings.Replace(minimal, "database: {url: postgres://postgres@127.0.0.1:5432/chainlens}\n", "", 1), []string{"database.url", "is required"}},
+		{"duplicate chain", minimal + "  - {id: localosmosis, kind: osmosis, rpc: [http://127.0.0.1:1]}\n", []string{"chains[1].id (line 8)", "declared twice"}},
+		{"unknown group", minimal + "  \n", nil},
+		{"bad group name", strings.Replace(minimal, "api: {listen: 127.0.0.1:8080}", "api: {listen: 127.0.0.1:8080, groups: {dexx: {prefix: /d}}}", 1), []string{"api.groups.dexx (line 3)", "unknown group"}},
+		{"evm without tokens", minimal + "  - {id: eth, kind: evm, rpc: [http://127.0.0.1:8545]}\n", []string{"chains[1].tokens", "at least one token"}},
+		{"evm bad token", minimal + "  - {id: eth, kind: evm, rpc: [http://127.0.0.1:8545], tokens: [{address: 0x12, symbol: USDC, decimals: 6}]}\n", []string{"chains[1].tokens[0].address (line 8)"}},
+		{"cosmos needs prefix", minimal + "  - {id: x, kind: cosmos, rpc: [http://127.0.0.1:1]}\n", []string{"chains[1].bech32_prefix", "required for kind cosmos"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse([]byte(c.yaml), "", nil)
+			if c.want == nil {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("expected an error")
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestEnvOverrides(t *testing.T) {
+	env := map[string]string{
+		"DATABASE_URL":         "postgres://postgres@127.0.0.1:5999/other",
+		"CHAINLENS_API_LISTEN": "127.0.0.1:9999",
+		"CHAINLENS_LOG_LEVEL":  "debug",
+	}
+	cfg, err := Parse([]byte(minimal), "", func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Database.URL != env["DATABASE_URL"] || cfg.API.Listen != "127.0.0.1:9999" || cfg.Log.Level != "debug" {
+		t.Fatalf("overrides not applied: %+v %+v %+v", cfg.Database, cfg.API.Listen, cfg.Log)
+	}
+}
+
+func TestChainFromRegistry(t *testing.T) {
+	y := `
+database: {url: postgres://postgres@127.0.0.1:5432/chainlens}
+chains:
+  - kind: osmosis
+    registry: {chain: ../testdata/registry/osmosis/chain.json, assetlist: ../testdata/registry/osmosis/assetlist.json}
+    assets: [{denom: uosmo, symbol: OSMO, exponent: 6, main: true}]
+  - kind: noble
+    rpc: [http://127.0.0.1:26659]
+    registry: {chain: ../testdata/registry/noble/chain.json}
+`
+	cfg, err := Parse([]byte(y), ".", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	osmo, noble := cfg.Chains[0], cfg.Chains[1]
+	if osmo.ID != "osmosis-1" || osmo.Bech32Prefix != "osmo" || osmo.StakingDenom != "uosmo" || osmo.FeeDenoms[0] != "uosmo" {
+		t.Fatalf("osmosis from registry: %+v", osmo)
+	}
+	if osmo.RPC[0] != "https://rpc.osmosis.zone/" {
+		t.Errorf("rpc[0] = %q", osmo.RPC[0])
+	}
+	if len(osmo.Assets) != 597 {
+		t.Errorf("assets = %d, want 597 (the uosmo entry from config wins over the registry's)", len(osmo.Assets))
+	}
+	if !osmo.Assets[0].Main || osmo.Assets[0].Denom != "uosmo" {
+		t.Errorf("configured asset not kept first: %+v", osmo.Assets[0])
+	}
+	if noble.ID != "noble-1" || noble.RPC[0] != "http://127.0.0.1:26659" || noble.Bech32Prefix != "noble" {
+		t.Errorf("noble: %+v", noble)
+	}
+
+	_, err = Parse([]byte(strings.Replace(y, "noble/chain.json", "nope/chain.json", 1)), ".", nil)
+	if err == nil || !strings.Contains(err.Error(), "chains[1].registry (line 9)") {
+		t.Fatalf("missing registry file: %v", err)
+	}
+}

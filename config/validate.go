@@ -1,0 +1,189 @@
+package config
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/robfig/cron/v3"
+)
+
+// Kinds lists the chain kinds an adapter exists for.
+var Kinds = []string{"osmosis", "dydx", "neutron", "cosmoshub", "xion", "noble", "cosmos", "evm"}
+
+// Bases lists the base address families of the API (see api/route.Group.Base).
+var Bases = []string{"engagement", "dex", "perp", "stablecoins", "dex2", "staking", "smart_account"}
+
+// defaultPrefix is the account bech32 prefix of each known cosmos kind.
+var defaultPrefix = map[string]string{
+	"osmosis": "osmo", "dydx": "dydx", "neutron": "neutron", "cosmoshub": "cosmos", "xion": "xion", "noble": "noble",
+}
+
+// CronParser parses aggregator schedules: standard five fields, an optional
+// leading seconds field, or descriptors such as @every 30s and @hourly.
+var CronParser = cron.NewParser(cron.SecondOptional | cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
+
+var evmAddress = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
+
+func (c *Config) validate() []*FieldError {
+	var errs []*FieldError
+	bad := func(key, format string, args ...any) {
+		errs = append(errs, &FieldError{Key: key, Msg: fmt.Sprintf(format, args...)})
+	}
+	if c.Database.URL == "" {
+		bad("database.url", "is required (or set DATABASE_URL)")
+	} else if u, err := url.Parse(c.Database.URL); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") || u.Host == "" {
+		bad("database.url", "must be a postgres://user@host:port/db URL")
+	}
+	if c.Database.MaxConns < 1 || c.Database.MaxConns > 500 {
+		bad("database.max_conns", "must be between 1 and 500")
+	}
+	if err := checkListen(c.API.Listen); err != nil {
+		bad("api.listen", "%v", err)
+	}
+	for name, g := range c.API.Groups {
+		key := "api.groups." + name
+		if !slices.Contains(Bases, name) {
+			bad(key, "unknown group %q (one of %s)", name, strings.Join(Bases, ", "))
+			continue
+		}
+		if g.Listen != "" {
+			if err := checkListen(g.Listen); err != nil {
+				bad(key+".listen", "%v", err)
+			}
+		}
+		if g.Prefix != "" && (!strings.HasPrefix(g.Prefix, "/") || strings.HasSuffix(g.Prefix, "/") || strings.ContainsAny(g.Prefix, "{} ?#")) {
+			bad(key+".prefix", "must look like /name (leading slash, no trailing slash)")
+		}
+		if g.Host != "" && strings.ContainsAny(g.Host, "/ ") {
+			bad(key+".host", "must be a host name, e.g. dex.example.com")
+		}
+	}
+	if c.API.RateLimit.PerSecond < 0 {
+		bad("api.rate_limit.per_second", "must be positive")
+	}
+	if c.API.RateLimit.Burst < 1 {
+		bad("api.rate_limit.burst", "must be at least 1")
+	}
+	if c.API.Quota.Credits < 1 {
+		bad("api.quota.credits", "must be at least 1")
+	}
+	if _, err := CronParser.Parse(c.Aggregator.Schedule); err != nil {
+		bad("aggregator.schedule", "bad cron spec %q: %v", c.Aggregator.Schedule, err)
+	}
+	for job, spec := range c.Aggregator.Jobs {
+		if _, err := CronParser.Parse(spec); err != nil {
+			bad("aggregator.jobs."+job, "bad cron spec %q: %v", spec, err)
+		}
+	}
+	if !slices.Contains([]string{"debug", "info", "warn", "error"}, c.Log.Level) {
+		bad("log.level", "must be one of debug, info, warn, error")
+	}
+	if !slices.Contains([]string{"json", "text"}, c.Log.Format) {
+		bad("log.format", "must be json or text")
+	}
+	seen := map[string]bool{}
+	for i := range c.Chains {
+		errs = append(errs, c.Chains[i].validate(fmt.Sprintf("chains[%d]", i), seen)...)
+	}
+	return errs
+}
+
+func (ch *Chain) validate(key string, seen map[string]bool) []*FieldError {
+	var errs []*FieldError
+	bad := func(k, format string, args ...any) {
+		errs = append(errs, &FieldError{Key: key + k, Msg: fmt.Sprintf(format, args...)})
+	}
+	switch {
+	case ch.ID == "":
+		bad(".id", "is required")
+	case seen[ch.ID]:
+		bad(".id", "chain %q is declared twice", ch.ID)
+	case strings.ContainsAny(ch.ID, " /,="):
+		bad(".id", "must not contain spaces, '/', ',' or '='")
+	}
+	seen[ch.ID] = true
+	if !slices.Contains(Kinds, ch.Kind) {
+		bad(".kind", "must be one of %s", strings.Join(Kinds, ", "))
+	}
+	if len(ch.RPC) == 0 {
+		bad(".rpc", "needs at least one endpoint URL")
+	}
+	for j, r := range ch.RPC {
+		u, err := url.Parse(r)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			bad(".rpc["+strconv.Itoa(j)+"]", "%q is not an http(s) URL", r)
+		}
+	}
+	if ch.StartHeight < 0 {
+		bad(".start_height", "must be 0 or more")
+	}
+	if ch.BatchSize < 1 || ch.BatchSize > 10000 {
+		bad(".batch_size", "must be between 1 and 10000")
+	}
+	if ch.Concurrency < 1 || ch.Concurrency > 64 {
+		bad(".concurrency", "must be between 1 and 64")
+	}
+	if ch.PollInterval.D() <= 0 {
+		bad(".poll_interval", "must be positive")
+	}
+	if ch.SnapshotEvery < 0 {
+		bad(".snapshot_every", "must be 0 (off) or more")
+	}
+	if ch.Kind == "evm" {
+		if len(ch.Tokens) == 0 {
+			bad(".tokens", "an evm chain needs at least one token contract")
+		}
+		for j, t := range ch.Tokens {
+			tk := ".tokens[" + strconv.Itoa(j) + "]"
+			if !evmAddress.MatchString(t.Address) {
+				bad(tk+".address", "%q is not a 0x-prefixed 20-byte address", t.Address)
+			}
+			if t.Symbol == "" {
+				bad(tk+".symbol", "is required")
+			}
+			if t.Decimals < 0 || t.Decimals > 36 {
+				bad(tk+".decimals", "must be between 0 and 36")
+			}
+		}
+		if ch.Confirmations < 0 {
+			bad(".confirmations", "must be 0 or more")
+		}
+	} else {
+		if ch.Bech32Prefix == "" {
+			ch.Bech32Prefix = defaultPrefix[ch.Kind]
+		}
+		if ch.Bech32Prefix == "" && slices.Contains(Kinds, ch.Kind) {
+			bad(".bech32_prefix", "is required for kind %s", ch.Kind)
+		}
+		if len(ch.Tokens) > 0 {
+			bad(".tokens", "only evm chains have token contracts")
+		}
+	}
+	for j, a := range ch.Assets {
+		ak := ".assets[" + strconv.Itoa(j) + "]"
+		if a.Denom == "" {
+			bad(ak+".denom", "is required")
+		}
+		if a.Exponent < 0 || a.Exponent > 36 {
+			bad(ak+".exponent", "must be between 0 and 36")
+		}
+	}
+	return errs
+}
+
+func checkListen(addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%q is not host:port", addr)
+	}
+	if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
+		return fmt.Errorf("%q has a bad port", addr)
+	}
+	_ = host
+	return nil
+}

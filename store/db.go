@@ -1,0 +1,43 @@
+// Package store opens the Postgres database through bun, applies the
+// migrations and holds the helpers shared by the indexer, the aggregators
+// and the API.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+	"github.com/uptrace/bun/driver/pgdriver"
+)
+
+// Open connects to the database at url with a pool of maxConns connections
+// and checks that it answers.
+func Open(ctx context.Context, url string, maxConns int) (*bun.DB, error) {
+	connector := pgdriver.NewConnector(
+		pgdriver.WithDSN(url),
+		pgdriver.WithApplicationName("chainlens"),
+		pgdriver.WithTimeout(30*time.Second),
+		// Bulk block writes and 100 MB block_results rows must not be cut off.
+		pgdriver.WithReadTimeout(5*time.Minute),
+		pgdriver.WithWriteTimeout(5*time.Minute),
+	)
+	sqldb := sql.OpenDB(connector)
+	if maxConns < 1 {
+		maxConns = 10
+	}
+	sqldb.SetMaxOpenConns(maxConns)
+	sqldb.SetMaxIdleConns(maxConns)
+	sqldb.SetConnMaxIdleTime(5 * time.Minute)
+	db := bun.NewDB(sqldb, pgdialect.New())
+	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := db.PingContext(pingCtx); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("connect to database: %w", err)
+	}
+	return db, nil
+}

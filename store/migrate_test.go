@@ -1,0 +1,49 @@
+package store_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/chainlens/chainlens/internal/testdb"
+	"github.com/chainlens/chainlens/store"
+)
+
+func TestMigrateUpTwiceIsNoopAndDownReverts(t *testing.T) {
+	ctx := context.Background()
+	db, _ := testdb.New(t) // applies every migration once
+
+	applied, err := store.Migrate(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(applied) != 0 {
+		t.Fatalf("second migrate up applied %v, want nothing", applied)
+	}
+	current, err := store.SchemaCurrent(ctx, db)
+	if err != nil || !current {
+		t.Fatalf("SchemaCurrent = %v, %v; want true", current, err)
+	}
+
+	var n int
+	if err := db.NewRaw("SELECT count(*) FROM information_schema.tables WHERE table_name IN ('api_keys','api_key_usage')").Scan(ctx, &n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 2 {
+		t.Fatalf("platform tables = %d, want 2", n)
+	}
+
+	reverted, err := store.Rollback(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reverted) == 0 {
+		t.Fatal("rollback reverted nothing")
+	}
+	current, err = store.SchemaCurrent(ctx, db)
+	if err != nil || current {
+		t.Fatalf("after rollback SchemaCurrent = %v, %v; want false", current, err)
+	}
+	if _, err := store.Migrate(ctx, db); err != nil {
+		t.Fatalf("re-apply after rollback: %v", err)
+	}
+}
