@@ -142,6 +142,15 @@ func (s *Server) operation(op route.Operation, public bool) http.Handler {
 			}
 			key = k
 		}
+		if r.ContentLength > MaxBodyBytes {
+			s.writeError(sw, r, problem.Status(http.StatusRequestEntityTooLarge, "the body is larger than %d bytes", MaxBodyBytes))
+			return
+		}
+		vals, err := params.Parse(op, r)
+		if err != nil {
+			s.writeError(sw, r, err)
+			return
+		}
 		if !implemented {
 			s.writeError(sw, r, problem.Status(http.StatusNotImplemented, "the %s group is not implemented yet", op.Group))
 			return
@@ -161,11 +170,6 @@ func (s *Server) operation(op route.Operation, public bool) http.Handler {
 					s.opt.Meter.Refund(key, cost)
 				}
 			}()
-		}
-		vals, err := params.Parse(op, r)
-		if err != nil {
-			s.writeError(sw, r, err)
-			return
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), s.opt.Config.Timeouts.Handler.D())
 		defer cancel()

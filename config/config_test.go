@@ -138,3 +138,29 @@ chains:
 		t.Fatalf("missing registry file: %v", err)
 	}
 }
+
+func TestShippedConfigsLoad(t *testing.T) {
+	cases := []struct {
+		file   string
+		chains []string
+	}{
+		{"local.yaml", []string{"localosmosis", "localdydxprotocol", "localneutron", "localxion", "localcosmos", "chainlens-devnet"}},
+		{"mainnet.yaml", []string{"osmosis-1", "dydx-mainnet-1", "neutron-1", "cosmoshub-4", "xion-mainnet-1", "noble-1"}},
+	}
+	for _, c := range cases {
+		cfg, err := Load(c.file, func(string) string { return "" })
+		if err != nil {
+			t.Fatalf("%s: %v", c.file, err)
+		}
+		var ids []string
+		for _, ch := range cfg.Chains {
+			ids = append(ids, ch.ID)
+			if len(ch.RPC) == 0 || ch.Bech32Prefix == "" {
+				t.Errorf("%s: chain %s lacks rpc or prefix", c.file, ch.ID)
+			}
+		}
+		if strings.Join(ids, ",") != strings.Join(c.chains, ",") {
+			t.Errorf("%s: chains %v, want %v", c.file, ids, c.chains)
+		}
+	}
+}

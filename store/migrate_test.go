@@ -39,6 +39,7 @@ func TestMigrateUpTwiceIsNoopAndDownReverts(t *testing.T) {
 	if len(reverted) == 0 {
 		t.Fatal("rollback reverted nothing")
 	}
+	t.Logf("reverted %v", reverted)
 	current, err = store.SchemaCurrent(ctx, db)
 	if err != nil || current {
 		t.Fatalf("after rollback SchemaCurrent = %v, %v; want false", current, err)

@@ -1,13 +1,24 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
 	"strings"
+	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/chainlens/chainlens/aggregator"
+	"github.com/chainlens/chainlens/devchain/devnet"
+	"github.com/chainlens/chainlens/devchain/replaynode"
+	"github.com/chainlens/chainlens/indexer"
+	"github.com/chainlens/chainlens/internal/app"
 	"github.com/chainlens/chainlens/store"
 )
 
@@ -35,12 +46,12 @@ func newRunCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			sched, err := aggregator.New(db, cfg.Aggregator, log, reg, jobs(cfg)...)
+			sched, err := aggregator.New(db, cfg.Aggregator, log, reg, app.Jobs(cfg)...)
 			if err != nil {
 				return err
 			}
 			parts = append(parts, part{"aggregator", sched.Run})
-			idx, err := indexerParts(cfg, log, db, reg)
+			idx, err := indexerParts(cfg, log, db, reg, 0)
 			if err != nil {
 				return err
 			}
@@ -63,7 +74,7 @@ func newAggregateCmd(g *globals) *cobra.Command {
 			}
 			defer db.Close()
 			reg := newRegistry()
-			sched, err := aggregator.New(db, cfg.Aggregator, log, reg, jobs(cfg)...)
+			sched, err := aggregator.New(db, cfg.Aggregator, log, reg, app.Jobs(cfg)...)
 			if err != nil {
 				return err
 			}
@@ -93,12 +104,17 @@ func newIndexCmd(g *globals) *cobra.Command {
 				return err
 			}
 			defer db.Close()
-			_ = until
-			parts, err := indexerParts(cfg, log, db, newRegistry())
+			if until < 0 {
+				return fmt.Errorf("--until must be a positive height")
+			}
+			parts, err := indexerParts(cfg, log, db, newRegistry(), until)
 			if err != nil {
 				return err
 			}
-			return runAll(cmd.Context(), log, parts...)
+			if len(parts) == 0 {
+				return fmt.Errorf("no chains configured in %s", g.configPath)
+			}
+			return runUntilDone(cmd.Context(), log, until > 0, parts...)
 		},
 	}
 	cmd.Flags().Int64Var(&until, "until", 0, "index through this height, then exit 0")
@@ -116,7 +132,8 @@ func newStatusCmd(g *globals) *cobra.Command {
 				return err
 			}
 			defer db.Close()
-			ms, err := store.Migrations(cmd.Context(), db)
+			ctx := cmd.Context()
+			ms, err := store.Migrations(ctx, db)
 			if err != nil {
 				return err
 			}
@@ -127,31 +144,120 @@ func newStatusCmd(g *globals) *cobra.Command {
 				}
 			}
 			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "database: reachable\nmigrations: %d known, %d pending\n", len(ms), pending)
-			fmt.Fprintf(out, "chains configured: %d\n", len(cfg.Chains))
-			return nil
+			fmt.Fprintf(out, "database: reachable\nmigrations: %d known, %d pending\n\n", len(ms), pending)
+			w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(w, "CHAIN\tKIND\tINDEXED\tNODE TIP\tLAG\tLAST BLOCK TIME\tDEAD LETTERS")
+			for _, ch := range cfg.Chains {
+				cp, err := indexer.LoadCheckpoint(ctx, db, ch.ID)
+				if errors.Is(err, indexer.ErrNoCheckpoint) {
+					fmt.Fprintf(w, "%s\t%s\tnot started\t-\t-\t-\t-\n", ch.ID, ch.Kind)
+					continue
+				}
+				if err != nil {
+					return err
+				}
+				dls, err := indexer.DeadLetters(ctx, db, ch.ID, false)
+				if err != nil {
+					return err
+				}
+				dl := "0"
+				if len(dls) > 0 {
+					hs := make([]string, 0, min(len(dls), 5))
+					for _, d := range dls[:min(len(dls), 5)] {
+						hs = append(hs, fmt.Sprint(d.Height))
+					}
+					dl = fmt.Sprintf("%d (%s; last error: %s)", len(dls), strings.Join(hs, ","), dls[0].LastError)
+				}
+				fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%d\t%s\t%s\n", ch.ID, ch.Kind, cp.NextHeight-1, cp.TipHeight, max(0, cp.TipHeight-(cp.NextHeight-1)),
+					cp.LastTime.UTC().Format(time.RFC3339), dl)
+			}
+			return w.Flush()
 		},
 	}
 }
 
 func newDevnetCmd() *cobra.Command {
-	return &cobra.Command{
+	var (
+		listen, chainID string
+		blockTime, every time.Duration
+	)
+	cmd := &cobra.Command{
 		Use:   "devnet",
 		Short: "Run an in-process cosmos-sdk chain with steady traffic on loopback",
-		Args:  cobra.NoArgs,
+		Long: "Starts a single-validator cosmos-sdk chain (bank, staking, distribution) in this process, with its CometBFT RPC\n" +
+			"on --listen, and sends steady traffic: bank sends between funded users, delegations and reward withdrawals.",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return errors.New("devnet is not built yet")
+			if blockTime <= 0 || every <= 0 {
+				return fmt.Errorf("--block-time and --traffic-every must be positive")
+			}
+			log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+			ctx := cmd.Context()
+			n, err := devnet.Start(ctx, devnet.Options{RPCListen: listen, ChainID: chainID, BlockTime: blockTime, Log: log.With("component", "devnet")})
+			if err != nil {
+				return err
+			}
+			log.Info("devnet running", "chain", n.ChainID(), "rpc", n.RPCURL(), "prefix", n.Bech32Prefix(), "traffic_every", every)
+			trafficErr := n.RunTraffic(ctx, every)
+			return errors.Join(trafficErr, n.Close())
 		},
 	}
+	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:26670", "CometBFT RPC listen address (loopback)")
+	cmd.Flags().StringVar(&chainID, "chain-id", devnet.DefaultChainID, "chain id")
+	cmd.Flags().DurationVar(&blockTime, "block-time", time.Second, "block time")
+	cmd.Flags().DurationVar(&every, "traffic-every", 2*time.Second, "send one transaction this often")
+	return cmd
 }
 
 func newReplayNodeCmd() *cobra.Command {
-	return &cobra.Command{
+	var (
+		dir, listen string
+		blockTime   time.Duration
+		startHeight int64
+	)
+	cmd := &cobra.Command{
 		Use:   "replay-node",
 		Short: "Serve recorded real chain data as a CometBFT JSON-RPC node",
-		Args:  cobra.NoArgs,
+		Long: "Serves a localnet recording (blocks.jsonl.gz, block_results.jsonl.gz, status.json, ...) as a CometBFT-compatible\n" +
+			"JSON-RPC server. With --block-time it reveals one height per block time from --start-height, so the chain looks live.",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return errors.New("replay-node is not built yet")
+			if dir == "" {
+				return fmt.Errorf("--data is required (e.g. testdata/localnet/osmosis)")
+			}
+			if blockTime < 0 || startHeight < 0 {
+				return fmt.Errorf("--block-time and --start-height must not be negative")
+			}
+			rec, err := replaynode.Load(dir)
+			if err != nil {
+				return err
+			}
+			node := replaynode.New(rec, replaynode.Options{BlockTime: blockTime, StartHeight: startHeight})
+			ln, err := net.Listen("tcp", listen)
+			if err != nil {
+				return fmt.Errorf("--listen: %w", err)
+			}
+			srv := &http.Server{Handler: node.Handler(), ReadHeaderTimeout: 5 * time.Second}
+			log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+			log.Info("replay node serving", "chain", rec.ChainID(), "heights", fmt.Sprintf("%d..%d", rec.FirstHeight(), rec.LastHeight()),
+				"addr", "http://"+ln.Addr().String(), "block_time", blockTime)
+			ctx := cmd.Context()
+			go func() { _ = node.Run(ctx) }()
+			go func() {
+				<-ctx.Done()
+				sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				_ = srv.Shutdown(sctx)
+			}()
+			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				return err
+			}
+			return nil
 		},
 	}
+	cmd.Flags().StringVar(&dir, "data", "", "recording folder")
+	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:26657", "listen address (loopback)")
+	cmd.Flags().DurationVar(&blockTime, "block-time", 0, "reveal one height per this duration (0: all heights at once)")
+	cmd.Flags().Int64Var(&startHeight, "start-height", 0, "height revealed at start when --block-time is set")
+	return cmd
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/chainlens/chainlens/api/apikey"
 	"github.com/chainlens/chainlens/api/route"
 	"github.com/chainlens/chainlens/config"
+	"github.com/chainlens/chainlens/internal/app"
 	"github.com/chainlens/chainlens/store"
 )
 
@@ -59,7 +60,7 @@ func apiParts(cfg *config.Config, log *slog.Logger, db *bun.DB, reg *prometheus.
 	srv, err := api.New(api.Options{
 		Config:   cfg.API,
 		Ops:      route.Table(),
-		Handlers: handlers(cfg, db),
+		Handlers: app.Handlers(cfg, db),
 		Auth:     apikey.NewAuthenticator(db),
 		Meter:    meter,
 		Log:      log,
@@ -79,14 +80,6 @@ func apiParts(cfg *config.Config, log *slog.Logger, db *bun.DB, reg *prometheus.
 		return nil, err
 	}
 	return []part{{"api", srv.Run}, {"key-usage", meter.Run}}, nil
-}
-
-// handlers binds every built endpoint group's handlers; operations of
-// groups not built yet answer 501.
-func handlers(cfg *config.Config, db *bun.DB) api.Handlers {
-	_ = cfg
-	_ = db
-	return api.Handlers{JSON: map[string]api.Handler{}, Raw: map[string]api.RawHandler{}}
 }
 
 // runAll runs every part until ctx ends or one fails; the others are then
@@ -115,4 +108,33 @@ func runAll(ctx context.Context, log *slog.Logger, parts ...part) error {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// runUntilDone is runAll for parts that finish on their own (index --until):
+// it returns when every part has returned, failing if any failed.
+func runUntilDone(ctx context.Context, log *slog.Logger, finite bool, parts ...part) error {
+	if !finite {
+		return runAll(ctx, log, parts...)
+	}
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	for _, p := range parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := p.run(ctx); err != nil {
+				mu.Lock()
+				errs = append(errs, fmt.Errorf("%s: %w", p.name, err))
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	return ctx.Err()
 }

@@ -1,27 +1,41 @@
 package main
 
 import (
-	"errors"
+	"context"
+	"fmt"
 	"log/slog"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/uptrace/bun"
 
-	"github.com/chainlens/chainlens/aggregator"
+	"github.com/chainlens/chainlens/chains/kinds"
 	"github.com/chainlens/chainlens/config"
+	"github.com/chainlens/chainlens/indexer"
+	"github.com/chainlens/chainlens/indexer/cometbft"
 )
 
-// jobs lists the aggregator jobs of every built report family.
-func jobs(cfg *config.Config) []aggregator.Job {
-	_ = cfg
-	return nil
-}
-
-// indexerParts wires one indexer per configured chain.
-func indexerParts(cfg *config.Config, log *slog.Logger, db *bun.DB, reg *prometheus.Registry) ([]part, error) {
-	_, _, _ = log, db, reg
-	if len(cfg.Chains) == 0 {
-		return nil, nil
+// indexerParts wires one indexer per configured chain; until > 0 makes each
+// stop once it has committed that height.
+func indexerParts(cfg *config.Config, log *slog.Logger, db *bun.DB, reg *prometheus.Registry, until int64) ([]part, error) {
+	m, err := indexer.NewMetrics(reg)
+	if err != nil {
+		return nil, err
 	}
-	return nil, errors.New("the indexer is not built yet")
+	var parts []part
+	for _, ch := range cfg.Chains {
+		if ch.Kind == "evm" {
+			return nil, fmt.Errorf("chain %s: the EVM indexer is not built yet", ch.ID)
+		}
+		adapter, err := kinds.Adapter(ch)
+		if err != nil {
+			return nil, err
+		}
+		client, err := cometbft.New(ch.RPC, cometbft.Retry{}, log.With("chain", ch.ID))
+		if err != nil {
+			return nil, err
+		}
+		x := indexer.NewCosmos(ch, db, indexer.NewClientSource(client), adapter, log, m)
+		parts = append(parts, part{"indexer " + ch.ID, func(ctx context.Context) error { return x.Run(ctx, until) }})
+	}
+	return parts, nil
 }

@@ -1,0 +1,118 @@
+// Package chains holds the decoded form of a height shared by every chain
+// kind, and the Adapter interface each kind implements to turn a decoded
+// height into domain rows. Decoders and adapters are pure: no network, no
+// database.
+package chains
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// RawBlock is what the indexer fetched for one height: the `result` objects
+// of CometBFT's /block and /block_results.
+type RawBlock struct {
+	ChainID string
+	Height  int64
+	Block   json.RawMessage
+	Results json.RawMessage
+}
+
+// AttrEncoding tells how event attribute keys and values are encoded.
+type AttrEncoding int
+
+// Attribute encodings: Auto detects per response (CometBFT 0.34 and Sei use
+// base64; 0.37, 0.38 and 1.0 plain strings).
+const (
+	AttrAuto AttrEncoding = iota
+	AttrPlain
+	AttrBase64
+)
+
+// Block is one decoded height.
+type Block struct {
+	ChainID  string
+	Height   int64
+	Hash     string // upper-case hex
+	Time     time.Time
+	Proposer string // upper-case hex consensus address
+	AppHash  string
+	Txs      []Tx
+	// Events are the block-level events (begin/end block, or finalize block),
+	// in order; their TxIndex is -1.
+	Events []Event
+	Stats  Stats
+}
+
+// Stats counts what the decoder passed over without failing the height.
+type Stats struct {
+	UnknownMessages  int // messages whose type URL the kind does not decode; kept raw
+	UndecodableTxs   int // tx bytes that are not a cosmos tx (e.g. dYdX vote-extension blobs)
+	Base64Attributes bool
+}
+
+// Tx is one transaction of a height.
+type Tx struct {
+	Index     int
+	Hash      string // upper-case hex SHA-256 of the raw bytes
+	Code      uint32
+	Codespace string
+	Log       string
+	GasWanted int64
+	GasUsed   int64
+	// Undecodable is set when the bytes are not a cosmos-sdk tx; then only
+	// Index, Hash and the results are known.
+	Undecodable bool
+	Memo        string
+	Fee         []Coin
+	FeePayer    string   // bech32
+	Signers     []string // bech32 addresses, from the signer infos' public keys
+	Messages    []Message
+	Events      []Event
+}
+
+// Succeeded reports whether the transaction executed (code 0).
+func (t *Tx) Succeeded() bool { return t.Code == 0 }
+
+// Message is one message of a transaction.
+type Message struct {
+	Index   int
+	TypeURL string
+	// JSON is the proto3 JSON of the message when the kind knows its type;
+	// nil otherwise (then Raw holds the protobuf bytes).
+	JSON json.RawMessage
+	Raw  []byte
+}
+
+// Event is one ABCI event.
+type Event struct {
+	TxIndex  int    // -1 for block-level events
+	Index    int    // position within its tx, or within the block-level list
+	MsgIndex int    // the msg_index attribute, -1 when absent
+	Mode     string // BeginBlock, EndBlock or "" (the mode attribute, or the legacy list it came from)
+	Type     string // may be "" (seen on dYdX)
+	Attrs    []Attr
+}
+
+// Attr is one event attribute, decoded to plain text.
+type Attr struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// Get returns the first value of the attribute key, and whether it is present.
+func (e *Event) Get(key string) (string, bool) {
+	for _, a := range e.Attrs {
+		if a.Key == key {
+			return a.Value, true
+		}
+	}
+	return "", false
+}
+
+// Coin is an amount of one denom; Amount is a base-unit integer (or, for
+// DecCoins, a decimal) written as a string.
+type Coin struct {
+	Denom  string `json:"denom"`
+	Amount string `json:"amount"`
+}

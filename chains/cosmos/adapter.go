@@ -1,0 +1,62 @@
+package cosmos
+
+import (
+	"github.com/chainlens/chainlens/chains"
+)
+
+// Adapter is the generic cosmos-sdk adapter: bank movements and staking and
+// distribution actions of any cosmos chain. Chain kinds with modules of
+// their own embed it and add their tables.
+type Adapter struct {
+	kind     string
+	prefix   string
+	registry *Registry
+}
+
+var _ chains.Adapter = (*Adapter)(nil)
+
+// NewAdapter returns the generic adapter for a kind with its bech32 prefix.
+func NewAdapter(kind, bech32Prefix string) *Adapter {
+	return &Adapter{kind: kind, prefix: bech32Prefix, registry: NewRegistry()}
+}
+
+// Kind is the configured chain kind.
+func (a *Adapter) Kind() string { return a.kind }
+
+// Decode decodes a height with the kind's prefix and message registry.
+func (a *Adapter) Decode(raw chains.RawBlock, enc chains.AttrEncoding) (*chains.Block, error) {
+	return DecodeBlock(raw, Options{Bech32Prefix: a.prefix, Attrs: enc, Registry: a.registry})
+}
+
+// Tables lists the generic domain tables.
+func (a *Adapter) Tables() []chains.Table {
+	return []chains.Table{transfersTable, balanceTable, stakingTable}
+}
+
+// Rows appends bank and staking rows.
+func (a *Adapter) Rows(b *chains.Block, out *chains.Rows) error {
+	if err := bankRows(b, out); err != nil {
+		return err
+	}
+	if err := balanceRows(b, out); err != nil {
+		return err
+	}
+	return stakingRows(b, out)
+}
+
+// eachEvent calls fn for every block-level and tx event of b, in order.
+func eachEvent(b *chains.Block, fn func(ev *chains.Event) error) error {
+	for i := range b.Events {
+		if err := fn(&b.Events[i]); err != nil {
+			return err
+		}
+	}
+	for t := range b.Txs {
+		for i := range b.Txs[t].Events {
+			if err := fn(&b.Txs[t].Events[i]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,228 @@
+// Package cosmos decodes CometBFT heights of cosmos-sdk chains into
+// chains.Block, and holds the generic cosmos-sdk adapter.
+//
+// The decoder is pure and tolerant: it accepts the /block and /block_results
+// JSON of CometBFT 0.34, 0.37, 0.38 and 1.0 and of Sei's hybrid fork, tx
+// bytes it cannot read (kept as undecodable txs), and messages whose type it
+// does not know (kept raw). It fails a height only when the two responses
+// are malformed JSON or disagree with each other or with the requested
+// height.
+package cosmos
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/chainlens/chainlens/chains"
+)
+
+// Options configures DecodeBlock and DecodeTx.
+type Options struct {
+	// Bech32Prefix is the account address prefix (e.g. "osmo") used for the
+	// signer and fee-payer addresses derived from public keys; when it is
+	// empty no address is derived (a fee payer written in the tx is kept).
+	Bech32Prefix string
+	// Attrs tells how event attributes are encoded; chains.AttrAuto detects
+	// it per /block_results response (see DetectBase64).
+	Attrs chains.AttrEncoding
+	// Registry decodes known message types to JSON; when nil every message
+	// is kept raw and counted in Stats.UnknownMessages.
+	Registry *Registry
+}
+
+// ErrMismatch is wrapped by the errors DecodeBlock returns when /block,
+// /block_results and the requested height (or chain id) disagree.
+var ErrMismatch = errors.New("block and block_results disagree")
+
+// ErrMalformed is wrapped by the errors DecodeBlock returns when a response
+// is not the JSON of a /block or /block_results result.
+var ErrMalformed = errors.New("malformed response")
+
+// DecodeBlock decodes one fetched height: raw.Block and raw.Results are the
+// JSON-RPC `result` objects of /block and /block_results.
+func DecodeBlock(raw chains.RawBlock, opt Options) (*chains.Block, error) {
+	h := raw.Height
+	blk, err := parseBlock(raw.Block)
+	if err != nil {
+		return nil, fmt.Errorf("height %d: /block: %w", h, err)
+	}
+	if blk.height != h {
+		return nil, fmt.Errorf("height %d: /block is for height %d: %w", h, blk.height, ErrMismatch)
+	}
+	chainID := raw.ChainID
+	if chainID == "" {
+		chainID = blk.chainID
+	} else if blk.chainID != "" && blk.chainID != chainID {
+		return nil, fmt.Errorf("height %d: /block is from chain %q, not %q: %w", h, blk.chainID, chainID, ErrMismatch)
+	}
+	res, err := parseResults(raw.Results, opt.Attrs)
+	if err != nil {
+		return nil, fmt.Errorf("height %d: /block_results: %w", h, err)
+	}
+	if res.height != h {
+		return nil, fmt.Errorf("height %d: /block_results is for height %d: %w", h, res.height, ErrMismatch)
+	}
+	if len(res.txs) != len(blk.txs) {
+		return nil, fmt.Errorf("height %d: /block has %d txs but /block_results has %d txs_results: %w",
+			h, len(blk.txs), len(res.txs), ErrMismatch)
+	}
+
+	out := &chains.Block{
+		ChainID:  chainID,
+		Height:   h,
+		Hash:     blk.hash,
+		Time:     blk.time,
+		Proposer: blk.proposer,
+		AppHash:  blk.appHash,
+		Events:   res.events,
+		Stats:    chains.Stats{Base64Attributes: res.base64},
+	}
+	if len(blk.txs) > 0 {
+		out.Txs = make([]chains.Tx, len(blk.txs))
+	}
+	for i, b := range blk.txs {
+		tx := DecodeTx(b, opt)
+		tx.Index = i
+		r := &res.txs[i]
+		tx.Code = r.code
+		tx.Codespace = r.codespace
+		tx.Log = r.log
+		tx.GasWanted = r.gasWanted
+		tx.GasUsed = r.gasUsed
+		tx.Events = r.events
+		for j := range tx.Events {
+			tx.Events[j].TxIndex = i
+		}
+		if tx.Undecodable {
+			out.Stats.UndecodableTxs++
+		}
+		for _, m := range tx.Messages {
+			if m.JSON == nil {
+				out.Stats.UnknownMessages++
+			}
+		}
+		out.Txs[i] = tx
+	}
+	return out, nil
+}
+
+// decodedBlock is what DecodeBlock uses of a /block result.
+type decodedBlock struct {
+	chainID  string
+	height   int64
+	hash     string
+	time     time.Time
+	proposer string
+	appHash  string
+	txs      [][]byte
+}
+
+// blockJSON is the tolerant shape of a /block result.
+type blockJSON struct {
+	BlockID struct {
+		Hash looseString `json:"hash"`
+	} `json:"block_id"`
+	Block *struct {
+		Header struct {
+			ChainID         looseString `json:"chain_id"`
+			Height          flexInt     `json:"height"`
+			Time            looseString `json:"time"`
+			AppHash         looseString `json:"app_hash"`
+			ProposerAddress looseString `json:"proposer_address"`
+		} `json:"header"`
+		Data struct {
+			Txs []looseString `json:"txs"`
+		} `json:"data"`
+	} `json:"block"`
+}
+
+// parseBlock reads the fields of a /block result that a Block needs.
+func parseBlock(data json.RawMessage) (*decodedBlock, error) {
+	var bj blockJSON
+	if err := json.Unmarshal(data, &bj); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
+	}
+	if bj.Block == nil {
+		return nil, fmt.Errorf("%w: no block", ErrMalformed)
+	}
+	hd := &bj.Block.Header
+	out := &decodedBlock{
+		chainID:  string(hd.ChainID),
+		height:   int64(hd.Height),
+		hash:     strings.ToUpper(string(bj.BlockID.Hash)),
+		proposer: strings.ToUpper(string(hd.ProposerAddress)),
+		appHash:  strings.ToUpper(string(hd.AppHash)),
+	}
+	if s := string(hd.Time); s != "" {
+		t, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			return nil, fmt.Errorf("%w: header time: %w", ErrMalformed, err)
+		}
+		out.time = t
+	}
+	if n := len(bj.Block.Data.Txs); n > 0 {
+		out.txs = make([][]byte, n)
+		for i, s := range bj.Block.Data.Txs {
+			b, err := base64.StdEncoding.DecodeString(string(s))
+			if err != nil {
+				return nil, fmt.Errorf("%w: tx %d is not base64: %w", ErrMalformed, i, err)
+			}
+			out.txs[i] = b
+		}
+	}
+	return out, nil
+}
+
+// flexInt is an int64 written as a JSON string (CometBFT's form), a JSON
+// number, or null / "" (zero).
+type flexInt int64
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (n *flexInt) UnmarshalJSON(b []byte) error {
+	s := string(b)
+	if s == "null" {
+		*n = 0
+		return nil
+	}
+	if len(s) > 0 && s[0] == '"' {
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+	}
+	if s == "" {
+		*n = 0
+		return nil
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return fmt.Errorf("not an int64: %s", b)
+	}
+	*n = flexInt(v)
+	return nil
+}
+
+// looseString is a JSON string, or "" for null; any other JSON value is kept
+// as its JSON text.
+type looseString string
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (s *looseString) UnmarshalJSON(b []byte) error {
+	switch {
+	case string(b) == "null":
+		*s = ""
+	case len(b) > 0 && b[0] == '"':
+		var v string
+		if err := json.Unmarshal(b, &v); err != nil {
+			return err
+		}
+		*s = looseString(v)
+	default:
+		*s = looseString(b)
+	}
+	return nil
+}

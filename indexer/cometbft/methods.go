@@ -1,0 +1,89 @@
+package cometbft
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Status is what the indexer reads from /status.
+type Status struct {
+	Network        string // chain id
+	Version        string // CometBFT version of the node
+	LatestHeight   int64
+	LatestTime     time.Time
+	EarliestHeight int64
+	CatchingUp     bool
+}
+
+// Base64Attributes reports whether the node's block_results encode event
+// attributes in base64 (CometBFT 0.34).
+func (s Status) Base64Attributes() bool { return strings.HasPrefix(s.Version, "0.34.") }
+
+// Status returns the node's tip and earliest available height.
+func (c *Client) Status(ctx context.Context) (Status, error) {
+	raw, err := c.Call(ctx, "status", map[string]any{})
+	if err != nil {
+		return Status{}, err
+	}
+	var r struct {
+		NodeInfo struct {
+			Network string `json:"network"`
+			Version string `json:"version"`
+		} `json:"node_info"`
+		SyncInfo struct {
+			LatestHeight   string    `json:"latest_block_height"`
+			LatestTime     time.Time `json:"latest_block_time"`
+			EarliestHeight string    `json:"earliest_block_height"`
+			CatchingUp     bool      `json:"catching_up"`
+		} `json:"sync_info"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return Status{}, fmt.Errorf("cometbft status: %w", err)
+	}
+	s := Status{Network: r.NodeInfo.Network, Version: r.NodeInfo.Version, LatestTime: r.SyncInfo.LatestTime, CatchingUp: r.SyncInfo.CatchingUp}
+	if s.LatestHeight, err = strconv.ParseInt(r.SyncInfo.LatestHeight, 10, 64); err != nil {
+		return Status{}, fmt.Errorf("cometbft status: latest_block_height %q: %w", r.SyncInfo.LatestHeight, err)
+	}
+	if s.EarliestHeight, err = strconv.ParseInt(r.SyncInfo.EarliestHeight, 10, 64); err != nil || s.EarliestHeight < 1 {
+		s.EarliestHeight = 1
+	}
+	return s, nil
+}
+
+// Block returns the `result` of /block at height.
+func (c *Client) Block(ctx context.Context, height int64) (json.RawMessage, error) {
+	return c.Call(ctx, "block", map[string]any{"height": strconv.FormatInt(height, 10)})
+}
+
+// BlockResults returns the `result` of /block_results at height.
+func (c *Client) BlockResults(ctx context.Context, height int64) (json.RawMessage, error) {
+	return c.Call(ctx, "block_results", map[string]any{"height": strconv.FormatInt(height, 10)})
+}
+
+// ABCIQuery runs a query at a fixed height and returns the response value bytes.
+func (c *Client) ABCIQuery(ctx context.Context, path string, data []byte, height int64) ([]byte, error) {
+	raw, err := c.Call(ctx, "abci_query", map[string]any{
+		"path": path, "data": fmt.Sprintf("%X", data), "height": strconv.FormatInt(height, 10), "prove": false,
+	})
+	if err != nil {
+		return nil, err
+	}
+	var r struct {
+		Response struct {
+			Code  uint32 `json:"code"`
+			Log   string `json:"log"`
+			Value []byte `json:"value"`
+		} `json:"response"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return nil, fmt.Errorf("cometbft abci_query %s: %w", path, err)
+	}
+	if r.Response.Code != 0 {
+		return nil, fmt.Errorf("cometbft abci_query %s at %d: code %d: %s", path, height, r.Response.Code, r.Response.Log)
+	}
+	return r.Response.Value, nil
+}

@@ -1,0 +1,393 @@
+package indexer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/chainlens/chainlens/chains"
+	"github.com/chainlens/chainlens/config"
+	"github.com/chainlens/chainlens/indexer/cometbft"
+)
+
+// Source fetches heights of a CometBFT chain; *cometbft.Client implements it.
+type Source interface {
+	Status(ctx context.Context) (cometbft.Status, error)
+	Block(ctx context.Context, height int64) ([]byte, error)
+	BlockResults(ctx context.Context, height int64) ([]byte, error)
+}
+
+// clientSource adapts *cometbft.Client (json.RawMessage results) to Source.
+type clientSource struct{ c *cometbft.Client }
+
+func (s clientSource) Status(ctx context.Context) (cometbft.Status, error) { return s.c.Status(ctx) }
+func (s clientSource) Block(ctx context.Context, h int64) ([]byte, error)  { return s.c.Block(ctx, h) }
+func (s clientSource) BlockResults(ctx context.Context, h int64) ([]byte, error) {
+	return s.c.BlockResults(ctx, h)
+}
+
+// NewClientSource wraps a CometBFT client as a Source.
+func NewClientSource(c *cometbft.Client) Source { return clientSource{c} }
+
+// Cosmos indexes one CometBFT chain.
+type Cosmos struct {
+	cfg     config.Chain
+	db      *bun.DB
+	src     Source
+	adapter chains.Adapter
+	log     *slog.Logger
+	metrics *Metrics
+	w       *writer
+	// RetryEvery is how often due dead letters are retried.
+	RetryEvery time.Duration
+}
+
+// NewCosmos returns the indexer of one cosmos chain.
+func NewCosmos(cfg config.Chain, db *bun.DB, src Source, adapter chains.Adapter, log *slog.Logger, m *Metrics) *Cosmos {
+	return &Cosmos{
+		cfg: cfg, db: db, src: src, adapter: adapter, log: log.With("chain", cfg.ID), metrics: m,
+		w: newWriter(db, cfg.ID, cfg.Kind, adapter.Tables()), RetryEvery: 30 * time.Second,
+	}
+}
+
+// ChainID is the id of the indexed chain.
+func (x *Cosmos) ChainID() string { return x.cfg.ID }
+
+// Run follows the chain until ctx ends. With until > 0 it returns nil once
+// every height through until is committed (and no dead letter at or below
+// it remains), or an error naming the heights that still fail.
+func (x *Cosmos) Run(ctx context.Context, until int64) error {
+	release, err := x.lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
+
+	next, err := x.startHeight(ctx)
+	if err != nil {
+		return err
+	}
+	x.log.Info("indexer started", "next_height", next, "until", until)
+	lastRetry := time.Now()
+	for {
+		st, err := x.src.Status(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			x.log.Warn("node status failed; retrying", "err", err)
+			if sleepCtx(ctx, x.cfg.PollInterval.D()) != nil {
+				return nil
+			}
+			continue
+		}
+		if st.Network != "" && st.Network != x.cfg.ID {
+			return fmt.Errorf("indexer %s: the node serves chain %q, not %q", x.cfg.ID, st.Network, x.cfg.ID)
+		}
+		if next < st.EarliestHeight {
+			if !x.cfg.AllowPrunedStart {
+				return fmt.Errorf("indexer %s: height %d is pruned on the node (earliest available: %d); set allow_pruned_start or start_height", x.cfg.ID, next, st.EarliestHeight)
+			}
+			x.log.Warn("starting at the node's earliest height", "wanted", next, "earliest", st.EarliestHeight)
+			if err := x.skipTo(ctx, next, st.EarliestHeight); err != nil {
+				return err
+			}
+			next = st.EarliestHeight
+		}
+		x.metrics.nodeHeight.WithLabelValues(x.cfg.ID).Set(float64(st.LatestHeight))
+		x.metrics.lag.WithLabelValues(x.cfg.ID).Set(float64(st.LatestHeight - (next - 1)))
+		target := st.LatestHeight
+		if until > 0 {
+			target = min(target, until)
+		}
+		if next <= target {
+			n, err := x.catchUp(ctx, next, target, st)
+			next = n
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil
+				}
+				return err
+			}
+		}
+		if until > 0 && next > until {
+			return x.finishDeadLetters(ctx, until, st)
+		}
+		if time.Since(lastRetry) >= x.RetryEvery {
+			lastRetry = time.Now()
+			if err := x.retryDeadLetters(ctx, st, true); err != nil && ctx.Err() == nil {
+				x.log.Warn("dead-letter retry failed", "err", err)
+			}
+		}
+		if next > st.LatestHeight {
+			if sleepCtx(ctx, x.cfg.PollInterval.D()) != nil {
+				return nil
+			}
+		}
+	}
+}
+
+// lock takes a session advisory lock so that one process indexes a chain.
+func (x *Cosmos) lock(ctx context.Context) (func(), error) {
+	conn, err := x.db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("indexer %s: %w", x.cfg.ID, err)
+	}
+	var ok bool
+	if err := conn.NewRaw("SELECT pg_try_advisory_lock(hashtext('chainlens-indexer'), hashtext(?))", x.cfg.ID).Scan(ctx, &ok); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("indexer %s: lock: %w", x.cfg.ID, err)
+	}
+	if !ok {
+		conn.Close()
+		return nil, fmt.Errorf("indexer %s: another process is indexing this chain", x.cfg.ID)
+	}
+	return func() {
+		_, _ = conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(hashtext('chainlens-indexer'), hashtext(?))", x.cfg.ID)
+		conn.Close()
+	}, nil
+}
+
+// startHeight is the checkpoint, or the configured start for a new chain.
+func (x *Cosmos) startHeight(ctx context.Context) (int64, error) {
+	cp, err := LoadCheckpoint(ctx, x.db, x.cfg.ID)
+	if err == nil {
+		x.metrics.indexedHeight.WithLabelValues(x.cfg.ID).Set(float64(cp.NextHeight - 1))
+		return cp.NextHeight, nil
+	}
+	if !errors.Is(err, ErrNoCheckpoint) {
+		return 0, err
+	}
+	if x.cfg.StartHeight > 0 {
+		return x.cfg.StartHeight, nil
+	}
+	st, err := x.src.Status(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("indexer %s: %w", x.cfg.ID, err)
+	}
+	return st.EarliestHeight, nil
+}
+
+// skipTo records a checkpoint jump over pruned heights.
+func (x *Cosmos) skipTo(ctx context.Context, from, to int64) error {
+	_, err := x.db.NewRaw(`INSERT INTO sync_state (chain_id, kind, next_height) VALUES (?, ?, ?)
+		ON CONFLICT (chain_id) DO UPDATE SET next_height = EXCLUDED.next_height, updated_at = now() WHERE sync_state.next_height = ?`,
+		x.cfg.ID, x.cfg.Kind, to, from).Exec(ctx)
+	return err
+}
+
+// catchUp indexes [next, target]: a dispatcher hands heights to
+// Concurrency fetchers, at most a window ahead of the commit point, and
+// the writer commits contiguous runs of up to BatchSize heights in order.
+// It returns the new next height.
+func (x *Cosmos) catchUp(ctx context.Context, next, target int64, st cometbft.Status) (int64, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	workers := x.cfg.Concurrency
+	window := int64(workers*2 + x.cfg.BatchSize)
+	heights := make(chan int64)
+	results := make(chan *fetched, workers)
+	credits := make(chan struct{}, window) // bounds heights in flight or waiting to commit
+	enc := chains.AttrAuto
+	if st.Base64Attributes() {
+		enc = chains.AttrBase64
+	}
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for h := range heights {
+				f := x.fetch(ctx, h, enc)
+				select {
+				case results <- f:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	go func() {
+		defer close(heights)
+		for h := next; h <= target; h++ {
+			select {
+			case credits <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case heights <- h:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	defer wg.Wait()
+	defer cancel()
+
+	pending := map[int64]*fetched{}
+	for next <= target {
+		var f *fetched
+		select {
+		case f = <-results:
+		case <-ctx.Done():
+			return next, ctx.Err()
+		}
+		if errors.Is(f.err, errFatal) {
+			return next, f.err
+		}
+		pending[f.height] = f
+		var batch []*fetched
+		for h := next; len(batch) < x.cfg.BatchSize; h++ {
+			g, ok := pending[h]
+			if !ok {
+				break
+			}
+			batch = append(batch, g)
+		}
+		// Commit a full batch, or whatever is contiguous when nothing else is in flight soon.
+		if len(batch) == 0 || (len(batch) < x.cfg.BatchSize && batch[len(batch)-1].height < target && len(pending) < int(window)/2) {
+			continue
+		}
+		stats, err := x.w.commit(ctx, batch, true, st.LatestHeight)
+		if err != nil {
+			return next, fmt.Errorf("indexer %s: %w", x.cfg.ID, err)
+		}
+		for _, g := range batch {
+			delete(pending, g.height)
+			<-credits
+			if g.err != nil {
+				x.log.Warn("height moved to dead letters", "height", g.height, "err", g.err)
+			} else {
+				x.metrics.skippedTxs.WithLabelValues(x.cfg.ID).Add(float64(g.block.Stats.UndecodableTxs))
+				x.metrics.unknownMsgs.WithLabelValues(x.cfg.ID).Add(float64(g.block.Stats.UnknownMessages))
+			}
+		}
+		next = batch[len(batch)-1].height + 1
+		x.metrics.indexedHeight.WithLabelValues(x.cfg.ID).Set(float64(next - 1))
+		x.metrics.blocks.WithLabelValues(x.cfg.ID).Add(float64(stats.blocks))
+		x.metrics.events.WithLabelValues(x.cfg.ID).Add(float64(stats.events))
+		if stats.failed > 0 {
+			x.refreshDeadLetterGauge(ctx)
+		}
+	}
+	return next, nil
+}
+
+// errFatal marks failures that stop the indexer (a pruned height).
+var errFatal = errors.New("fatal")
+
+// fetch gets, decodes and adapts one height. Transport failures are
+// retried inside the client; what still fails becomes a dead letter.
+func (x *Cosmos) fetch(ctx context.Context, h int64, enc chains.AttrEncoding) *fetched {
+	f := &fetched{height: h}
+	var blockRaw, resultsRaw []byte
+	var blockErr, resultsErr error
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); blockRaw, blockErr = x.src.Block(ctx, h) }()
+	resultsRaw, resultsErr = x.src.BlockResults(ctx, h)
+	wg.Wait()
+	if err := errors.Join(blockErr, resultsErr); err != nil {
+		var he *cometbft.HeightError
+		if errors.As(err, &he) && he.Pruned {
+			f.err = fmt.Errorf("%w: %v", errFatal, err)
+			return f
+		}
+		f.err = fmt.Errorf("fetch height %d: %w", h, err)
+		return f
+	}
+	b, err := x.adapter.Decode(chains.RawBlock{ChainID: x.cfg.ID, Height: h, Block: blockRaw, Results: resultsRaw}, enc)
+	if err != nil {
+		x.metrics.decodeErrors.WithLabelValues(x.cfg.ID).Inc()
+		f.err = fmt.Errorf("decode height %d: %w", h, err)
+		return f
+	}
+	rows := chains.NewRows()
+	if err := x.adapter.Rows(b, rows); err != nil {
+		x.metrics.decodeErrors.WithLabelValues(x.cfg.ID).Inc()
+		f.err = fmt.Errorf("adapt height %d: %w", h, err)
+		return f
+	}
+	f.block, f.rows = b, rows
+	return f
+}
+
+// retryDeadLetters retries dead letters (due ones only, or all), one
+// height per transaction; the checkpoint does not move.
+func (x *Cosmos) retryDeadLetters(ctx context.Context, st cometbft.Status, dueOnly bool) error {
+	dls, err := DeadLetters(ctx, x.db, x.cfg.ID, dueOnly)
+	if err != nil {
+		return err
+	}
+	enc := chains.AttrAuto
+	if st.Base64Attributes() {
+		enc = chains.AttrBase64
+	}
+	for _, dl := range dls {
+		f := x.fetch(ctx, dl.Height, enc)
+		if _, err := x.w.commit(ctx, []*fetched{f}, false, st.LatestHeight); err != nil {
+			return err
+		}
+		if f.err == nil {
+			x.log.Info("dead letter indexed", "height", dl.Height)
+		}
+	}
+	x.refreshDeadLetterGauge(ctx)
+	return nil
+}
+
+// finishDeadLetters retries every dead letter at or below until once more,
+// then fails if any remain.
+func (x *Cosmos) finishDeadLetters(ctx context.Context, until int64, st cometbft.Status) error {
+	dls, err := DeadLetters(ctx, x.db, x.cfg.ID, false)
+	if err != nil {
+		return err
+	}
+	if len(dls) == 0 {
+		return nil
+	}
+	if err := x.retryDeadLetters(ctx, st, false); err != nil {
+		return err
+	}
+	dls, err = DeadLetters(ctx, x.db, x.cfg.ID, false)
+	if err != nil {
+		return err
+	}
+	var stuck []int64
+	for _, d := range dls {
+		if d.Height <= until {
+			stuck = append(stuck, d.Height)
+		}
+	}
+	if len(stuck) == 0 {
+		return nil
+	}
+	sort.Slice(stuck, func(i, j int) bool { return stuck[i] < stuck[j] })
+	return fmt.Errorf("indexer %s: %d height(s) through %d still fail (first %d: %s); see `chainlens status`",
+		x.cfg.ID, len(stuck), until, stuck[0], dls[0].LastError)
+}
+
+func (x *Cosmos) refreshDeadLetterGauge(ctx context.Context) {
+	var n int
+	if err := x.db.NewRaw("SELECT count(*) FROM dead_letters WHERE chain_id = ?", x.cfg.ID).Scan(ctx, &n); err == nil {
+		x.metrics.deadLetters.WithLabelValues(x.cfg.ID).Set(float64(n))
+	}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

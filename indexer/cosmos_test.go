@@ -1,0 +1,120 @@
+package indexer_test
+
+import (
+	"context"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/chainlens/chainlens/chains/cosmos"
+	"github.com/chainlens/chainlens/config"
+	"github.com/chainlens/chainlens/devchain/replaynode"
+	"github.com/chainlens/chainlens/indexer"
+	"github.com/chainlens/chainlens/indexer/cometbft"
+	"github.com/chainlens/chainlens/internal/testdb"
+)
+
+// localnet describes a recorded localnet and the exact counts its README gives.
+type localnet struct {
+	dir, chainID, kind, prefix string
+	blocks, txs, failed        int64
+	undecodable                int64
+}
+
+var localnets = []localnet{
+	{"osmosis", "localosmosis", "osmosis", "osmo", 299, 395, 6, 0},
+	{"dydx", "localdydxprotocol", "dydx", "dydx", 520, 2621, -1, 519},
+	{"neutron", "localneutron", "neutron", "neutron", 193, 148, 14, 0},
+	{"xion", "localxion", "xion", "xion", 141, 84, 6, 0},
+	{"cosmoshub", "localcosmos", "cosmoshub", "cosmos", 169, 148, 13, 0},
+}
+
+func replayServer(t testing.TB, dir string) *httptest.Server {
+	t.Helper()
+	rec, err := replaynode.Load(filepath.Join("..", "testdata", "localnet", dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(replaynode.New(rec, replaynode.Options{}).Handler())
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func chainConfig(ln localnet, rpc string) config.Chain {
+	return config.Chain{ID: ln.chainID, Kind: ln.kind, RPC: []string{rpc}, BatchSize: 20, Concurrency: 4,
+		PollInterval: config.Duration(50 * time.Millisecond), Bech32Prefix: ln.prefix}
+}
+
+func newIndexer(t testing.TB, db *bun.DB, cfg config.Chain) *indexer.Cosmos {
+	t.Helper()
+	client, err := cometbft.New(cfg.RPC, cometbft.Retry{Base: 10 * time.Millisecond, Max: 100 * time.Millisecond}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := indexer.NewMetrics(nil)
+	return indexer.NewCosmos(cfg, db, indexer.NewClientSource(client), cosmos.NewAdapter(cfg.Kind, cfg.Bech32Prefix), slog.New(slog.DiscardHandler), m)
+}
+
+func count(t testing.TB, db *bun.DB, query string, args ...any) int64 {
+	t.Helper()
+	var n int64
+	if err := db.NewRaw(query, args...).Scan(context.Background(), &n); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	return n
+}
+
+func TestIndexRecordedLocalnets(t *testing.T) {
+	if testing.Short() {
+		t.Skip("indexes five recorded chains")
+	}
+	db, _ := testdb.New(t)
+	for _, ln := range localnets {
+		t.Run(ln.dir, func(t *testing.T) {
+			srv := replayServer(t, ln.dir)
+			x := newIndexer(t, db, chainConfig(ln, srv.URL))
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			if err := x.Run(ctx, ln.blocks); err != nil {
+				t.Fatal(err)
+			}
+			checks := []struct {
+				name  string
+				query string
+				want  int64
+			}{
+				{"blocks", "SELECT count(*) FROM blocks WHERE chain_id = ?", ln.blocks},
+				{"distinct heights", "SELECT count(DISTINCT height) FROM blocks WHERE chain_id = ?", ln.blocks},
+				{"txs", "SELECT count(*) FROM txs WHERE chain_id = ?", ln.txs},
+				{"num_txs agrees", "SELECT coalesce(sum(num_txs), 0) FROM blocks WHERE chain_id = ?", ln.txs},
+				{"undecodable", "SELECT count(*) FROM txs WHERE chain_id = ? AND undecodable", ln.undecodable},
+				{"dead letters", "SELECT count(*) FROM dead_letters WHERE chain_id = ?", 0},
+				{"checkpoint", "SELECT next_height FROM sync_state WHERE chain_id = ?", ln.blocks + 1},
+			}
+			if ln.failed >= 0 {
+				checks = append(checks, struct {
+					name  string
+					query string
+					want  int64
+				}{"failed txs", "SELECT count(*) FROM txs WHERE chain_id = ? AND code <> 0", ln.failed})
+			}
+			for _, c := range checks {
+				if got := count(t, db, c.query, ln.chainID); got != c.want {
+					t.Errorf("%s = %d, want %d", c.name, got, c.want)
+				}
+			}
+		})
+	}
+}
+
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) != "" {
+		os.Exit(runChild())
+	}
+	os.Exit(m.Run())
+}

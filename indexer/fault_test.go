@@ -1,0 +1,155 @@
+package indexer_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chainlens/chainlens/chains/cosmos"
+	"github.com/chainlens/chainlens/devchain/replaynode"
+	"github.com/chainlens/chainlens/indexer"
+	"github.com/chainlens/chainlens/indexer/cometbft"
+	"github.com/chainlens/chainlens/internal/testdb"
+
+	"log/slog"
+	"path/filepath"
+)
+
+// faultProxy sits in front of a node and breaks requests in every way a
+// real RPC provider does: 500s, 429s, truncated JSON, connection resets and
+// answers slower than the client's timeout.
+type faultProxy struct {
+	next   http.Handler
+	n      atomic.Int64
+	faults atomic.Int64
+}
+
+func (p *faultProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	i := p.n.Add(1)
+	switch {
+	case i%7 == 1:
+		p.faults.Add(1)
+		http.Error(w, "upstream exploded", http.StatusInternalServerError)
+	case i%7 == 3:
+		p.faults.Add(1)
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, "slow down", http.StatusTooManyRequests)
+	case i%11 == 5:
+		p.faults.Add(1)
+		rec := httptest.NewRecorder()
+		p.next.ServeHTTP(rec, r)
+		body := rec.Body.Bytes()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(body[:len(body)/2])
+	case i%13 == 7:
+		p.faults.Add(1)
+		if hj, ok := w.(http.Hijacker); ok {
+			conn, _, err := hj.Hijack()
+			if err == nil {
+				_ = conn.Close()
+				return
+			}
+		}
+		http.Error(w, "reset", http.StatusBadGateway)
+	case i%17 == 9:
+		p.faults.Add(1)
+		select {
+		case <-time.After(2 * time.Second):
+		case <-r.Context().Done():
+		}
+	default:
+		p.next.ServeHTTP(w, r)
+	}
+}
+
+func TestIndexThroughFaultyRPC(t *testing.T) {
+	db, _ := testdb.New(t)
+	rec, err := replaynode.Load(filepath.Join("..", "testdata", "localnet", "osmosis"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := &faultProxy{next: replaynode.New(rec, replaynode.Options{}).Handler()}
+	srv := httptest.NewServer(proxy)
+	defer srv.Close()
+	ln := localnets[0]
+	cfg := chainConfig(ln, srv.URL)
+	client, _ := cometbft.New(cfg.RPC, cometbft.Retry{Attempts: 8, Base: 5 * time.Millisecond, Max: 50 * time.Millisecond, AttemptTimeout: 300 * time.Millisecond}, nil)
+	m, _ := indexer.NewMetrics(nil)
+	x := indexer.NewCosmos(cfg, db, indexer.NewClientSource(client), cosmos.NewAdapter(cfg.Kind, cfg.Bech32Prefix), slog.New(slog.DiscardHandler), m)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if err := x.Run(ctx, ln.blocks); err != nil {
+		t.Fatal(err)
+	}
+	if got := count(t, db, "SELECT count(*) FROM blocks"); got != ln.blocks {
+		t.Fatalf("blocks %d, want %d", got, ln.blocks)
+	}
+	if got := count(t, db, "SELECT count(*) FROM txs"); got != ln.txs {
+		t.Fatalf("txs %d, want %d", got, ln.txs)
+	}
+	if proxy.faults.Load() < 100 {
+		t.Fatalf("only %d faults injected", proxy.faults.Load())
+	}
+	t.Logf("%d requests, %d faults injected", proxy.n.Load(), proxy.faults.Load())
+}
+
+// prunedProxy makes the node look pruned below height 10.
+type prunedProxy struct{ next http.Handler }
+
+func (p prunedProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	var req struct {
+		ID     json.RawMessage   `json:"id"`
+		Method string            `json:"method"`
+		Params map[string]string `json:"params"`
+	}
+	_ = json.Unmarshal(body, &req)
+	if h, err := strconv.Atoi(req.Params["height"]); err == nil && h < 10 && (req.Method == "block" || req.Method == "block_results") {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"error":{"code":-32603,"message":"Internal error","data":"height ` + strconv.Itoa(h) + ` is not available, lowest height is 10"}}`))
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	rec := httptest.NewRecorder()
+	p.next.ServeHTTP(rec, r)
+	out := rec.Body.String()
+	if req.Method == "status" {
+		out = strings.Replace(out, `"earliest_block_height":"1"`, `"earliest_block_height":"10"`, 1)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write([]byte(out))
+}
+
+func TestPrunedStart(t *testing.T) {
+	db, _ := testdb.New(t)
+	rec, err := replaynode.Load(filepath.Join("..", "testdata", "localnet", "osmosis"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(prunedProxy{next: replaynode.New(rec, replaynode.Options{}).Handler()})
+	defer srv.Close()
+	ln := localnets[0]
+	cfg := chainConfig(ln, srv.URL)
+	cfg.StartHeight = 1
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	err = newIndexer(t, db, cfg).Run(ctx, 50)
+	if err == nil || !strings.Contains(err.Error(), "height 1 is pruned on the node (earliest available: 10)") {
+		t.Fatalf("err = %v", err)
+	}
+	cfg.AllowPrunedStart = true
+	if err := newIndexer(t, db, cfg).Run(ctx, 50); err != nil {
+		t.Fatal(err)
+	}
+	if lo, n := count(t, db, "SELECT min(height) FROM blocks"), count(t, db, "SELECT count(*) FROM blocks"); lo != 10 || n != 41 {
+		t.Fatalf("indexed from %d, %d heights; want from 10, 41 heights", lo, n)
+	}
+}

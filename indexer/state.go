@@ -1,0 +1,67 @@
+package indexer
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// Checkpoint is a chain's sync state.
+type Checkpoint struct {
+	ChainID    string    `bun:"chain_id"`
+	Kind       string    `bun:"kind"`
+	NextHeight int64     `bun:"next_height"`
+	LastTime   time.Time `bun:"last_time"`
+	TipHeight  int64     `bun:"tip_height"`
+	UpdatedAt  time.Time `bun:"updated_at"`
+}
+
+// ErrNoCheckpoint means the chain has never been indexed.
+var ErrNoCheckpoint = errors.New("no checkpoint")
+
+// LoadCheckpoint reads a chain's checkpoint.
+func LoadCheckpoint(ctx context.Context, db bun.IDB, chainID string) (Checkpoint, error) {
+	var c Checkpoint
+	err := db.NewRaw(`SELECT chain_id, kind, next_height, coalesce(last_time, 'epoch') AS last_time, coalesce(tip_height, 0) AS tip_height, updated_at
+		FROM sync_state WHERE chain_id = ?`, chainID).Scan(ctx, &c)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Checkpoint{}, ErrNoCheckpoint
+	}
+	if err != nil {
+		return Checkpoint{}, fmt.Errorf("load checkpoint of %s: %w", chainID, err)
+	}
+	return c, nil
+}
+
+// DeadLetter is a height that kept failing.
+type DeadLetter struct {
+	ChainID     string    `bun:"chain_id"`
+	Height      int64     `bun:"height"`
+	Attempts    int       `bun:"attempts"`
+	LastError   string    `bun:"last_error"`
+	NextRetryAt time.Time `bun:"next_retry_at"`
+}
+
+// DeadLetters lists a chain's dead letters, lowest height first; dueOnly
+// keeps those whose retry time has come.
+func DeadLetters(ctx context.Context, db bun.IDB, chainID string, dueOnly bool) ([]DeadLetter, error) {
+	var out []DeadLetter
+	q := `SELECT chain_id, height, attempts, last_error, next_retry_at FROM dead_letters WHERE chain_id = ?`
+	if dueOnly {
+		q += ` AND next_retry_at <= now()`
+	}
+	if err := db.NewRaw(q+` ORDER BY height`, chainID).Scan(ctx, &out); err != nil {
+		return nil, fmt.Errorf("dead letters of %s: %w", chainID, err)
+	}
+	return out, nil
+}
+
+// retryDelay grows with the attempts of a dead letter, up to an hour.
+func retryDelay(attempts int) time.Duration {
+	d := 30 * time.Second << min(attempts, 7)
+	return min(d, time.Hour)
+}

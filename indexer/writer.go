@@ -1,0 +1,248 @@
+package indexer
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/uptrace/bun"
+
+	"github.com/chainlens/chainlens/chains"
+	"github.com/chainlens/chainlens/store"
+)
+
+// rawTables are the raw tables every cosmos height writes.
+var rawTables = []chains.Table{
+	{Name: "blocks", Columns: []string{"chain_id", "height", "hash", "time", "proposer", "app_hash", "num_txs"}},
+	{Name: "txs", Columns: []string{"chain_id", "height", "tx_index", "hash", "code", "codespace", "log", "gas_wanted", "gas_used", "undecodable", "memo", "fee", "fee_payer", "signers"}},
+	{Name: "messages", Columns: []string{"chain_id", "height", "tx_index", "msg_index", "type_url", "body", "raw"}},
+	{Name: "events", Columns: []string{"chain_id", "height", "tx_index", "event_index", "msg_index", "mode", "type", "attributes"}},
+}
+
+// fetched is one height after fetch and decode, or its failure.
+type fetched struct {
+	height int64
+	block  *chains.Block
+	rows   *chains.Rows
+	err    error
+}
+
+// writer commits batches of heights of one chain.
+type writer struct {
+	db      *bun.DB
+	chainID string
+	kind    string
+	tables  []chains.Table // raw then domain
+
+	mu         sync.Mutex
+	partitions map[string]bool
+}
+
+func newWriter(db *bun.DB, chainID, kind string, domain []chains.Table) *writer {
+	return &writer{db: db, chainID: chainID, kind: kind, tables: append(append([]chains.Table{}, rawTables...), domain...), partitions: map[string]bool{}}
+}
+
+// rawRows appends the raw rows of a decoded height.
+func rawRows(b *chains.Block, out *chains.Rows) error {
+	out.Add("blocks", b.ChainID, b.Height, b.Hash, b.Time, b.Proposer, b.AppHash, len(b.Txs))
+	for i := range b.Txs {
+		tx := &b.Txs[i]
+		fee, err := json.Marshal(nonNil(tx.Fee))
+		if err != nil {
+			return err
+		}
+		signers := tx.Signers
+		if signers == nil {
+			signers = []string{}
+		}
+		out.Add("txs", b.ChainID, b.Height, tx.Index, tx.Hash, int64(tx.Code), tx.Codespace, tx.Log, tx.GasWanted, tx.GasUsed,
+			tx.Undecodable, tx.Memo, json.RawMessage(fee), tx.FeePayer, signers)
+		for _, m := range tx.Messages {
+			var raw []byte
+			if m.JSON == nil {
+				raw = nonNilBytes(m.Raw)
+			}
+			out.Add("messages", b.ChainID, b.Height, tx.Index, m.Index, m.TypeURL, m.JSON, raw)
+		}
+		for j := range tx.Events {
+			if err := addEvent(b, &tx.Events[j], out); err != nil {
+				return err
+			}
+		}
+	}
+	for j := range b.Events {
+		if err := addEvent(b, &b.Events[j], out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func addEvent(b *chains.Block, ev *chains.Event, out *chains.Rows) error {
+	attrs := ev.Attrs
+	if attrs == nil {
+		attrs = []chains.Attr{}
+	}
+	a, err := json.Marshal(attrs)
+	if err != nil {
+		return err
+	}
+	out.Add("events", b.ChainID, b.Height, ev.TxIndex, ev.Index, ev.MsgIndex, ev.Mode, ev.Type, json.RawMessage(a))
+	return nil
+}
+
+func nonNil[T any](xs []T) []T {
+	if xs == nil {
+		return []T{}
+	}
+	return xs
+}
+
+func nonNilBytes(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
+
+// ensurePartitions creates missing partitions for [from, to], remembering
+// what it created.
+func (w *writer) ensurePartitions(ctx context.Context, from, to int64) error {
+	key := fmt.Sprintf("%d-%d", from/store.PartitionSpan, to/store.PartitionSpan)
+	w.mu.Lock()
+	done := w.partitions[key]
+	w.mu.Unlock()
+	if done {
+		return nil
+	}
+	names := make([]string, len(w.tables))
+	for i, t := range w.tables {
+		names[i] = t.Name
+	}
+	if err := store.EnsurePartitions(ctx, w.db, names, from, to); err != nil {
+		return err
+	}
+	w.mu.Lock()
+	w.partitions[key] = true
+	w.mu.Unlock()
+	return nil
+}
+
+// errCheckpointMoved means another process advanced the checkpoint.
+var errCheckpointMoved = errors.New("checkpoint moved by another process")
+
+// commit writes a contiguous batch of heights in one transaction: it
+// deletes the heights' rows, copies the new ones, records failed heights
+// as dead letters and clears succeeded ones, and, when advance is set,
+// moves the checkpoint from batch[0].height to past the last height.
+func (w *writer) commit(ctx context.Context, batch []*fetched, advance bool, tip int64) (stats commitStats, err error) {
+	if len(batch) == 0 {
+		return stats, nil
+	}
+	from, to := batch[0].height, batch[len(batch)-1].height
+	rows := chains.NewRows()
+	var ok []int64
+	var failed []*fetched
+	var lastTime any
+	for _, f := range batch {
+		if f.err != nil {
+			failed = append(failed, f)
+			continue
+		}
+		if err := rawRows(f.block, rows); err != nil {
+			return stats, fmt.Errorf("rows of height %d: %w", f.height, err)
+		}
+		for _, t := range w.tables[len(rawTables):] {
+			for _, r := range f.rows.Of(t.Name) {
+				rows.Add(t.Name, r...)
+			}
+		}
+		ok = append(ok, f.height)
+		lastTime = f.block.Time
+		stats.events += countEvents(f.block)
+	}
+	stats.blocks = len(ok)
+	if err := w.ensurePartitions(ctx, from, to); err != nil {
+		return stats, err
+	}
+
+	conn, err := w.db.Conn(ctx)
+	if err != nil {
+		return stats, fmt.Errorf("commit %d..%d: %w", from, to, err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN"); err != nil {
+		return stats, fmt.Errorf("commit %d..%d: begin: %w", from, to, err)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			_, _ = conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+		}
+	}()
+	for _, t := range w.tables {
+		if _, err := conn.ExecContext(ctx, "DELETE FROM "+t.Name+" WHERE chain_id = ? AND height BETWEEN ? AND ?", w.chainID, from, to); err != nil {
+			return stats, fmt.Errorf("commit %d..%d: clear %s: %w", from, to, t.Name, err)
+		}
+		n, err := store.CopyRows(ctx, conn, t.Name, t.Columns, rows.Of(t.Name))
+		if err != nil {
+			return stats, fmt.Errorf("commit %d..%d: %w", from, to, err)
+		}
+		stats.rows += n
+	}
+	if len(ok) > 0 {
+		if _, err := conn.ExecContext(ctx, "DELETE FROM dead_letters WHERE chain_id = ? AND height IN (?)", w.chainID, bun.In(ok)); err != nil {
+			return stats, fmt.Errorf("commit %d..%d: clear dead letters: %w", from, to, err)
+		}
+	}
+	for _, f := range failed {
+		if _, err := conn.ExecContext(ctx, `INSERT INTO dead_letters (chain_id, height, attempts, last_error, next_retry_at)
+			VALUES (?, ?, 1, ?, now() + interval '30 seconds')
+			ON CONFLICT (chain_id, height) DO UPDATE SET attempts = dead_letters.attempts + 1, last_error = EXCLUDED.last_error,
+			last_failed_at = now(), next_retry_at = now() + make_interval(secs => least(3600, 30 * power(2, least(dead_letters.attempts, 7))))`,
+			w.chainID, f.height, truncate(f.err.Error(), 4000)); err != nil {
+			return stats, fmt.Errorf("commit %d..%d: dead letter %d: %w", from, to, f.height, err)
+		}
+	}
+	if advance {
+		res, err := conn.ExecContext(ctx, `INSERT INTO sync_state (chain_id, kind, next_height, last_time, tip_height, updated_at)
+			VALUES (?, ?, ?, ?, ?, now())
+			ON CONFLICT (chain_id) DO UPDATE SET next_height = EXCLUDED.next_height,
+			last_time = coalesce(EXCLUDED.last_time, sync_state.last_time), tip_height = EXCLUDED.tip_height, updated_at = now()
+			WHERE sync_state.next_height = ?`, w.chainID, w.kind, to+1, lastTime, tip, from)
+		if err != nil {
+			return stats, fmt.Errorf("commit %d..%d: checkpoint: %w", from, to, err)
+		}
+		if n, _ := res.RowsAffected(); n != 1 {
+			return stats, fmt.Errorf("commit %d..%d: %w", from, to, errCheckpointMoved)
+		}
+	}
+	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
+		return stats, fmt.Errorf("commit %d..%d: %w", from, to, err)
+	}
+	committed = true
+	stats.failed = len(failed)
+	return stats, nil
+}
+
+type commitStats struct {
+	blocks, failed, events int
+	rows                   int64
+}
+
+func countEvents(b *chains.Block) int {
+	n := len(b.Events)
+	for i := range b.Txs {
+		n += len(b.Txs[i].Events)
+	}
+	return n
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}

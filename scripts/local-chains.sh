@@ -1,0 +1,20 @@
+# local-chains.sh: sourced by run-local.sh. Starts the local chains that
+# config/local.yaml indexes: the recorded real localnets served by replay
+# nodes (revealing one height every 2 s from a third of the recording, so the
+# chains look live) on 127.0.0.1:26657-26661.
+# shellcheck shell=bash
+start_replay() { # name port
+	local dir="testdata/localnet/$1" first
+	first=$(( $(zcat "$dir/blocks.jsonl.gz" | wc -l) / 3 ))
+	"$BIN" replay-node --data "$dir" --listen "127.0.0.1:$2" --block-time 2s --start-height "$first" 2>>.data/replay-"$1".log &
+	pids+=($!)
+}
+mkdir -p .data
+start_replay osmosis 26657
+start_replay dydx 26658
+start_replay neutron 26659
+start_replay xion 26660
+start_replay cosmoshub 26661
+# A live in-process cosmos-sdk chain with steady traffic.
+"$BIN" devnet --listen 127.0.0.1:26670 2>>.data/devnet.log &
+pids+=($!)

@@ -1,0 +1,134 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/driver/pgdriver"
+)
+
+// CopyRows bulk-loads rows into table through COPY FROM STDIN (text
+// format) on conn, which may be inside a transaction. Supported values:
+// nil, string, []byte (bytea), json.RawMessage (jsonb), bool, the integer
+// types, time.Time, []string (text[]) and fmt.Stringer.
+func CopyRows(ctx context.Context, conn bun.Conn, table string, columns []string, rows [][]any) (int64, error) {
+	if len(rows) == 0 {
+		return 0, nil
+	}
+	var buf bytes.Buffer
+	for _, row := range rows {
+		if len(row) != len(columns) {
+			return 0, fmt.Errorf("copy %s: row has %d values for %d columns", table, len(row), len(columns))
+		}
+		for i, v := range row {
+			if i > 0 {
+				buf.WriteByte('\t')
+			}
+			if err := appendCopyValue(&buf, v); err != nil {
+				return 0, fmt.Errorf("copy %s.%s: %w", table, columns[i], err)
+			}
+		}
+		buf.WriteByte('\n')
+	}
+	query := "COPY " + table + " (" + strings.Join(columns, ", ") + ") FROM STDIN"
+	res, err := pgdriver.CopyFrom(ctx, conn, &buf, query)
+	if err != nil {
+		return 0, fmt.Errorf("copy %s: %w", table, err)
+	}
+	return res.RowsAffected()
+}
+
+// copyEscaper escapes text for the COPY text format.
+var copyEscaper = strings.NewReplacer(`\`, `\\`, "\t", `\t`, "\n", `\n`, "\r", `\r`)
+
+func appendCopyValue(buf *bytes.Buffer, v any) error {
+	switch x := v.(type) {
+	case nil:
+		buf.WriteString(`\N`)
+	case string:
+		if strings.ContainsRune(x, 0) {
+			x = strings.ReplaceAll(x, "\x00", "")
+		}
+		buf.WriteString(copyEscaper.Replace(x))
+	case json.RawMessage:
+		if x == nil {
+			buf.WriteString(`\N`)
+			return nil
+		}
+		buf.WriteString(copyEscaper.Replace(strings.ReplaceAll(string(x), `\u0000`, "")))
+	case []byte:
+		if x == nil {
+			buf.WriteString(`\N`)
+			return nil
+		}
+		buf.WriteString(`\\x`)
+		buf.WriteString(hex.EncodeToString(x))
+	case bool:
+		if x {
+			buf.WriteByte('t')
+		} else {
+			buf.WriteByte('f')
+		}
+	case int:
+		buf.WriteString(strconv.FormatInt(int64(x), 10))
+	case int32:
+		buf.WriteString(strconv.FormatInt(int64(x), 10))
+	case int64:
+		buf.WriteString(strconv.FormatInt(x, 10))
+	case uint32:
+		buf.WriteString(strconv.FormatUint(uint64(x), 10))
+	case uint64:
+		buf.WriteString(strconv.FormatUint(x, 10))
+	case time.Time:
+		buf.WriteString(x.UTC().Format("2006-01-02 15:04:05.999999999Z07:00"))
+	case []string:
+		buf.WriteString(copyEscaper.Replace(pgTextArray(x)))
+	case fmt.Stringer:
+		buf.WriteString(copyEscaper.Replace(x.String()))
+	default:
+		return fmt.Errorf("unsupported value type %T", v)
+	}
+	return nil
+}
+
+// pgTextArray renders a text[] literal.
+func pgTextArray(xs []string) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, s := range xs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('"')
+		b.WriteString(strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(strings.ReplaceAll(s, "\x00", "")))
+		b.WriteByte('"')
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// PartitionSpan is the number of heights in one partition of a raw or domain table.
+const PartitionSpan = 1_000_000
+
+// EnsurePartitions creates the partitions of the height-partitioned tables
+// covering [from, to] if they do not exist yet. It runs outside the batch
+// transaction (DDL takes strong locks) and is idempotent.
+func EnsurePartitions(ctx context.Context, db bun.IDB, tables []string, from, to int64) error {
+	for _, t := range tables {
+		for start := (from / PartitionSpan) * PartitionSpan; start <= to; start += PartitionSpan {
+			name := fmt.Sprintf("%s_p%d", t, start/PartitionSpan)
+			q := fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s PARTITION OF %s FOR VALUES FROM (%d) TO (%d)", name, t, start, start+PartitionSpan)
+			if _, err := db.ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("create partition %s: %w", name, err)
+			}
+		}
+	}
+	return nil
+}
