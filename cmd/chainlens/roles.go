@@ -178,7 +178,7 @@ func newStatusCmd(g *globals) *cobra.Command {
 
 func newDevnetCmd() *cobra.Command {
 	var (
-		listen, chainID string
+		listen, chainID  string
 		blockTime, every time.Duration
 	)
 	cmd := &cobra.Command{
