@@ -121,14 +121,22 @@ const PartitionSpan = 1_000_000
 // covering [from, to] if they do not exist yet. It runs outside the batch
 // transaction (DDL takes strong locks) and is idempotent.
 func EnsurePartitions(ctx context.Context, db bun.IDB, tables []string, from, to int64) error {
-	for _, t := range tables {
-		for start := (from / PartitionSpan) * PartitionSpan; start <= to; start += PartitionSpan {
-			name := fmt.Sprintf("%s_p%d", t, start/PartitionSpan)
-			q := fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s PARTITION OF %s FOR VALUES FROM (%d) TO (%d)", name, t, start, start+PartitionSpan)
-			if _, err := db.ExecContext(ctx, q); err != nil {
-				return fmt.Errorf("create partition %s: %w", name, err)
+	// Concurrent CREATE TABLE IF NOT EXISTS of the same partition can still
+	// fail with "already exists": indexers of several chains serialise on a
+	// transaction-level advisory lock.
+	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtext('chainlens-partitions'))"); err != nil {
+			return fmt.Errorf("lock partitions: %w", err)
+		}
+		for _, t := range tables {
+			for start := (from / PartitionSpan) * PartitionSpan; start <= to; start += PartitionSpan {
+				name := fmt.Sprintf("%s_p%d", t, start/PartitionSpan)
+				q := fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s PARTITION OF %s FOR VALUES FROM (%d) TO (%d)", name, t, start, start+PartitionSpan)
+				if _, err := tx.ExecContext(ctx, q); err != nil {
+					return fmt.Errorf("create partition %s: %w", name, err)
+				}
 			}
 		}
-	}
-	return nil
+		return nil
+	})
 }

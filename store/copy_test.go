@@ -55,3 +55,23 @@ func TestCopyRowsRoundTripsEveryType(t *testing.T) {
 		t.Fatal("a float must be refused (amounts are never floats)")
 	}
 }
+
+// TestEnsurePartitionsConcurrently reproduces `make run`'s first start:
+// several indexers creating the same partitions at once must all succeed.
+func TestEnsurePartitionsConcurrently(t *testing.T) {
+	ctx := context.Background()
+	db, _ := testdb.New(t)
+	errs := make(chan error, 8)
+	for range 8 {
+		go func() { errs <- store.EnsurePartitions(ctx, db, []string{"blocks", "txs", "events", "messages"}, 1, 2_500_000) }()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	var n int
+	if err := db.NewRaw("SELECT count(*) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhparent WHERE c.relname IN ('blocks','txs','events','messages')").Scan(ctx, &n); err != nil || n != 12 {
+		t.Fatalf("partitions = %d (%v), want 12", n, err)
+	}
+}

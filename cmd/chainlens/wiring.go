@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/uptrace/bun"
@@ -35,7 +36,40 @@ func indexerParts(cfg *config.Config, log *slog.Logger, db *bun.DB, reg *prometh
 			return nil, err
 		}
 		x := indexer.NewCosmos(ch, db, indexer.NewClientSource(client), adapter, log, m)
-		parts = append(parts, part{"indexer " + ch.ID, func(ctx context.Context) error { return x.Run(ctx, until) }})
+		run := func(ctx context.Context) error { return x.Run(ctx, until) }
+		if until == 0 {
+			run = supervise(log.With("chain", ch.ID), run)
+		}
+		parts = append(parts, part{"indexer " + ch.ID, run})
 	}
 	return parts, nil
+}
+
+// supervise keeps a following indexer alive: a failure (a node down for
+// long, a misconfigured chain) is logged and retried with growing backoff,
+// instead of stopping the other chains and the API.
+func supervise(log *slog.Logger, run func(context.Context) error) func(context.Context) error {
+	return func(ctx context.Context) error {
+		wait := time.Second
+		for {
+			start := time.Now()
+			err := run(ctx)
+			if ctx.Err() != nil {
+				return nil
+			}
+			if err == nil {
+				return nil
+			}
+			if time.Since(start) > 5*time.Minute {
+				wait = time.Second
+			}
+			log.Error("indexer stopped; restarting", "err", err, "in", wait)
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(wait):
+			}
+			wait = min(wait*2, time.Minute)
+		}
+	}
 }
