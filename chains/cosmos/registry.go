@@ -133,7 +133,7 @@ func (r *Registry) MessageJSON(typeURL string, value []byte) (out json.RawMessag
 	}()
 	res := anyResolver{r}
 	msg, err := res.Resolve(typeURL)
-	if err != nil {
+	if err != nil { // unknown at the top level
 		return nil, fmt.Errorf("%s: %w", typeURL, ErrUnknownType)
 	}
 	if err := gogoproto.Unmarshal(value, msg); err != nil {
@@ -158,7 +158,8 @@ func (a anyResolver) Resolve(typeURL string) (gogoproto.Message, error) {
 	if mt, ok := a.r.pulsar[typeURL]; ok {
 		return &pulsarMessage{m: mt.New().Interface()}, nil
 	}
-	return nil, fmt.Errorf("%s: %w", typeURL, ErrUnknownType)
+	// Not ErrUnknownType: inside an Any, it is the outer message that fails.
+	return nil, fmt.Errorf("unknown type URL %s", typeURL)
 }
 
 // pulsarMessage adapts a google.golang.org/protobuf message to the

@@ -93,19 +93,35 @@ func newAggregateCmd(g *globals) *cobra.Command {
 }
 
 func newIndexCmd(g *globals) *cobra.Command {
-	var until int64
+	var (
+		until, from, to int64
+		msgType, chain  string
+	)
 	cmd := &cobra.Command{
 		Use:   "index",
-		Short: "Index every configured chain (through --until H, then exit)",
+		Short: "Index every configured chain (through --until H, then exit); reindex with --from/--to or --msg-type",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if until < 0 || from < 0 || to < 0 {
+				return fmt.Errorf("--until, --from and --to must be positive heights")
+			}
+			reindex := from > 0 || to > 0 || msgType != ""
+			if reindex && until > 0 {
+				return fmt.Errorf("--until follows the chain; it does not combine with --from/--to or --msg-type")
+			}
+			if (from > 0) != (to > 0) || from > to {
+				return fmt.Errorf("--from and --to go together, with --from <= --to")
+			}
+			if msgType != "" && from > 0 {
+				return fmt.Errorf("use either --from/--to or --msg-type")
+			}
 			cfg, log, db, err := g.setup(cmd.Context())
 			if err != nil {
 				return err
 			}
 			defer db.Close()
-			if until < 0 {
-				return fmt.Errorf("--until must be a positive height")
+			if reindex {
+				return reindexChains(cmd.Context(), cfg, log, db, chain, from, to, msgType)
 			}
 			parts, err := indexerParts(cfg, log, db, newRegistry(), until)
 			if err != nil {
@@ -118,6 +134,10 @@ func newIndexCmd(g *globals) *cobra.Command {
 		},
 	}
 	cmd.Flags().Int64Var(&until, "until", 0, "index through this height, then exit 0")
+	cmd.Flags().Int64Var(&from, "from", 0, "reindex from this height (with --to)")
+	cmd.Flags().Int64Var(&to, "to", 0, "reindex through this height (with --from)")
+	cmd.Flags().StringVar(&msgType, "msg-type", "", "reindex the heights holding a message of this type URL")
+	cmd.Flags().StringVar(&chain, "chain", "", "with --from/--to or --msg-type: only this chain id")
 	return cmd
 }
 

@@ -73,3 +73,47 @@ func supervise(log *slog.Logger, run func(context.Context) error) func(context.C
 		}
 	}
 }
+
+// reindexChains rewrites already indexed heights of the configured cosmos
+// chains (or of one chain): a height range, or the heights holding a
+// message type.
+func reindexChains(ctx context.Context, cfg *config.Config, log *slog.Logger, db *bun.DB, only string, from, to int64, msgType string) error {
+	m, err := indexer.NewMetrics(nil)
+	if err != nil {
+		return err
+	}
+	found := false
+	for _, ch := range cfg.Chains {
+		if (only != "" && ch.ID != only) || ch.Kind == "evm" {
+			continue
+		}
+		found = true
+		adapter, err := kinds.Adapter(ch)
+		if err != nil {
+			return err
+		}
+		client, err := cometbft.New(ch.RPC, cometbft.Retry{}, log.With("chain", ch.ID))
+		if err != nil {
+			return err
+		}
+		x := indexer.NewCosmos(ch, db, indexer.NewClientSource(client), adapter, log, m)
+		var heights []int64
+		if msgType != "" {
+			if heights, err = x.HeightsWithMessage(ctx, msgType); err != nil {
+				return err
+			}
+		} else {
+			for h := from; h <= to; h++ {
+				heights = append(heights, h)
+			}
+		}
+		if err := x.Reindex(ctx, heights); err != nil {
+			return err
+		}
+		log.Info("reindex done", "chain", ch.ID, "heights", len(heights))
+	}
+	if !found {
+		return fmt.Errorf("--chain %q: no such cosmos chain in the config", only)
+	}
+	return nil
+}

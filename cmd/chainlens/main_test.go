@@ -1,0 +1,185 @@
+package main_test
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chainlens/chainlens/internal/testdb"
+)
+
+var bin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "chainlens-bin")
+	if err != nil {
+		panic(err)
+	}
+	bin = filepath.Join(dir, "chainlens")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func run(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return stdout.String(), stderr.String(), code
+}
+
+func waitHTTP(t *testing.T, url string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if resp, err := http.Get(url); err == nil {
+			resp.Body.Close()
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("%s never answered", url)
+}
+
+func TestHelpListsSubcommands(t *testing.T) {
+	out, _, code := run(t, "--help")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, sub := range []string{"run", "index", "aggregate", "serve", "migrate", "keys", "status", "version", "devnet", "replay-node"} {
+		if !strings.Contains(out, "\n  "+sub+" ") {
+			t.Errorf("--help lacks %q", sub)
+		}
+	}
+}
+
+func TestBrokenConfigExitsNamingTheKey(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct{ yaml, want string }{
+		{"database: {url: postgres://x@127.0.0.1/x}\nchains:\n  - {id: a, kind: osmosis, rpc: [http://127.0.0.1:1], batch_sise: 3}\n", `unknown key "batch_sise"`},
+		{"database: {url: postgres://x@127.0.0.1/x}\nchains:\n  - {id: a, kind: osmosis, rpc: [http://127.0.0.1:1], poll_interval: soon}\n", `"soon" is not a duration`},
+		{"database: {url: postgres://x@127.0.0.1/x}\naggregator: {schedule: nope}\n", "aggregator.schedule (line 2)"},
+		{"chains: []\n", "database.url"},
+	}
+	for i, c := range cases {
+		f := filepath.Join(dir, fmt.Sprintf("c%d.yaml", i))
+		_ = os.WriteFile(f, []byte(c.yaml), 0o644)
+		_, stderr, code := run(t, "migrate", "up", "--config", f)
+		if code == 0 || !strings.Contains(stderr, c.want) {
+			t.Errorf("case %d: exit %d, stderr %q; want non-zero naming %q", i, code, stderr, c.want)
+		}
+	}
+	if _, stderr, code := run(t, "migrate", "up", "--config", filepath.Join(dir, "missing.yaml")); code == 0 || !strings.Contains(stderr, "missing.yaml") {
+		t.Errorf("missing file: exit %d, %q", code, stderr)
+	}
+}
+
+// TestContractInvocations runs the invocations outside tests rely on against
+// real Postgres and a replay node serving the recorded Osmosis localnet.
+func TestContractInvocations(t *testing.T) {
+	_, dbURL := testdb.New(t)
+	nodeAddr, apiAddr := freeAddr(t), freeAddr(t)
+	node := exec.Command(bin, "replay-node", "--data", "../../testdata/localnet/osmosis", "--listen", nodeAddr)
+	if err := node.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = node.Process.Kill(); _ = node.Wait() })
+	waitHTTP(t, "http://"+nodeAddr+"/health")
+
+	cfg := filepath.Join(t.TempDir(), "c.yaml")
+	_ = os.WriteFile(cfg, []byte(fmt.Sprintf(`database: {url: %q}
+api: {listen: %s}
+log: {level: warn}
+chains:
+  - {id: localosmosis, kind: osmosis, rpc: [http://%s]}
+`, dbURL, apiAddr, nodeAddr)), 0o644)
+
+	for i := range 2 {
+		if _, stderr, code := run(t, "migrate", "up", "--config", cfg); code != 0 {
+			t.Fatalf("migrate up #%d: %d %s", i, code, stderr)
+		}
+	}
+	if _, stderr, code := run(t, "index", "--config", cfg, "--until", "120"); code != 0 {
+		t.Fatalf("index --until: %d %s", code, stderr)
+	}
+	status, _, _ := run(t, "status", "--config", cfg)
+	if !strings.Contains(status, "localosmosis") || !strings.Contains(status, " 120 ") {
+		t.Fatalf("status after index --until 120:\n%s", status)
+	}
+	if _, stderr, code := run(t, "aggregate", "--config", cfg, "--once"); code != 0 {
+		t.Fatalf("aggregate --once: %d %s", code, stderr)
+	}
+	key, stderr, code := run(t, "keys", "create", "--config", cfg, "--name", "ci", "--scopes", "all")
+	key = strings.TrimSpace(key)
+	if code != 0 || !strings.HasPrefix(key, "sk_") || strings.Contains(key, "\n") {
+		t.Fatalf("keys create: %d %q %s", code, key, stderr)
+	}
+	if _, stderr, code := run(t, "keys", "create", "--config", cfg, "--name", "x", "--scopes", "dexx"); code == 0 || !strings.Contains(stderr, `unknown scope "dexx"`) {
+		t.Fatalf("bad scope accepted: %d %s", code, stderr)
+	}
+
+	srv := exec.Command(bin, "serve", "--config", cfg)
+	stderrPipe, _ := srv.StderrPipe()
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		s := bufio.NewScanner(stderrPipe)
+		for s.Scan() {
+		}
+	}()
+	waitHTTP(t, "http://"+apiAddr+"/healthz")
+	resp, err := http.Get("http://" + apiAddr + "/readyz")
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("readyz: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	req, _ := http.NewRequest("GET", "http://"+apiAddr+"/openapi.json", nil)
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("openapi: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	_ = srv.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- srv.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("serve did not exit 0 on SIGTERM: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("serve did not stop on SIGTERM")
+	}
+}
