@@ -30,18 +30,17 @@ func (a *Adapter) Decode(raw chains.RawBlock, enc chains.AttrEncoding) (*chains.
 
 // Tables lists the generic domain tables.
 func (a *Adapter) Tables() []chains.Table {
-	return []chains.Table{transfersTable, balanceTable, stakingTable}
+	return []chains.Table{transfersTable, balanceTable, stakingTable, govTable, ibcPacketsTable, ibcTracesTable, mintTable, blockRewardsTable}
 }
 
 // Rows appends bank and staking rows.
 func (a *Adapter) Rows(b *chains.Block, out *chains.Rows) error {
-	if err := bankRows(b, out); err != nil {
-		return err
+	for _, rows := range []func(*chains.Block, *chains.Rows) error{bankRows, balanceRows, stakingRows, govRows, ibcRows, mintRows, blockRewardRows} {
+		if err := rows(b, out); err != nil {
+			return err
+		}
 	}
-	if err := balanceRows(b, out); err != nil {
-		return err
-	}
-	return stakingRows(b, out)
+	return nil
 }
 
 // eachEvent calls fn for every block-level and tx event of b, in order.
