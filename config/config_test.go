@@ -27,7 +27,7 @@ func TestParseMinimalFillsDefaults(t *testing.T) {
 	}{
 		{"chain id", ch.ID, "localosmosis"},
 		{"prefix", ch.Bech32Prefix, "osmo"},
-		{"batch", ch.BatchSize, 20},
+		{"batch", ch.BatchSize, 100},
 		{"concurrency", ch.Concurrency, 4},
 		{"poll", ch.PollInterval.D(), time.Second},
 		{"listen", cfg.API.Listen, "127.0.0.1:8080"},

@@ -168,7 +168,7 @@ func (c *Config) applyDefaults() {
 	for i := range c.Chains {
 		ch := &c.Chains[i]
 		if ch.BatchSize == 0 {
-			ch.BatchSize = 20
+			ch.BatchSize = 100
 		}
 		if ch.Concurrency == 0 {
 			ch.Concurrency = 4

@@ -48,3 +48,19 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	}
 	return m, nil
 }
+
+// ChainSeries are one chain's indexer series, for indexers of other chain
+// families (package indexer/evm) that share these metrics.
+type ChainSeries struct {
+	IndexedHeight, NodeHeight, Lag, DeadLetters prometheus.Gauge
+	Blocks, Events, DecodeErrors                prometheus.Counter
+}
+
+// Chain returns the series of one chain.
+func (m *Metrics) Chain(id string) ChainSeries {
+	return ChainSeries{
+		IndexedHeight: m.indexedHeight.WithLabelValues(id), NodeHeight: m.nodeHeight.WithLabelValues(id),
+		Lag: m.lag.WithLabelValues(id), DeadLetters: m.deadLetters.WithLabelValues(id),
+		Blocks: m.blocks.WithLabelValues(id), Events: m.events.WithLabelValues(id), DecodeErrors: m.decodeErrors.WithLabelValues(id),
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/uptrace/bun"
@@ -182,20 +184,36 @@ func (w *writer) commit(ctx context.Context, batch []*fetched, advance bool, tip
 			_, _ = conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
 		}
 	}()
-	for _, t := range w.tables {
-		if _, err := conn.ExecContext(ctx, "DELETE FROM "+t.Name+" WHERE chain_id = ? AND height BETWEEN ? AND ?", w.chainID, from, to); err != nil {
-			return stats, fmt.Errorf("commit %d..%d: clear %s: %w", from, to, t.Name, err)
+	// Clear the heights' old rows and dead letters in one round trip, unless
+	// nothing was ever written at or above from (the forward path).
+	var highWater int64
+	if err := conn.NewRaw("SELECT coalesce((SELECT high_water FROM sync_state WHERE chain_id = ?), 0)", w.chainID).Scan(ctx, &highWater); err != nil {
+		return stats, fmt.Errorf("commit %d..%d: high water: %w", from, to, err)
+	}
+	var clear strings.Builder
+	if from <= highWater {
+		for _, t := range w.tables {
+			fmt.Fprintf(&clear, "DELETE FROM %s WHERE chain_id = %s AND height BETWEEN %d AND %d;\n", t.Name, quote(w.chainID), from, to)
 		}
+	}
+	if len(ok) > 0 {
+		hs := make([]string, len(ok))
+		for i, h := range ok {
+			hs[i] = strconv.FormatInt(h, 10)
+		}
+		fmt.Fprintf(&clear, "DELETE FROM dead_letters WHERE chain_id = %s AND height IN (%s);\n", quote(w.chainID), strings.Join(hs, ","))
+	}
+	if clear.Len() > 0 {
+		if _, err := conn.ExecContext(ctx, clear.String()); err != nil {
+			return stats, fmt.Errorf("commit %d..%d: clear old rows: %w", from, to, err)
+		}
+	}
+	for _, t := range w.tables {
 		n, err := store.CopyRows(ctx, conn, t.Name, t.Columns, rows.Of(t.Name))
 		if err != nil {
 			return stats, fmt.Errorf("commit %d..%d: %w", from, to, err)
 		}
 		stats.rows += n
-	}
-	if len(ok) > 0 {
-		if _, err := conn.ExecContext(ctx, "DELETE FROM dead_letters WHERE chain_id = ? AND height IN (?)", w.chainID, bun.In(ok)); err != nil {
-			return stats, fmt.Errorf("commit %d..%d: clear dead letters: %w", from, to, err)
-		}
 	}
 	for _, f := range failed {
 		if _, err := conn.ExecContext(ctx, `INSERT INTO dead_letters (chain_id, height, attempts, last_error, next_retry_at)
@@ -207,11 +225,12 @@ func (w *writer) commit(ctx context.Context, batch []*fetched, advance bool, tip
 		}
 	}
 	if advance {
-		res, err := conn.ExecContext(ctx, `INSERT INTO sync_state (chain_id, kind, next_height, last_time, tip_height, updated_at)
-			VALUES (?, ?, ?, ?, ?, now())
+		res, err := conn.ExecContext(ctx, `INSERT INTO sync_state (chain_id, kind, next_height, last_time, tip_height, high_water, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, now())
 			ON CONFLICT (chain_id) DO UPDATE SET next_height = EXCLUDED.next_height,
-			last_time = coalesce(EXCLUDED.last_time, sync_state.last_time), tip_height = EXCLUDED.tip_height, updated_at = now()
-			WHERE sync_state.next_height = ?`, w.chainID, w.kind, to+1, lastTime, tip, from)
+			last_time = coalesce(EXCLUDED.last_time, sync_state.last_time), tip_height = EXCLUDED.tip_height,
+			high_water = greatest(sync_state.high_water, EXCLUDED.high_water), updated_at = now()
+			WHERE sync_state.next_height = ?`, w.chainID, w.kind, to+1, lastTime, tip, to, from)
 		if err != nil {
 			return stats, fmt.Errorf("commit %d..%d: checkpoint: %w", from, to, err)
 		}
@@ -239,6 +258,9 @@ func countEvents(b *chains.Block) int {
 	}
 	return n
 }
+
+// quote renders a SQL string literal.
+func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 func truncate(s string, n int) string {
 	if len(s) <= n {

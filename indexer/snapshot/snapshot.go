@@ -161,10 +161,10 @@ func Take(ctx context.Context, q Querier, chainID string, height int64, bech32Pr
 	if len(mods) > 0 && bech32Prefix == "" {
 		return nil, fmt.Errorf("snapshot %s: module balances need the chain's bech32 prefix", chainID)
 	}
-	t := &taker{ctx: ctx, q: q, height: height}
-	takers := map[string]func() ([]Row, error){
+	t := &taker{q: q, height: height}
+	takers := map[string]func(context.Context) ([]Row, error){
 		KindSupply:        t.supply,
-		KindModuleBalance: func() ([]Row, error) { return t.moduleBalances(bech32Prefix, mods) },
+		KindModuleBalance: func(ctx context.Context) ([]Row, error) { return t.moduleBalances(ctx, bech32Prefix, mods) },
 		KindStakingPool:   t.stakingPool,
 		KindValidator:     t.validators,
 		KindMint:          t.mint,
@@ -175,7 +175,7 @@ func Take(ctx context.Context, q Querier, chainID string, height int64, bech32Pr
 		if kind == KindModuleBalance && len(mods) == 0 {
 			continue
 		}
-		got, err := takers[kind]()
+		got, err := takers[kind](ctx)
 		switch {
 		case IsUnknownPath(err):
 			markers = append(markers, Row{Kind: KindSkipped, Key: kind, Data: mustJSON(map[string]string{"reason": err.Error()})})
@@ -191,7 +191,6 @@ func Take(ctx context.Context, q Querier, chainID string, height int64, bech32Pr
 
 // taker runs the queries of one snapshot.
 type taker struct {
-	ctx    context.Context
 	q      Querier
 	height int64
 
@@ -199,12 +198,12 @@ type taker struct {
 }
 
 // call runs one query: req is encoded, resp decoded from the answer.
-func (t *taker) call(path string, req, resp message) error {
+func (t *taker) call(ctx context.Context, path string, req, resp message) error {
 	data, err := req.Marshal()
 	if err != nil {
 		return fmt.Errorf("encode %s request: %w", path, err)
 	}
-	raw, err := t.q.ABCIQuery(t.ctx, path, data, t.height)
+	raw, err := t.q.ABCIQuery(ctx, path, data, t.height)
 	if err != nil {
 		return err
 	}
@@ -247,11 +246,11 @@ func nextKey(p *query.PageResponse) []byte {
 	return p.NextKey
 }
 
-func (t *taker) supply() ([]Row, error) {
+func (t *taker) supply(ctx context.Context) ([]Row, error) {
 	var rows []Row
 	err := paginate(pathTotalSupply, func(key []byte) ([]byte, error) {
 		var resp banktypes.QueryTotalSupplyResponse
-		if err := t.call(pathTotalSupply, &banktypes.QueryTotalSupplyRequest{Pagination: pageRequest(key)}, &resp); err != nil {
+		if err := t.call(ctx, pathTotalSupply, &banktypes.QueryTotalSupplyRequest{Pagination: pageRequest(key)}, &resp); err != nil {
 			return nil, err
 		}
 		for _, c := range resp.Supply {
@@ -271,7 +270,7 @@ func ModuleAddress(bech32Prefix, module string) (string, error) {
 	return addr, nil
 }
 
-func (t *taker) moduleBalances(prefix string, modules []string) ([]Row, error) {
+func (t *taker) moduleBalances(ctx context.Context, prefix string, modules []string) ([]Row, error) {
 	var rows []Row
 	for _, m := range modules {
 		addr, err := ModuleAddress(prefix, m)
@@ -281,7 +280,7 @@ func (t *taker) moduleBalances(prefix string, modules []string) ([]Row, error) {
 		data := mustJSON(map[string]string{"address": addr})
 		err = paginate(pathAllBalances, func(key []byte) ([]byte, error) {
 			var resp banktypes.QueryAllBalancesResponse
-			if err := t.call(pathAllBalances, &banktypes.QueryAllBalancesRequest{Address: addr, Pagination: pageRequest(key)}, &resp); err != nil {
+			if err := t.call(ctx, pathAllBalances, &banktypes.QueryAllBalancesRequest{Address: addr, Pagination: pageRequest(key)}, &resp); err != nil {
 				return nil, err
 			}
 			for _, c := range resp.Balances {
@@ -297,25 +296,25 @@ func (t *taker) moduleBalances(prefix string, modules []string) ([]Row, error) {
 }
 
 // stakingDenom reads the bond denom from the staking params once.
-func (t *taker) stakingDenom() (string, error) {
+func (t *taker) stakingDenom(ctx context.Context) (string, error) {
 	if t.bondDenom != "" {
 		return t.bondDenom, nil
 	}
 	var resp stakingtypes.QueryParamsResponse
-	if err := t.call(pathStakingParams, &stakingtypes.QueryParamsRequest{}, &resp); err != nil {
+	if err := t.call(ctx, pathStakingParams, &stakingtypes.QueryParamsRequest{}, &resp); err != nil {
 		return "", err
 	}
 	t.bondDenom = resp.Params.BondDenom
 	return t.bondDenom, nil
 }
 
-func (t *taker) stakingPool() ([]Row, error) {
-	denom, err := t.stakingDenom()
+func (t *taker) stakingPool(ctx context.Context) ([]Row, error) {
+	denom, err := t.stakingDenom(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var resp stakingtypes.QueryPoolResponse
-	if err := t.call(pathPool, &stakingtypes.QueryPoolRequest{}, &resp); err != nil {
+	if err := t.call(ctx, pathPool, &stakingtypes.QueryPoolRequest{}, &resp); err != nil {
 		return nil, err
 	}
 	return []Row{
@@ -333,15 +332,15 @@ type validatorData struct {
 	DelegatorShares string `json:"delegator_shares"`
 }
 
-func (t *taker) validators() ([]Row, error) {
-	denom, err := t.stakingDenom()
+func (t *taker) validators(ctx context.Context) ([]Row, error) {
+	denom, err := t.stakingDenom(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var rows []Row
 	err = paginate(pathValidators, func(key []byte) ([]byte, error) {
 		var resp stakingtypes.QueryValidatorsResponse
-		if err := t.call(pathValidators, &stakingtypes.QueryValidatorsRequest{Pagination: pageRequest(key)}, &resp); err != nil {
+		if err := t.call(ctx, pathValidators, &stakingtypes.QueryValidatorsRequest{Pagination: pageRequest(key)}, &resp); err != nil {
 			return nil, err
 		}
 		for _, v := range resp.Validators {
@@ -360,17 +359,17 @@ func (t *taker) validators() ([]Row, error) {
 	return rows, err
 }
 
-func (t *taker) mint() ([]Row, error) {
+func (t *taker) mint(ctx context.Context) ([]Row, error) {
 	var params minttypes.QueryParamsResponse
-	if err := t.call(pathMintParams, &minttypes.QueryParamsRequest{}, &params); err != nil {
+	if err := t.call(ctx, pathMintParams, &minttypes.QueryParamsRequest{}, &params); err != nil {
 		return nil, err
 	}
 	var infl minttypes.QueryInflationResponse
-	if err := t.call(pathInflation, &minttypes.QueryInflationRequest{}, &infl); err != nil {
+	if err := t.call(ctx, pathInflation, &minttypes.QueryInflationRequest{}, &infl); err != nil {
 		return nil, err
 	}
 	var prov minttypes.QueryAnnualProvisionsResponse
-	if err := t.call(pathAnnualProvisions, &minttypes.QueryAnnualProvisionsRequest{}, &prov); err != nil {
+	if err := t.call(ctx, pathAnnualProvisions, &minttypes.QueryAnnualProvisionsRequest{}, &prov); err != nil {
 		return nil, err
 	}
 	return []Row{
@@ -382,9 +381,9 @@ func (t *taker) mint() ([]Row, error) {
 // communityPool reads x/distribution's pool, or x/protocolpool's when the
 // chain keeps its community pool there (cosmos-sdk ≥ 0.53 with an external
 // pool: distribution then refuses the query).
-func (t *taker) communityPool() ([]Row, error) {
+func (t *taker) communityPool(ctx context.Context) ([]Row, error) {
 	var resp distrtypes.QueryCommunityPoolResponse
-	err := t.call(pathCommunityPool, &distrtypes.QueryCommunityPoolRequest{}, &resp)
+	err := t.call(ctx, pathCommunityPool, &distrtypes.QueryCommunityPoolRequest{}, &resp)
 	if err == nil {
 		rows := make([]Row, 0, len(resp.Pool))
 		for _, c := range resp.Pool {
@@ -396,7 +395,7 @@ func (t *taker) communityPool() ([]Row, error) {
 		return nil, err
 	}
 	var pp protocolpooltypes.QueryCommunityPoolResponse
-	if err2 := t.call(pathProtocolPoolFunds, &protocolpooltypes.QueryCommunityPoolRequest{}, &pp); err2 != nil {
+	if err2 := t.call(ctx, pathProtocolPoolFunds, &protocolpooltypes.QueryCommunityPoolRequest{}, &pp); err2 != nil {
 		if IsUnknownPath(err2) {
 			return nil, err // the chain has neither: report distribution's answer
 		}

@@ -19,6 +19,9 @@ const insertChunk = 1000
 // deletes whatever that (chain_id, height) held, then inserts rows, so
 // storing the same snapshot again is a no-op.
 func Store(ctx context.Context, db bun.IDB, chainID string, height int64, t time.Time, rows []Row) error {
+	// Postgres rounds the nanoseconds of block times to microseconds, as in
+	// the blocks table (written by COPY in the same text form).
+	ts := t.UTC().Format("2006-01-02 15:04:05.999999999Z07:00")
 	err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.ExecContext(ctx, "DELETE FROM state_snapshots WHERE chain_id = ? AND height = ?", chainID, height); err != nil {
 			return fmt.Errorf("clear: %w", err)
@@ -35,7 +38,7 @@ func Store(ctx context.Context, db bun.IDB, chainID string, height int64, t time
 				if i > 0 {
 					q.WriteString(", ")
 				}
-				q.WriteString("(?, ?, ?, ?, ?, ?, ?::numeric, ?::jsonb)")
+				q.WriteString("(?, ?, ?::timestamptz, ?, ?, ?, ?::numeric, ?::jsonb)")
 				var amount, data any
 				if r.Amount != "" {
 					amount = r.Amount
@@ -43,7 +46,7 @@ func Store(ctx context.Context, db bun.IDB, chainID string, height int64, t time
 				if len(r.Data) > 0 {
 					data = string(r.Data)
 				}
-				args = append(args, chainID, height, t.UTC(), r.Kind, r.Key, r.Denom, amount, data)
+				args = append(args, chainID, height, ts, r.Kind, r.Key, r.Denom, amount, data)
 			}
 			if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
 				return fmt.Errorf("insert: %w", err)

@@ -1,0 +1,459 @@
+// Package evm follows an EVM chain into Postgres: the ERC-20 movements of
+// the configured token contracts (package chains/evm) and the header of
+// every block, gap-free and reorg-safe.
+//
+// The indexer reads block ranges with eth_getLogs (filtered by the token
+// addresses and the topics chains/evm decodes) and batched
+// eth_getBlockByNumber headers, only up to latest - confirmations. The
+// eth_getLogs range adapts: it halves when the node answers "too many
+// results" (or a response-size or range-limit error) and grows back on
+// success. Ranges are fetched Concurrency at a time and committed strictly
+// in order, each in one transaction with the checkpoint (sync_state).
+// Before a range is committed, its first block's parent hash is checked
+// against the stored hash of the height below; on a mismatch the indexer
+// finds the highest stored block the node still has, deletes everything
+// above it and moves the checkpoint back in one transaction, then goes on.
+// Transport failures are retried with backoff and, if the node stays
+// unreachable, the indexer waits; a block the node keeps refusing goes to
+// dead_letters, like the cosmos indexer's heights, and is retried later.
+package evm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/big"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/ethereum/go-ethereum/rpc"
+	"github.com/uptrace/bun"
+
+	chainevm "github.com/chainlens/chainlens/chains/evm"
+	"github.com/chainlens/chainlens/config"
+	"github.com/chainlens/chainlens/indexer"
+)
+
+// Retry is the backoff of one RPC call: Attempts calls in all, waiting
+// Base, then twice as long each time, up to Max.
+type Retry struct {
+	Attempts  int
+	Base, Max time.Duration
+}
+
+// Indexer indexes one EVM chain.
+type Indexer struct {
+	cfg    config.Chain
+	db     *bun.DB
+	ec     *ethclient.Client
+	rpc    *rpc.Client
+	log    *slog.Logger
+	series indexer.ChainSeries
+	tokens []common.Address
+	isTok  map[common.Address]bool
+	topics [][]common.Hash
+
+	// Retry is the backoff of a failing RPC call.
+	Retry Retry
+	// RetryEvery is how often due dead letters are retried.
+	RetryEvery time.Duration
+	// CallTimeout bounds one RPC call (or batch).
+	CallTimeout time.Duration
+	// HeaderBatch is the number of eth_getBlockByNumber calls per JSON-RPC batch.
+	HeaderBatch int
+
+	maxSpan int64
+	span    atomic.Int64 // current eth_getLogs range, 1..maxSpan
+
+	mu         sync.Mutex
+	partitions map[int64]bool
+}
+
+// New returns the indexer of one EVM chain (cfg.Kind "evm"). cfg.BatchSize
+// is the widest block range fetched and committed at once (the eth_getLogs
+// range starts there and adapts below it), cfg.Concurrency the number of
+// ranges fetched in parallel. m may be nil.
+func New(cfg config.Chain, db *bun.DB, client *ethclient.Client, log *slog.Logger, m *indexer.Metrics) *Indexer {
+	if m == nil {
+		m, _ = indexer.NewMetrics(nil)
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	if cfg.Concurrency < 1 {
+		cfg.Concurrency = 1
+	}
+	if cfg.PollInterval <= 0 {
+		cfg.PollInterval = config.Duration(time.Second)
+	}
+	if cfg.Confirmations < 0 {
+		cfg.Confirmations = 0
+	}
+	x := &Indexer{
+		cfg: cfg, db: db, ec: client, rpc: client.Client(), log: log.With("chain", cfg.ID), series: m.Chain(cfg.ID),
+		isTok:       map[common.Address]bool{},
+		topics:      [][]common.Hash{chainevm.Topics()},
+		Retry:       Retry{Attempts: 5, Base: 250 * time.Millisecond, Max: 5 * time.Second},
+		RetryEvery:  30 * time.Second,
+		CallTimeout: time.Minute,
+		HeaderBatch: 100,
+		maxSpan:     int64(max(cfg.BatchSize, 1)),
+		partitions:  map[int64]bool{},
+	}
+	for _, t := range cfg.Tokens {
+		a := common.HexToAddress(t.Address)
+		if !x.isTok[a] {
+			x.isTok[a] = true
+			x.tokens = append(x.tokens, a)
+		}
+	}
+	x.span.Store(x.maxSpan)
+	return x
+}
+
+// ChainID is the id of the indexed chain.
+func (x *Indexer) ChainID() string { return x.cfg.ID }
+
+// Span is the current eth_getLogs block range.
+func (x *Indexer) Span() int64 { return x.span.Load() }
+
+// Run follows the chain until ctx ends. With until > 0 it returns nil once
+// every block through until is committed (and no dead letter at or below
+// it remains), or an error naming the blocks that still fail.
+func (x *Indexer) Run(ctx context.Context, until int64) error {
+	if len(x.tokens) == 0 {
+		return fmt.Errorf("indexer %s: no token contracts configured", x.cfg.ID)
+	}
+	release, err := x.lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
+
+	next, err := x.startHeight(ctx)
+	if err != nil {
+		return err
+	}
+	x.log.Info("indexer started", "next_height", next, "until", until, "tokens", len(x.tokens))
+	poll := x.cfg.PollInterval.D()
+	wait := poll
+	chainChecked := false
+	lastRetry := time.Now()
+	for {
+		if !chainChecked {
+			if err := x.checkChainID(ctx); err != nil {
+				if !errors.Is(err, errNode) {
+					return err
+				}
+			} else {
+				chainChecked = true
+			}
+		}
+		var latest uint64
+		err := x.call(ctx, "eth_blockNumber", func(ctx context.Context) (err error) {
+			latest, err = x.ec.BlockNumber(ctx)
+			return err
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			x.log.Warn("node unavailable; waiting", "err", err, "wait", wait)
+			if sleepCtx(ctx, wait) != nil {
+				return nil
+			}
+			wait = min(wait*2, 30*time.Second)
+			continue
+		}
+		safe := int64(latest) - int64(x.cfg.Confirmations)
+		x.series.NodeHeight.Set(float64(latest))
+		x.series.Lag.Set(float64(int64(latest) - (next - 1)))
+		target := safe
+		if until > 0 {
+			target = min(target, until)
+		}
+		if next <= target {
+			n, err := x.catchUp(ctx, next, target, int64(latest))
+			next = n
+			var re *reorgError
+			switch {
+			case err == nil:
+				wait = poll
+			case ctx.Err() != nil:
+				return nil
+			case errors.As(err, &re):
+				if next, err = x.handleReorg(ctx, re); err != nil {
+					if ctx.Err() != nil {
+						return nil
+					}
+					if !errors.Is(err, errNode) {
+						return err
+					}
+					x.log.Warn("reorg handling interrupted; retrying", "err", err)
+					if sleepCtx(ctx, wait) != nil {
+						return nil
+					}
+				}
+				continue
+			case errors.Is(err, errNode):
+				x.log.Warn("fetch failed; waiting for the node", "next_height", next, "err", err, "wait", wait)
+				if sleepCtx(ctx, wait) != nil {
+					return nil
+				}
+				wait = min(wait*2, 30*time.Second)
+				continue
+			default:
+				return err
+			}
+		}
+		if until > 0 && next > until {
+			return x.finishDeadLetters(ctx, until, int64(latest))
+		}
+		if time.Since(lastRetry) >= x.RetryEvery {
+			lastRetry = time.Now()
+			if err := x.retryDeadLetters(ctx, true, int64(latest)); err != nil && ctx.Err() == nil {
+				x.log.Warn("dead-letter retry failed", "err", err)
+			}
+		}
+		if next > safe {
+			if sleepCtx(ctx, poll) != nil {
+				return nil
+			}
+		}
+	}
+}
+
+// checkChainID compares eth_chainId with the EIP-155 id that ends the
+// configured chain id ("ethereum-1", "base-8453"), when it ends in one.
+func (x *Indexer) checkChainID(ctx context.Context) error {
+	i := strings.LastIndexByte(x.cfg.ID, '-')
+	want, perr := strconv.ParseUint(x.cfg.ID[i+1:], 10, 64)
+	if i < 0 || perr != nil {
+		return nil
+	}
+	var got *big.Int
+	if err := x.call(ctx, "eth_chainId", func(ctx context.Context) (err error) {
+		got, err = x.ec.ChainID(ctx)
+		return err
+	}); err != nil {
+		return err
+	}
+	if !got.IsUint64() || got.Uint64() != want {
+		return fmt.Errorf("indexer %s: the node serves EVM chain id %s, not %d", x.cfg.ID, got, want)
+	}
+	return nil
+}
+
+// lock takes a session advisory lock so that one process indexes a chain
+// (the same key as the cosmos indexer's).
+func (x *Indexer) lock(ctx context.Context) (func(), error) {
+	conn, err := x.db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("indexer %s: %w", x.cfg.ID, err)
+	}
+	var ok bool
+	if err := conn.NewRaw("SELECT pg_try_advisory_lock(hashtext('chainlens-indexer'), hashtext(?))", x.cfg.ID).Scan(ctx, &ok); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("indexer %s: lock: %w", x.cfg.ID, err)
+	}
+	if !ok {
+		conn.Close()
+		return nil, fmt.Errorf("indexer %s: another process is indexing this chain", x.cfg.ID)
+	}
+	return func() {
+		_, _ = conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(hashtext('chainlens-indexer'), hashtext(?))", x.cfg.ID)
+		conn.Close()
+	}, nil
+}
+
+// startHeight is the checkpoint, or the configured start (0 = genesis).
+func (x *Indexer) startHeight(ctx context.Context) (int64, error) {
+	cp, err := indexer.LoadCheckpoint(ctx, x.db, x.cfg.ID)
+	if err == nil {
+		if cp.Kind != x.cfg.Kind {
+			return 0, fmt.Errorf("indexer %s: the checkpoint belongs to kind %q, not %q", x.cfg.ID, cp.Kind, x.cfg.Kind)
+		}
+		x.series.IndexedHeight.Set(float64(cp.NextHeight - 1))
+		return cp.NextHeight, nil
+	}
+	if !errors.Is(err, indexer.ErrNoCheckpoint) {
+		return 0, err
+	}
+	return max(x.cfg.StartHeight, 0), nil
+}
+
+// reorgError reports that the block at height does not descend from the
+// stored block below it.
+type reorgError struct {
+	height         int64
+	stored, parent common.Hash
+}
+
+func (e *reorgError) Error() string {
+	return fmt.Sprintf("block %d has parent %s, but the stored block %d is %s", e.height, e.parent.Hex(), e.height-1, e.stored.Hex())
+}
+
+// catchUp indexes [next, target]: a dispatcher cuts ranges of the current
+// span, Concurrency fetchers read them, and ranges are committed strictly
+// in order. It returns the new next height, and a *reorgError when the
+// next range does not continue the stored chain.
+func (x *Indexer) catchUp(ctx context.Context, next, target, tip int64) (int64, error) {
+	prev, havePrev, err := x.storedHash(ctx, next-1)
+	if err != nil {
+		return next, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	workers := x.cfg.Concurrency
+	type job struct{ from, to int64 }
+	type result struct {
+		from int64
+		d    *rangeData
+		err  error
+	}
+	jobs := make(chan job)
+	results := make(chan result, workers)
+	credits := make(chan struct{}, workers*2) // ranges in flight or waiting to commit
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				d, err := x.fetchRange(ctx, j.from, j.to)
+				select {
+				case results <- result{j.from, d, err}:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	go func() {
+		defer close(jobs)
+		for h := next; h <= target; {
+			select {
+			case credits <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			to := min(target, h+x.span.Load()-1)
+			select {
+			case jobs <- job{h, to}:
+			case <-ctx.Done():
+				return
+			}
+			h = to + 1
+		}
+	}()
+	defer wg.Wait()
+	defer cancel()
+
+	pending := map[int64]result{}
+	for next <= target {
+		select {
+		case r := <-results:
+			pending[r.from] = r
+		case <-ctx.Done():
+			return next, ctx.Err()
+		}
+		for {
+			r, ok := pending[next]
+			if !ok {
+				break
+			}
+			delete(pending, next)
+			<-credits
+			if r.err != nil {
+				return next, r.err
+			}
+			d := r.d
+			if first := d.headers[0]; first != nil && havePrev && first.ParentHash != prev {
+				return next, &reorgError{height: next, stored: prev, parent: first.ParentHash}
+			}
+			if err := x.commit(ctx, d, true, tip); err != nil {
+				return next, fmt.Errorf("indexer %s: %w", x.cfg.ID, err)
+			}
+			prev, havePrev = d.lastHash()
+			next = d.to + 1
+			x.series.IndexedHeight.Set(float64(next - 1))
+			x.series.Blocks.Add(float64(d.blocks()))
+			x.series.Events.Add(float64(len(d.moves)))
+			if len(d.failed) > 0 {
+				x.series.DecodeErrors.Add(float64(len(d.failed)))
+				for h, err := range d.failed {
+					x.log.Warn("block moved to dead letters", "height", h, "err", err)
+				}
+				x.refreshDeadLetterGauge(ctx)
+			}
+		}
+	}
+	return next, nil
+}
+
+// handleReorg finds the common ancestor of the stored chain and the node's
+// below re.height, and rewinds to it. It returns the new next height.
+func (x *Indexer) handleReorg(ctx context.Context, re *reorgError) (int64, error) {
+	ancestor, err := x.findAncestor(ctx, re.height-1)
+	if err != nil {
+		return re.height, err
+	}
+	x.log.Warn("chain reorganisation: rewinding", "detected_at", re.height, "common_ancestor", ancestor,
+		"depth", re.height-1-ancestor, "detail", re.Error())
+	if err := x.rewind(ctx, ancestor, re.height); err != nil {
+		return re.height, fmt.Errorf("indexer %s: %w", x.cfg.ID, err)
+	}
+	x.series.IndexedHeight.Set(float64(ancestor))
+	x.refreshDeadLetterGauge(ctx)
+	return ancestor + 1, nil
+}
+
+// finishDeadLetters retries every dead letter once more, then fails if
+// any at or below until remain.
+func (x *Indexer) finishDeadLetters(ctx context.Context, until, tip int64) error {
+	dls, err := indexer.DeadLetters(ctx, x.db, x.cfg.ID, false)
+	if err != nil || len(dls) == 0 {
+		return err
+	}
+	if err := x.retryDeadLetters(ctx, false, tip); err != nil {
+		return err
+	}
+	if dls, err = indexer.DeadLetters(ctx, x.db, x.cfg.ID, false); err != nil {
+		return err
+	}
+	var stuck []indexer.DeadLetter
+	for _, d := range dls {
+		if d.Height <= until {
+			stuck = append(stuck, d)
+		}
+	}
+	if len(stuck) == 0 {
+		return nil
+	}
+	return fmt.Errorf("indexer %s: %d block(s) through %d still fail (first %d: %s); see `chainlens status`",
+		x.cfg.ID, len(stuck), until, stuck[0].Height, stuck[0].LastError)
+}
+
+func (x *Indexer) refreshDeadLetterGauge(ctx context.Context) {
+	var n int
+	if err := x.db.NewRaw("SELECT count(*) FROM dead_letters WHERE chain_id = ?", x.cfg.ID).Scan(ctx, &n); err == nil {
+		x.series.DeadLetters.Set(float64(n))
+	}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

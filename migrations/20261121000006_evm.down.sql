@@ -1,0 +1,3 @@
+DROP TABLE IF EXISTS erc20_transfers;
+--bun:split
+DROP TABLE IF EXISTS evm_blocks;
