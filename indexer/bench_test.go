@@ -99,7 +99,7 @@ func BenchmarkIngest(b *testing.B) {
 			raws := loadRaw(b, name.dir, name.chainID)
 			adapter := cosmos.NewAdapter(name.kind, name.prefix)
 			m, _ := NewMetrics(nil)
-			cfg := config.Chain{ID: name.chainID, Kind: name.kind, RPC: []string{"http://memory"}, BatchSize: 20, Concurrency: 4,
+			cfg := config.Chain{ID: name.chainID, Kind: name.kind, RPC: []string{"http://memory"}, BatchSize: 100, Concurrency: 4,
 				PollInterval: config.Duration(time.Millisecond), Bech32Prefix: name.prefix}
 
 			// The rows the pipeline writes, built once for the raw COPY.

@@ -310,6 +310,10 @@ func (x *Cosmos) fetch(ctx context.Context, h int64, enc chains.AttrEncoding) *f
 		return f
 	}
 	rows := chains.NewRows()
+	if err := rawRows(b, rows); err != nil {
+		f.err = fmt.Errorf("rows of height %d: %w", h, err)
+		return f
+	}
 	if err := x.adapter.Rows(b, rows); err != nil {
 		x.metrics.decodeErrors.WithLabelValues(x.cfg.ID).Inc()
 		f.err = fmt.Errorf("adapt height %d: %w", h, err)

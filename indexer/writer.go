@@ -23,7 +23,8 @@ var rawTables = []chains.Table{
 	{Name: "events", Columns: []string{"chain_id", "height", "tx_index", "event_index", "msg_index", "mode", "type", "attributes"}},
 }
 
-// fetched is one height after fetch and decode, or its failure.
+// fetched is one height after fetch and decode, or its failure; rows holds
+// both its raw and its domain rows, built on the fetch workers.
 type fetched struct {
 	height int64
 	block  *chains.Block
@@ -153,10 +154,7 @@ func (w *writer) commit(ctx context.Context, batch []*fetched, advance bool, tip
 			failed = append(failed, f)
 			continue
 		}
-		if err := rawRows(f.block, rows); err != nil {
-			return stats, fmt.Errorf("rows of height %d: %w", f.height, err)
-		}
-		for _, t := range w.tables[len(rawTables):] {
+		for _, t := range w.tables {
 			for _, r := range f.rows.Of(t.Name) {
 				rows.Add(t.Name, r...)
 			}

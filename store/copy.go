@@ -121,6 +121,20 @@ const PartitionSpan = 1_000_000
 // covering [from, to] if they do not exist yet. It runs outside the batch
 // transaction (DDL takes strong locks) and is idempotent.
 func EnsurePartitions(ctx context.Context, db bun.IDB, tables []string, from, to int64) error {
+	var names []string
+	for _, t := range tables {
+		for start := (from / PartitionSpan) * PartitionSpan; start <= to; start += PartitionSpan {
+			names = append(names, fmt.Sprintf("%s_p%d", t, start/PartitionSpan))
+		}
+	}
+	var existing int
+	if err := db.NewRaw("SELECT count(*) FROM pg_class WHERE relname IN (?) AND relnamespace = current_schema()::regnamespace", bun.In(names)).
+		Scan(ctx, &existing); err != nil {
+		return fmt.Errorf("look up partitions: %w", err)
+	}
+	if existing == len(names) {
+		return nil
+	}
 	// Concurrent CREATE TABLE IF NOT EXISTS of the same partition can still
 	// fail with "already exists": indexers of several chains serialise on a
 	// transaction-level advisory lock.

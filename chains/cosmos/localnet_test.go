@@ -25,6 +25,7 @@ type localnetWant struct {
 	blocks, txs, failed   int
 	blocksWithTxs         int
 	undecodable           int
+	unknownMsgs           int            // messages kept raw (chain modules, wasm, nested unknown Anys)
 	actions               map[string]int // message.action values in tx events
 	txEventTypes          map[string]int
 	blockEvents           map[string]int // "type/mode"
@@ -35,32 +36,32 @@ type localnetWant struct {
 
 var localnets = []localnetWant{
 	{
-		name: "osmosis", chainID: "localosmosis", prefix: "osmo",
+		name: "osmosis", chainID: "localosmosis", prefix: "osmo", unknownMsgs: 325,
 		blocks: 299, txs: 395, failed: 6, blocksWithTxs: 176,
 		actions: osmosisActions, txEventTypes: osmosisTxEventTypes, blockEvents: osmosisBlockEvents,
 		failedTxs: osmosisFailed,
 	},
 	{
-		name: "dydx", chainID: "localdydxprotocol", prefix: "dydx",
+		name: "dydx", chainID: "localdydxprotocol", prefix: "dydx", unknownMsgs: 2095,
 		// every block from height 2 has the vote-extension blob at txs[0]; it
 		// is the only failed tx (code 2 "tx parse error")
 		blocks: 520, txs: 2621, failed: 519, undecodable: 519, blocksWithTxs: 520,
 		txEventTypes: dydxTxEventTypes, blockEventsByType: dydxBlockEventTypes, msgTypes: dydxMsgTypes,
 	},
 	{
-		name: "neutron", chainID: "localneutron", prefix: "neutron",
+		name: "neutron", chainID: "localneutron", prefix: "neutron", unknownMsgs: 123,
 		blocks: 193, txs: 148, failed: 14, blocksWithTxs: 100,
 		actions: neutronActions, txEventTypes: neutronTxEventTypes, blockEvents: neutronBlockEvents,
 		failedTxs: neutronFailed,
 	},
 	{
-		name: "xion", chainID: "localxion", prefix: "xion",
+		name: "xion", chainID: "localxion", prefix: "xion", unknownMsgs: 23,
 		blocks: 141, txs: 84, failed: 6, blocksWithTxs: 84,
 		actions: xionActions, txEventTypes: xionTxEventTypes, blockEventsByType: xionBlockEventTypes,
 		failedTxs: xionFailed,
 	},
 	{
-		name: "cosmoshub", chainID: "localcosmos", prefix: "cosmos",
+		name: "cosmoshub", chainID: "localcosmos", prefix: "cosmos", unknownMsgs: 67,
 		blocks: 169, txs: 148, failed: 13, blocksWithTxs: 109,
 		actions: cosmoshubActions, txEventTypes: cosmoshubTxEventTypes, blockEvents: cosmoshubBlockEvents,
 		failedTxs: cosmoshubFailed,
@@ -80,6 +81,9 @@ func TestLocalnets(t *testing.T) {
 				t.Errorf("blocks/txs/failed/undecodable/blocks with txs = %d/%d/%d/%d/%d, want %d/%d/%d/%d/%d",
 					ta.blocks, ta.txs, ta.failed, ta.undecodable, ta.blocksWithTxs,
 					w.blocks, w.txs, w.failed, w.undecodable, w.blocksWithTxs)
+			}
+			if ta.unknownMsgs != w.unknownMsgs {
+				t.Errorf("%d unknown messages, want %d", ta.unknownMsgs, w.unknownMsgs)
 			}
 			if w.actions != nil {
 				assertCounts(t, "message.action", ta.actions, w.actions)

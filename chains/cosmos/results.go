@@ -73,7 +73,7 @@ type decodedTxResult struct {
 // encoding (AttrAuto detects it for this response).
 func parseResults(data json.RawMessage, enc chains.AttrEncoding) (*decodedResults, error) {
 	var rj resultsJSON
-	if err := json.Unmarshal(data, &rj); err != nil {
+	if err := fastJSON.Unmarshal(data, &rj); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
 	var b64 bool

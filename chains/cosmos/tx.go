@@ -118,10 +118,11 @@ var ethSecp256k1Types = map[string]bool{
 	"/cosmos.evm.crypto.v1.ethsecp256k1.PubKey":     true, // cosmos/evm
 }
 
-// PubKeyAddress derives the 20-byte account address of a signer public key
-// (secp256k1, ed25519, Ethermint-style ethsecp256k1, legacy amino multisig,
-// and XION's NilPubKey, which carries the address itself); ok is false for a nil key, an unknown type or bytes that are
-// not a key of the type.
+// PubKeyAddress derives the account address of a signer public key:
+// secp256k1, ed25519, Ethermint-style ethsecp256k1 and legacy amino multisig
+// (20 bytes), and XION's NilPubKey, which carries the address itself (32
+// bytes for a contract); ok is false for a nil key, an unknown type, or
+// bytes that are not a key of the type.
 func PubKeyAddress(pk *codectypes.Any) (addr []byte, ok bool) {
 	if pk == nil {
 		return nil, false

@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -56,6 +57,9 @@ func newIndexer(t testing.TB, db *bun.DB, rpcURL string, cfg config.Chain, log *
 	t.Cleanup(client.Close)
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
+		if os.Getenv("EVM_TEST_LOG") != "" { // debugging aid: the indexer's warnings on stderr
+			log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		}
 	}
 	m, _ := indexer.NewMetrics(nil)
 	x := evmindexer.New(cfg, db, client, log, m)

@@ -192,13 +192,14 @@ func (x *Indexer) Run(ctx context.Context, until int64) error {
 					if ctx.Err() != nil {
 						return nil
 					}
-					if !errors.Is(err, errNode) {
+					if !nodeFailure(err) {
 						return err
 					}
-					x.log.Warn("reorg handling interrupted; retrying", "err", err)
+					x.log.Warn("reorg handling interrupted; retrying", "err", err, "wait", wait)
 					if sleepCtx(ctx, wait) != nil {
 						return nil
 					}
+					wait = min(wait*2, 30*time.Second)
 				}
 				continue
 			case errors.Is(err, errNode):
@@ -222,11 +223,48 @@ func (x *Indexer) Run(ctx context.Context, until int64) error {
 			}
 		}
 		if next > safe {
+			n, err := x.checkTip(ctx, next)
+			next = n
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil
+				}
+				if !nodeFailure(err) {
+					return err
+				}
+				x.log.Warn("tip check failed", "err", err)
+			}
 			if sleepCtx(ctx, poll) != nil {
 				return nil
 			}
 		}
 	}
+}
+
+// checkTip compares the stored tip with the node's block at its height
+// while the indexer waits for new blocks, so that a reorg that replaces
+// indexed blocks is handled before the chain grows past them. A block the
+// node does not have (a lagging node, or a shorter branch) is not a reorg
+// yet. It returns the new next height.
+func (x *Indexer) checkTip(ctx context.Context, next int64) (int64, error) {
+	stored, ok, err := x.storedHash(ctx, next-1)
+	if err != nil || !ok {
+		return next, err
+	}
+	hs, err := x.headers(ctx, next-1, next-1, true)
+	if err != nil {
+		return next, err
+	}
+	if hs[0] == nil || hs[0].Hash == stored {
+		return next, nil
+	}
+	return x.handleReorg(ctx, &reorgError{height: next, stored: stored, node: hs[0].Hash})
+}
+
+// nodeFailure reports whether err is the node's (retried later), not the
+// database's or the configuration's (fatal).
+func nodeFailure(err error) bool {
+	return errors.Is(err, errNode) || errors.Is(err, errPermanent)
 }
 
 // checkChainID compares eth_chainId with the EIP-155 id that ends the
@@ -288,15 +326,16 @@ func (x *Indexer) startHeight(ctx context.Context) (int64, error) {
 	return max(x.cfg.StartHeight, 0), nil
 }
 
-// reorgError reports that the block at height does not descend from the
-// stored block below it.
+// reorgError reports that the node's chain no longer holds the stored
+// block at height-1: the block at height has another parent, or the node
+// has another block there.
 type reorgError struct {
-	height         int64
-	stored, parent common.Hash
+	height       int64
+	stored, node common.Hash
 }
 
 func (e *reorgError) Error() string {
-	return fmt.Sprintf("block %d has parent %s, but the stored block %d is %s", e.height, e.parent.Hex(), e.height-1, e.stored.Hex())
+	return fmt.Sprintf("block %d: stored %s, the node's chain has %s", e.height-1, e.stored.Hex(), e.node.Hex())
 }
 
 // catchUp indexes [next, target]: a dispatcher cuts ranges of the current
@@ -375,7 +414,7 @@ func (x *Indexer) catchUp(ctx context.Context, next, target, tip int64) (int64, 
 			}
 			d := r.d
 			if first := d.headers[0]; first != nil && havePrev && first.ParentHash != prev {
-				return next, &reorgError{height: next, stored: prev, parent: first.ParentHash}
+				return next, &reorgError{height: next, stored: prev, node: first.ParentHash}
 			}
 			if err := x.commit(ctx, d, true, tip); err != nil {
 				return next, fmt.Errorf("indexer %s: %w", x.cfg.ID, err)

@@ -129,7 +129,8 @@ func TestIndexDevnode(t *testing.T) {
 // replaces the indexed blocks) and checks that the indexer detects it by
 // parent hash, rewinds to the common ancestor and ends with exactly the
 // canonical chain's rows and headers: first with Run(until), then live
-// while the indexer follows the tip.
+// while the indexer follows the tip, then when a branch of the same height
+// replaces the indexed tip and no new block follows.
 func TestReorg(t *testing.T) {
 	n := startNode(t, nodeOptions{})
 	db, _ := testdb.New(t)
@@ -202,15 +203,35 @@ func TestReorg(t *testing.T) {
 		_ = db.NewRaw("SELECT hash FROM evm_blocks WHERE chain_id = ? AND height = 9", chainID).Scan(context.Background(), &h)
 		return checkpoint(t, db) == 10 && h == want9
 	})
-	stop()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
 	if got := rec.find("chain reorganisation"); len(got) != 2 || !strings.Contains(got[1], "common_ancestor=5") {
 		t.Fatalf("reorg log lines: %q", got)
 	}
 	sameRows(t, "rows after the live fork", dbRows(t, db), e.rows)
-	sameRows(t, "node's logs after the live fork", nodeRows(t, n, 9, dai), e.rows)
+	checkBlocks(t, n, db, 9)
+
+	// A branch of the same height replaces the indexed tip and no block
+	// follows it: the idle tip check must notice.
+	n.fork(7)
+	e.truncate(7)
+	e.want(n.tx("dave", dai, "transfer", n.addr("bob"), units(1, 17)), dai, "transfer", "dave", "bob", units(1, 17))
+	n.commit() // 8, third branch
+	n.commit() // 9, third branch
+	e.resolve()
+	want9 = n.hashAt(9)
+	waitFor(t, "the indexer to replace its tip", 15*time.Second, func() bool {
+		var h string
+		_ = db.NewRaw("SELECT hash FROM evm_blocks WHERE chain_id = ? AND height = 9", chainID).Scan(context.Background(), &h)
+		return checkpoint(t, db) == 10 && h == want9
+	})
+	stop()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got := rec.find("chain reorganisation"); len(got) != 3 || !strings.Contains(got[2], "common_ancestor=7") {
+		t.Fatalf("reorg log lines: %q", got)
+	}
+	sameRows(t, "rows after the tip replacement", dbRows(t, db), e.rows)
+	sameRows(t, "node's logs after the tip replacement", nodeRows(t, n, 9, dai), e.rows)
 	checkBlocks(t, n, db, 9)
 	checkBalances(t, n, db, dai, 9)
 }
@@ -240,7 +261,7 @@ func adaptiveChain(t *testing.T, n *devNode) (contract, *expected, int64) {
 
 // TestAdaptiveRange indexes through a proxy that refuses eth_getLogs over
 // more than 4 blocks ("query returned more than 10000 results") and fails
-// the first requests with HTTP 503, and against geth's own range limit: the
+// the first 10 requests with HTTP 503, and against geth's own range limit: the
 // range halves down to what is accepted, grows back, and the rows are
 // exact.
 func TestAdaptiveRange(t *testing.T) {
@@ -249,7 +270,9 @@ func TestAdaptiveRange(t *testing.T) {
 		dai, e, h := adaptiveChain(t, n)
 		db, _ := testdb.New(t)
 		p := newProxy(t, n.url)
-		p.set(func(p *proxy) { p.limit, p.failFirst = 4, 3 })
+		// 10 failures outlast the 3 attempts of a call: the indexer also
+		// waits for the node and starts over.
+		p.set(func(p *proxy) { p.limit, p.failFirst = 4, 10 })
 		x := newIndexer(t, db, p.URL(), config.Chain{BatchSize: 64, Concurrency: 1}, nil, dai)
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
@@ -263,8 +286,8 @@ func TestAdaptiveRange(t *testing.T) {
 		p.mu.Lock()
 		calls, failed := p.calls, p.failed
 		p.mu.Unlock()
-		if failed != 3 {
-			t.Fatalf("%d requests failed with 503, want 3 (retried)", failed)
+		if failed != 10 {
+			t.Fatalf("%d requests failed with 503, want 10 (retried)", failed)
 		}
 		rejected, firstReject, grewBack := 0, -1, false
 		smallest := int64(1 << 62)
