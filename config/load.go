@@ -169,6 +169,9 @@ func (c *Config) applyDefaults() {
 		ch := &c.Chains[i]
 		if ch.BatchSize == 0 {
 			ch.BatchSize = 100
+			if ch.Kind == "evm" {
+				ch.BatchSize = 1000 // blocks per eth_getLogs range at most
+			}
 		}
 		if ch.Concurrency == 0 {
 			ch.Concurrency = 4

@@ -79,11 +79,11 @@ func (x *Cosmos) Run(ctx context.Context, until int64) error {
 		st, err := x.src.Status(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil
+				return stopped(ctx, until)
 			}
 			x.log.Warn("node status failed; retrying", "err", err)
 			if sleepCtx(ctx, x.cfg.PollInterval.D()) != nil {
-				return nil
+				return stopped(ctx, until)
 			}
 			continue
 		}
@@ -111,7 +111,7 @@ func (x *Cosmos) Run(ctx context.Context, until int64) error {
 			next = n
 			if err != nil {
 				if ctx.Err() != nil {
-					return nil
+					return stopped(ctx, until)
 				}
 				return err
 			}
@@ -127,10 +127,19 @@ func (x *Cosmos) Run(ctx context.Context, until int64) error {
 		}
 		if next > st.LatestHeight {
 			if sleepCtx(ctx, x.cfg.PollInterval.D()) != nil {
-				return nil
+				return stopped(ctx, until)
 			}
 		}
 	}
+}
+
+// stopped is Run's answer to a cancelled context: a clean stop when
+// following the chain, an error when a target height was not reached.
+func stopped(ctx context.Context, until int64) error {
+	if until > 0 {
+		return fmt.Errorf("stopped before reaching height %d: %w", until, ctx.Err())
+	}
+	return nil
 }
 
 // lock takes a session advisory lock so that one process indexes a chain.

@@ -62,7 +62,7 @@ func (p *faultProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case i%17 == 9:
 		p.faults.Add(1)
 		select {
-		case <-time.After(2 * time.Second):
+		case <-time.After(3 * time.Second):
 		case <-r.Context().Done():
 		}
 	default:
@@ -81,7 +81,7 @@ func TestIndexThroughFaultyRPC(t *testing.T) {
 	defer srv.Close()
 	ln := localnets[0]
 	cfg := chainConfig(ln, srv.URL)
-	client, _ := cometbft.New(cfg.RPC, cometbft.Retry{Attempts: 8, Base: 5 * time.Millisecond, Max: 50 * time.Millisecond, AttemptTimeout: 300 * time.Millisecond}, nil)
+	client, _ := cometbft.New(cfg.RPC, cometbft.Retry{Attempts: 8, Base: 5 * time.Millisecond, Max: 50 * time.Millisecond, AttemptTimeout: time.Second}, nil)
 	m, _ := indexer.NewMetrics(nil)
 	x := indexer.NewCosmos(cfg, db, indexer.NewClientSource(client), cosmos.NewAdapter(cfg.Kind, cfg.Bech32Prefix), slog.New(slog.DiscardHandler), m)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)

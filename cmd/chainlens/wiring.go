@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/uptrace/bun"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/indexer"
 	"github.com/chainlens/chainlens/indexer/cometbft"
+	"github.com/chainlens/chainlens/indexer/evm"
 )
 
 // indexerParts wires one indexer per configured chain; until > 0 makes each
@@ -24,19 +26,26 @@ func indexerParts(cfg *config.Config, log *slog.Logger, db *bun.DB, reg *prometh
 	}
 	var parts []part
 	for _, ch := range cfg.Chains {
+		var run func(ctx context.Context) error
 		if ch.Kind == "evm" {
-			return nil, fmt.Errorf("chain %s: the EVM indexer is not built yet", ch.ID)
+			client, err := ethclient.Dial(ch.RPC[0])
+			if err != nil {
+				return nil, fmt.Errorf("chain %s: %w", ch.ID, err)
+			}
+			x := evm.New(ch, db, client, log, m)
+			run = func(ctx context.Context) error { return x.Run(ctx, until) }
+		} else {
+			adapter, err := kinds.Adapter(ch)
+			if err != nil {
+				return nil, err
+			}
+			client, err := cometbft.New(ch.RPC, cometbft.Retry{}, log.With("chain", ch.ID))
+			if err != nil {
+				return nil, err
+			}
+			x := indexer.NewCosmos(ch, db, indexer.NewClientSource(client), adapter, log, m)
+			run = func(ctx context.Context) error { return x.Run(ctx, until) }
 		}
-		adapter, err := kinds.Adapter(ch)
-		if err != nil {
-			return nil, err
-		}
-		client, err := cometbft.New(ch.RPC, cometbft.Retry{}, log.With("chain", ch.ID))
-		if err != nil {
-			return nil, err
-		}
-		x := indexer.NewCosmos(ch, db, indexer.NewClientSource(client), adapter, log, m)
-		run := func(ctx context.Context) error { return x.Run(ctx, until) }
 		if until == 0 {
 			run = supervise(log.With("chain", ch.ID), run)
 		}
