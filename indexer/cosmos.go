@@ -2,6 +2,7 @@ package indexer
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -73,6 +74,9 @@ func (x *Cosmos) Run(ctx context.Context, until int64) error {
 	if err != nil {
 		return err
 	}
+	if err := x.checkContinuity(ctx, next); err != nil {
+		return err
+	}
 	x.log.Info("indexer started", "next_height", next, "until", until)
 	lastRetry := time.Now()
 	for {
@@ -130,6 +134,50 @@ func (x *Cosmos) Run(ctx context.Context, until int64) error {
 				return stopped(ctx, until)
 			}
 		}
+	}
+}
+
+// ErrDifferentHistory means the node's block at the last indexed height is
+// not the indexed one: the chain was reset (a devnet) or the RPC points at
+// another network with the same chain id.
+var ErrDifferentHistory = errors.New("the node serves a different chain history than the one indexed")
+
+// checkContinuity compares the last indexed block with the node's block at
+// the same height, waiting while the node has not reached it yet.
+func (x *Cosmos) checkContinuity(ctx context.Context, next int64) error {
+	if next <= 1 {
+		return nil
+	}
+	var stored string
+	err := x.db.NewRaw("SELECT hash FROM blocks WHERE chain_id = ? AND height = ?", x.cfg.ID, next-1).Scan(ctx, &stored)
+	if err != nil {
+		return nil // not stored (a dead letter or a pruned start): nothing to compare
+	}
+	for warned := false; ; warned = true {
+		raw, err := x.src.Block(ctx, next-1)
+		var he *cometbft.HeightError
+		if errors.As(err, &he) && he.TooHigh {
+			if !warned {
+				x.log.Warn("node is behind the indexed height; waiting", "indexed", next-1, "node", he.Bound)
+			}
+			if sleepCtx(ctx, x.cfg.PollInterval.D()) != nil {
+				return nil
+			}
+			continue
+		}
+		if err != nil {
+			return nil // transport trouble: the main loop retries and reports it
+		}
+		var b struct {
+			BlockID struct {
+				Hash string `json:"hash"`
+			} `json:"block_id"`
+		}
+		if err := json.Unmarshal(raw, &b); err != nil || b.BlockID.Hash == stored {
+			return nil
+		}
+		return fmt.Errorf("indexer %s: height %d has hash %s on the node but %s in the database: %w; "+
+			"to start over run `chainlens index --reset --chain %s`", x.cfg.ID, next-1, b.BlockID.Hash, stored, ErrDifferentHistory, x.cfg.ID)
 	}
 }
 

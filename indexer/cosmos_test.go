@@ -2,6 +2,7 @@ package indexer_test
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http/httptest"
 	"os"
@@ -166,5 +167,34 @@ func TestReindexRewritesExactly(t *testing.T) {
 	}
 	if err := x.Reindex(ctx, []int64{ln.blocks + 1}); err == nil {
 		t.Fatal("reindexing a height above the checkpoint must fail")
+	}
+}
+
+// TestDifferentHistoryIsRefused indexes one recorded chain, then points the
+// same chain id at another chain's node: the indexer must refuse rather
+// than mix two histories, and index again after a reset.
+func TestDifferentHistoryIsRefused(t *testing.T) {
+	db, _ := testdb.New(t)
+	osmo := localnets[0]
+	cfg := chainConfig(osmo, replayServer(t, osmo.dir).URL)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := newIndexer(t, db, cfg).Run(ctx, 30); err != nil {
+		t.Fatal(err)
+	}
+	// The neutron recording under the Osmosis chain id: same heights, other blocks.
+	other := replayServer(t, "neutron")
+	cfg.RPC = []string{other.URL}
+	cfg.ID = osmo.chainID
+	x := newIndexer(t, db, cfg)
+	err := x.Run(ctx, 40)
+	if !errors.Is(err, indexer.ErrDifferentHistory) {
+		t.Fatalf("err = %v, want ErrDifferentHistory", err)
+	}
+	if err := indexer.ResetChain(ctx, db, osmo.chainID, cosmos.NewAdapter("osmosis", "osmo").Tables()); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, db, "SELECT count(*) FROM blocks WHERE chain_id = ?", osmo.chainID); n != 0 {
+		t.Fatalf("%d blocks left after reset", n)
 	}
 }

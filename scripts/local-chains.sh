@@ -15,6 +15,8 @@ start_replay dydx 26658
 start_replay neutron 26659
 start_replay xion 26660
 start_replay cosmoshub 26661
-# A live in-process cosmos-sdk chain with steady traffic.
+# A live in-process cosmos-sdk chain with steady traffic. It starts from
+# genesis every time, so what was indexed of the previous one is dropped.
+"$BIN" index --config "$CONFIG" --reset --chain chainlens-devnet >&2
 "$BIN" devnet --listen 127.0.0.1:26670 2>>.data/devnet.log &
 pids+=($!)

@@ -96,12 +96,24 @@ func newIndexCmd(g *globals) *cobra.Command {
 	var (
 		until, from, to int64
 		msgType, chain  string
+		reset           bool
 	)
 	cmd := &cobra.Command{
 		Use:   "index",
 		Short: "Index every configured chain (through --until H, then exit); reindex with --from/--to or --msg-type",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if reset {
+				if chain == "" || until > 0 || from > 0 || to > 0 || msgType != "" {
+					return fmt.Errorf("--reset takes --chain ID and nothing else")
+				}
+				cfg, _, db, err := g.setup(cmd.Context())
+				if err != nil {
+					return err
+				}
+				defer db.Close()
+				return resetChain(cmd.Context(), cfg, db, chain, cmd.OutOrStdout())
+			}
 			if until < 0 || from < 0 || to < 0 {
 				return fmt.Errorf("--until, --from and --to must be positive heights")
 			}
@@ -137,7 +149,8 @@ func newIndexCmd(g *globals) *cobra.Command {
 	cmd.Flags().Int64Var(&from, "from", 0, "reindex from this height (with --to)")
 	cmd.Flags().Int64Var(&to, "to", 0, "reindex through this height (with --from)")
 	cmd.Flags().StringVar(&msgType, "msg-type", "", "reindex the heights holding a message of this type URL")
-	cmd.Flags().StringVar(&chain, "chain", "", "with --from/--to or --msg-type: only this chain id")
+	cmd.Flags().StringVar(&chain, "chain", "", "with --from/--to, --msg-type or --reset: only this chain id")
+	cmd.Flags().BoolVar(&reset, "reset", false, "delete everything indexed for --chain, so indexing starts over")
 	return cmd
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"time"
 
@@ -10,11 +11,13 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/uptrace/bun"
 
+	"github.com/chainlens/chainlens/chains"
 	"github.com/chainlens/chainlens/chains/kinds"
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/indexer"
 	"github.com/chainlens/chainlens/indexer/cometbft"
 	"github.com/chainlens/chainlens/indexer/evm"
+	"github.com/chainlens/chainlens/indexer/snapshot"
 )
 
 // indexerParts wires one indexer per configured chain; until > 0 makes each
@@ -45,6 +48,10 @@ func indexerParts(cfg *config.Config, log *slog.Logger, db *bun.DB, reg *prometh
 			}
 			x := indexer.NewCosmos(ch, db, indexer.NewClientSource(client), adapter, log, m)
 			run = func(ctx context.Context) error { return x.Run(ctx, until) }
+			if ch.SnapshotEvery > 0 && until == 0 {
+				snap := snapshot.NewSnapshotter(db, client, ch, log)
+				parts = append(parts, part{"snapshots " + ch.ID, supervise(log.With("chain", ch.ID, "component", "snapshots"), snap.Run)})
+			}
 		}
 		if until == 0 {
 			run = supervise(log.With("chain", ch.ID), run)
@@ -125,4 +132,27 @@ func reindexChains(ctx context.Context, cfg *config.Config, log *slog.Logger, db
 		return fmt.Errorf("--chain %q: no such cosmos chain in the config", only)
 	}
 	return nil
+}
+
+// resetChain deletes what was indexed for one configured chain.
+func resetChain(ctx context.Context, cfg *config.Config, db *bun.DB, chainID string, out io.Writer) error {
+	for _, ch := range cfg.Chains {
+		if ch.ID != chainID {
+			continue
+		}
+		var domain []chains.Table
+		if ch.Kind != "evm" {
+			adapter, err := kinds.Adapter(ch)
+			if err != nil {
+				return err
+			}
+			domain = adapter.Tables()
+		}
+		if err := indexer.ResetChain(ctx, db, chainID, domain); err != nil {
+			return err
+		}
+		_, err := fmt.Fprintf(out, "reset %s: nothing indexed any more\n", chainID)
+		return err
+	}
+	return fmt.Errorf("--chain %q: no such chain in the config", chainID)
 }
