@@ -19,31 +19,50 @@ import (
 // nil, string, []byte (bytea), json.RawMessage (jsonb), bool, the integer
 // types, time.Time, []string (text[]) and fmt.Stringer.
 func CopyRows(ctx context.Context, conn bun.Conn, table string, columns []string, rows [][]any) (int64, error) {
-	if len(rows) == 0 {
-		return 0, nil
+	query := "COPY " + table + " (" + strings.Join(columns, ", ") + ") FROM STDIN"
+	var (
+		buf   bytes.Buffer
+		total int64
+	)
+	flush := func() error {
+		if buf.Len() == 0 {
+			return nil
+		}
+		res, err := pgdriver.CopyFrom(ctx, conn, &buf, query)
+		if err != nil {
+			return fmt.Errorf("copy %s: %w", table, err)
+		}
+		n, _ := res.RowsAffected()
+		total += n
+		buf.Reset()
+		return nil
 	}
-	var buf bytes.Buffer
 	for _, row := range rows {
 		if len(row) != len(columns) {
-			return 0, fmt.Errorf("copy %s: row has %d values for %d columns", table, len(row), len(columns))
+			return total, fmt.Errorf("copy %s: row has %d values for %d columns", table, len(row), len(columns))
 		}
 		for i, v := range row {
 			if i > 0 {
 				buf.WriteByte('\t')
 			}
 			if err := appendCopyValue(&buf, v); err != nil {
-				return 0, fmt.Errorf("copy %s.%s: %w", table, columns[i], err)
+				return total, fmt.Errorf("copy %s.%s: %w", table, columns[i], err)
 			}
 		}
 		buf.WriteByte('\n')
+		// A huge height is sent as several COPYs (same transaction), so its
+		// COPY text is never held whole in memory.
+		if buf.Len() >= CopyChunkBytes {
+			if err := flush(); err != nil {
+				return total, err
+			}
+		}
 	}
-	query := "COPY " + table + " (" + strings.Join(columns, ", ") + ") FROM STDIN"
-	res, err := pgdriver.CopyFrom(ctx, conn, &buf, query)
-	if err != nil {
-		return 0, fmt.Errorf("copy %s: %w", table, err)
-	}
-	return res.RowsAffected()
+	return total, flush()
 }
+
+// CopyChunkBytes is the most COPY text buffered before it is sent.
+const CopyChunkBytes = 8 << 20
 
 // copyEscaper escapes text for the COPY text format.
 var copyEscaper = strings.NewReplacer(`\`, `\\`, "\t", `\t`, "\n", `\n`, "\r", `\r`)
