@@ -14,6 +14,14 @@ type Config struct {
 	Chains     []Chain    `yaml:"chains"`
 	Aggregator Aggregator `yaml:"aggregator"`
 	Log        Log        `yaml:"log"`
+	// Metrics places /metrics, /healthz and /readyz of the processes that
+	// serve no API (index, aggregate); the API listeners always serve them.
+	Metrics Metrics `yaml:"metrics"`
+}
+
+// Metrics is the listener of a process without an API.
+type Metrics struct {
+	Listen string `yaml:"listen"` // e.g. 127.0.0.1:9090; "" = none
 }
 
 // Database is the Postgres connection.

@@ -109,6 +109,7 @@ var envOverrides = []struct {
 	{"CHAINLENS_LOG_LEVEL", func(c *Config, v string) { c.Log.Level = v }},
 	{"CHAINLENS_LOG_FORMAT", func(c *Config, v string) { c.Log.Format = v }},
 	{"CHAINLENS_AGGREGATOR_SCHEDULE", func(c *Config, v string) { c.Aggregator.Schedule = v }},
+	{"CHAINLENS_METRICS_LISTEN", func(c *Config, v string) { c.Metrics.Listen = v }},
 }
 
 // EnvNames lists the environment variables that override settings.

@@ -63,6 +63,11 @@ func (c *Config) validate() []*FieldError {
 			bad(key+".host", "must be a host name, e.g. dex.example.com")
 		}
 	}
+	if c.Metrics.Listen != "" {
+		if err := checkListen(c.Metrics.Listen); err != nil {
+			bad("metrics.listen", "%v", err)
+		}
+	}
 	if c.API.RateLimit.PerSecond < 0 {
 		bad("api.rate_limit.per_second", "must be positive")
 	}

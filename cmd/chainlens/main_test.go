@@ -3,6 +3,7 @@ package main_test
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -181,5 +182,60 @@ chains:
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("serve did not stop on SIGTERM")
+	}
+}
+
+// TestIndexerProcessMetricsAndShutdown runs `index` as its own process
+// following a chain: its /metrics shows the indexed height and the lag, and
+// SIGTERM stops it with exit 0.
+func TestIndexerProcessMetricsAndShutdown(t *testing.T) {
+	_, dbURL := testdb.New(t)
+	nodeAddr, metricsAddr := freeAddr(t), freeAddr(t)
+	node := exec.Command(bin, "replay-node", "--data", "../../testdata/localnet/osmosis", "--listen", nodeAddr)
+	if err := node.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = node.Process.Kill(); _ = node.Wait() })
+	waitHTTP(t, "http://"+nodeAddr+"/health")
+	cfg := filepath.Join(t.TempDir(), "c.yaml")
+	_ = os.WriteFile(cfg, []byte(fmt.Sprintf(`database: {url: %q}
+metrics: {listen: %s}
+log: {level: warn}
+chains:
+  - {id: localosmosis, kind: osmosis, rpc: [http://%s], poll_interval: 50ms}
+`, dbURL, metricsAddr, nodeAddr)), 0o644)
+	idx := exec.Command(bin, "index", "--config", cfg)
+	if err := idx.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- idx.Wait() }()
+	deadline := time.Now().Add(30 * time.Second)
+	var body string
+	for time.Now().Before(deadline) {
+		if resp, err := http.Get("http://" + metricsAddr + "/metrics"); err == nil {
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			body = string(b)
+			if strings.Contains(body, `chainlens_indexer_indexed_height{chain="localosmosis"} 299`) {
+				break
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	for _, want := range []string{`chainlens_indexer_indexed_height{chain="localosmosis"} 299`, `chainlens_indexer_lag_blocks{chain="localosmosis"} 0`,
+		`chainlens_indexer_node_height{chain="localosmosis"} 299`, `chainlens_indexer_blocks_total{chain="localosmosis"} 299`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
+	_ = idx.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("index did not exit 0 on SIGTERM: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("index did not stop on SIGTERM")
 	}
 }

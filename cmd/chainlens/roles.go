@@ -85,7 +85,7 @@ func newAggregateCmd(g *globals) *cobra.Command {
 				fmt.Fprintf(cmd.OutOrStdout(), "ran %d job(s): %s\n", len(sched.Jobs()), strings.Join(sched.Jobs(), ", "))
 				return nil
 			}
-			return runAll(cmd.Context(), log, part{"aggregator", sched.Run})
+			return runAll(cmd.Context(), log, append([]part{{"aggregator", sched.Run}}, metricsPart(cfg, log, db, reg)...)...)
 		},
 	}
 	cmd.Flags().BoolVar(&once, "once", false, "run every job once, then exit")
@@ -135,14 +135,18 @@ func newIndexCmd(g *globals) *cobra.Command {
 			if reindex {
 				return reindexChains(cmd.Context(), cfg, log, db, chain, from, to, msgType)
 			}
-			parts, err := indexerParts(cfg, log, db, newRegistry(), until)
+			reg := newRegistry()
+			parts, err := indexerParts(cfg, log, db, reg, until)
 			if err != nil {
 				return err
 			}
 			if len(parts) == 0 {
 				return fmt.Errorf("no chains configured in %s", g.configPath)
 			}
-			return runUntilDone(cmd.Context(), log, until > 0, parts...)
+			if until > 0 {
+				return runUntilDone(cmd.Context(), log, true, parts...)
+			}
+			return runAll(cmd.Context(), log, append(parts, metricsPart(cfg, log, db, reg)...)...)
 		},
 	}
 	cmd.Flags().Int64Var(&until, "until", 0, "index through this height, then exit 0")

@@ -1,0 +1,11 @@
+DROP TABLE IF EXISTS osmosis_asset_volume_hourly;
+--bun:split
+DROP TABLE IF EXISTS osmosis_pool_last_prices;
+--bun:split
+DROP TABLE IF EXISTS osmosis_asset_prices;
+--bun:split
+DROP TABLE IF EXISTS osmosis_pool_liquidity;
+--bun:split
+DROP TABLE IF EXISTS osmosis_swaps;
+--bun:split
+DROP TABLE IF EXISTS osmosis_pools;
