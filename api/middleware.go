@@ -14,6 +14,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/chainlens/chainlens/api/apikey"
@@ -71,6 +72,9 @@ func (s *Server) base(next http.Handler) http.Handler {
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	p := problem.From(err, r.URL.Path)
 	p.RequestID = RequestID(r.Context())
+	if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
+		return // the client went away; nobody reads the answer
+	}
 	if p.Status >= 500 && p.Status != http.StatusNotImplemented && p.Status != http.StatusServiceUnavailable {
 		s.opt.Log.Error("request failed", "request_id", p.RequestID, "path", r.URL.Path, "err", err)
 	}
@@ -180,12 +184,28 @@ func (s *Server) operation(op route.Operation, public bool) http.Handler {
 			}
 			return
 		}
+		var ckey string
+		if op.Analytics() {
+			ckey = cacheKey(op, r)
+			if e := s.cache.get(ckey, time.Now()); e != nil {
+				writeEncoded(sw, r, e)
+				return
+			}
+		}
 		resp, err := jsonH(ctx, req)
 		if err != nil {
 			s.writeError(sw, r, err)
 			return
 		}
-		s.writeJSON(sw, r, op, resp)
+		e, err := encode(op, resp)
+		if err != nil {
+			s.writeError(sw, r, err)
+			return
+		}
+		if op.Analytics() {
+			s.cache.put(ckey, e, time.Now())
+		}
+		writeEncoded(sw, r, e)
 	})
 }
 
@@ -218,63 +238,152 @@ func (s *Server) authenticate(r *http.Request, op route.Operation) (*apikey.Key,
 	return k, nil
 }
 
-// preflight answers CORS preflight requests of publishable operations.
+// originChecker is implemented by authenticators that can tell whether a
+// publishable key allows an origin (apikey.Authenticator does).
+type originChecker interface {
+	OriginAllowed(ctx context.Context, origin string) (bool, error)
+}
+
+// preflight answers CORS preflight requests of publishable operations:
+// 204 with the CORS headers for an origin some live publishable key allows,
+// 403 otherwise.
 func (s *Server) preflight(op route.Operation) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		origin := r.Header.Get("Origin")
+		oc, ok := s.opt.Auth.(originChecker)
+		if origin == "" || !ok {
+			s.writeError(w, r, problem.Status(http.StatusForbidden, "CORS preflight needs an Origin allowed by a publishable key"))
+			return
+		}
+		allowed, err := oc.OriginAllowed(r.Context(), origin)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		if !allowed {
+			s.writeError(w, r, problem.Status(http.StatusForbidden, "origin %s is not allowed by any publishable key", origin))
+			return
+		}
 		h := w.Header()
+		h.Set("Access-Control-Allow-Origin", origin)
 		h.Set("Access-Control-Allow-Methods", "POST, OPTIONS")
 		h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type")
 		h.Set("Access-Control-Max-Age", "86400")
 		h.Add("Vary", "Origin")
-		if origin := r.Header.Get("Origin"); origin != "" {
-			h.Set("Access-Control-Allow-Origin", origin)
-		}
 		w.WriteHeader(http.StatusNoContent)
 	})
 }
 
-// writeJSON encodes a handler's answer with freshness headers, an ETag
-// (answering 304 to a matching If-None-Match), Cache-Control and gzip.
-func (s *Server) writeJSON(w http.ResponseWriter, r *http.Request, op route.Operation, resp *Response) {
+// encoded is a handler's answer ready to send, kept in the response cache.
+type encoded struct {
+	body    []byte
+	gzipped []byte // nil when the body is too small to be worth compressing
+	etag    string
+	header  http.Header // Content-Type, Cache-Control, freshness
+	expires time.Time
+}
+
+// encode renders a handler's answer: JSON, freshness headers, an ETag and,
+// for bodies of 1 KB or more, a gzip variant.
+func encode(op route.Operation, resp *Response) (*encoded, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(resp.Body); err != nil {
-		s.writeError(w, r, fmt.Errorf("encode %s: %w", op.ID(), err))
-		return
+		return nil, fmt.Errorf("encode %s: %w", op.ID(), err)
 	}
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
+	e := &encoded{body: buf.Bytes(), header: http.Header{}}
+	e.header.Set("Content-Type", "application/json")
 	if op.Analytics() {
-		setFreshness(h, resp.Freshness)
+		setFreshness(e.header, resp.Freshness)
 		maxAge := resp.MaxAge
 		if maxAge == 0 {
 			maxAge = DefaultMaxAge
 		}
-		h.Set("Cache-Control", "private, max-age="+strconv.Itoa(int(maxAge/time.Second)))
+		e.header.Set("Cache-Control", "private, max-age="+strconv.Itoa(int(maxAge/time.Second)))
 	} else {
-		h.Set("Cache-Control", "no-store")
+		e.header.Set("Cache-Control", "no-store")
 	}
 	sum := fnv.New128a()
-	_, _ = sum.Write(buf.Bytes())
-	etag := `"` + hex.EncodeToString(sum.Sum(nil)) + `"`
-	h.Set("ETag", etag)
+	_, _ = sum.Write(e.body)
+	e.etag = `"` + hex.EncodeToString(sum.Sum(nil)) + `"`
+	if len(e.body) >= 1024 {
+		var gz bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&gz, gzip.BestSpeed)
+		_, _ = zw.Write(e.body)
+		_ = zw.Close()
+		e.gzipped = gz.Bytes()
+	}
+	return e, nil
+}
+
+// writeEncoded sends an encoded answer, 304 when If-None-Match matches.
+func writeEncoded(w http.ResponseWriter, r *http.Request, e *encoded) {
+	h := w.Header()
+	for k, v := range e.header {
+		h[k] = v
+	}
+	h.Set("ETag", e.etag)
 	h.Add("Vary", "Accept-Encoding")
-	if match := r.Header.Get("If-None-Match"); match != "" && etagMatches(match, etag) {
+	if match := r.Header.Get("If-None-Match"); match != "" && etagMatches(match, e.etag) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	if buf.Len() >= 1024 && acceptsGzip(r) {
+	body := e.body
+	if e.gzipped != nil && acceptsGzip(r) {
 		h.Set("Content-Encoding", "gzip")
-		w.WriteHeader(http.StatusOK)
-		gz, _ := gzip.NewWriterLevel(w, gzip.BestSpeed)
-		_, _ = gz.Write(buf.Bytes())
-		_ = gz.Close()
+		body = e.gzipped
+	}
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body)
+}
+
+// responseCache keeps encoded analytics answers for a short time: report
+// tables change only when an aggregator job runs, so identical requests
+// within CacheTTL are answered without touching the database.
+type responseCache struct {
+	ttl time.Duration
+	mu  sync.Mutex
+	m   map[string]*encoded
+}
+
+// maxCacheEntries bounds the cache; it is emptied when full.
+const maxCacheEntries = 10_000
+
+func newResponseCache(ttl time.Duration) *responseCache {
+	return &responseCache{ttl: ttl, m: map[string]*encoded{}}
+}
+
+// cacheKey identifies an analytics request: operation, path and the query
+// with its parameters in a canonical order.
+func cacheKey(op route.Operation, r *http.Request) string {
+	return op.ID() + "|" + r.URL.Path + "?" + r.URL.Query().Encode()
+}
+
+func (c *responseCache) get(key string, now time.Time) *encoded {
+	if c == nil || c.ttl <= 0 {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.m[key]; ok && now.Before(e.expires) {
+		return e
+	}
+	return nil
+}
+
+func (c *responseCache) put(key string, e *encoded, now time.Time) {
+	if c == nil || c.ttl <= 0 {
 		return
 	}
-	h.Set("Content-Length", strconv.Itoa(buf.Len()))
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(buf.Bytes())
+	e.expires = now.Add(c.ttl)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) >= maxCacheEntries {
+		clear(c.m)
+	}
+	c.m[key] = e
 }
 
 func etagMatches(header, etag string) bool {

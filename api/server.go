@@ -49,6 +49,7 @@ type Options struct {
 type Server struct {
 	opt     Options
 	metrics *metrics
+	cache   *responseCache
 	// listeners maps a listen address to the base families served there.
 	listeners map[string][]string
 }
@@ -78,7 +79,7 @@ func New(opt Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{opt: opt, metrics: m, listeners: map[string][]string{}}
+	s := &Server{opt: opt, metrics: m, cache: newResponseCache(opt.Config.CacheTTL.D()), listeners: map[string][]string{}}
 	for _, base := range route.Bases {
 		addr := opt.Config.Listen
 		if g, ok := opt.Config.Groups[base]; ok && g.Listen != "" {

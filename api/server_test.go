@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -160,8 +161,11 @@ func TestScopesAndPublishableKeys(t *testing.T) {
 		})
 	}
 	resp, _ := e.do(t, "OPTIONS", "/sdk/track", "", map[string]string{"Origin": "https://a.example"})
-	if resp.StatusCode != 204 || resp.Header.Get("Access-Control-Allow-Methods") != "POST, OPTIONS" {
+	if resp.StatusCode != 204 || resp.Header.Get("Access-Control-Allow-Methods") != "POST, OPTIONS" || resp.Header.Get("Access-Control-Allow-Origin") != "https://a.example" {
 		t.Fatalf("preflight: %d %v", resp.StatusCode, resp.Header)
+	}
+	if resp, _ := e.do(t, "OPTIONS", "/sdk/track", "", map[string]string{"Origin": "https://evil.example"}); resp.StatusCode != 403 || resp.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Fatalf("preflight from a foreign origin: %d %v", resp.StatusCode, resp.Header)
 	}
 }
 
@@ -378,5 +382,34 @@ func TestGroupsOnPrefixesAndListeners(t *testing.T) {
 		if resp.StatusCode != c.status {
 			t.Errorf("%s: %d, want %d", c.path, resp.StatusCode, c.status)
 		}
+	}
+}
+
+// TestResponseCache answers identical analytics requests from memory within
+// the cache TTL, and asks the handler again once it has passed.
+func TestResponseCache(t *testing.T) {
+	var calls atomic.Int64
+	e := newEnv(t, func(c *config.API, h *api.Handlers) {
+		c.CacheTTL = config.Duration(300 * time.Millisecond)
+		h.JSON["GET /activity/active_whales"] = func(ctx context.Context, req *api.Request) (*api.Response, error) {
+			calls.Add(1)
+			return whalesHandler(ctx, req)
+		}
+	})
+	for _, q := range []string{"limit=2", "limit=2", "limit=3", "limit=2"} {
+		if resp, body := e.do(t, "GET", "/activity/active_whales?"+q, e.key, nil); resp.StatusCode != 200 {
+			t.Fatalf("%d %s", resp.StatusCode, body)
+		}
+	}
+	if got := calls.Load(); got != 2 {
+		t.Fatalf("handler called %d times, want 2 (limit=2 once, limit=3 once)", got)
+	}
+	time.Sleep(350 * time.Millisecond)
+	e.do(t, "GET", "/activity/active_whales?limit=2", e.key, nil)
+	if got := calls.Load(); got != 3 {
+		t.Fatalf("after the TTL the handler was called %d times in all, want 3", got)
+	}
+	if resp, _ := e.do(t, "GET", "/activity/active_whales?limit=2", "", nil); resp.StatusCode != 401 {
+		t.Fatalf("a cached answer must still require a key: %d", resp.StatusCode)
 	}
 }

@@ -1,7 +1,9 @@
 package chains
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"unicode"
 )
@@ -29,6 +31,14 @@ func (r *Rows) Add(table string, values ...any) {
 // Of returns the rows collected for a table.
 func (r *Rows) Of(table string) [][]any { return r.byTable[table] }
 
+// Reset empties the collection, keeping its tables' capacity.
+func (r *Rows) Reset() {
+	for t, rows := range r.byTable {
+		clear(rows)
+		r.byTable[t] = rows[:0]
+	}
+}
+
 // Len is the number of rows collected over all tables.
 func (r *Rows) Len() int {
 	n := 0
@@ -48,9 +58,67 @@ type Adapter interface {
 	Decode(raw RawBlock, enc AttrEncoding) (*Block, error)
 	// Tables lists the domain tables Rows writes.
 	Tables() []Table
-	// Rows appends the domain rows of a decoded height.
+	// Rows appends the domain rows of a decoded height, or of one part of
+	// it when b.Part is set (see Part).
 	Rows(b *Block, out *Rows) error
 }
+
+// StreamAdapter is an Adapter that can also index a height too large to
+// hold decoded in memory (an Osmosis epoch block's /block_results exceeds
+// 100 MB): it decodes the /block_results result from a stream and hands
+// the height over in parts, whose rows its Rows builds one part at a time
+// (see Part). The parts hold exactly the txs and events Decode gives, and
+// the rows of all parts are exactly the rows of the whole Block.
+//
+// An adapter that embeds a StreamAdapter inherits DecodeStream: if it
+// decodes differently (overrides Decode), it must override DecodeStream
+// too. Its Rows must honour Part.
+type StreamAdapter interface {
+	Adapter
+	// DecodeStream decodes a height from raw.Block (the /block result, in
+	// memory; raw.Results is not used) and results, a stream of the
+	// /block_results result. It calls part for every tx, in order, each
+	// alone in the Txs of a Block that carries the header fields, then for
+	// runs of the block-level events, in order, in Events. A part is valid
+	// only during the call; an error from part stops the decode and is
+	// returned. DecodeStream returns the header Block: the header fields and
+	// the Stats of the whole height, no Txs or Events. It may fail with a
+	// *RestartError or ErrNotStreamable after parts were handed over: the
+	// caller then discards them.
+	DecodeStream(raw RawBlock, results io.Reader, enc AttrEncoding, part func(*Block) error) (*Block, error)
+}
+
+// Part marks a Block that holds one part of a height decoded from a stream
+// (StreamAdapter.DecodeStream): one tx, or a run of block-level events.
+// Adapter.Rows is called on every part in order, with the same Part, then
+// once more with Last set on the header Block (no Txs or Events). Rows of
+// events and txs are built per part as usual; a handler that aggregates
+// over the whole height (per-block sums) keeps its running totals in State
+// and appends its rows on the Last call.
+type Part struct {
+	// Last is set on the final call, after every part.
+	Last bool
+	// State holds the handlers' running totals, each under a key of its own.
+	State map[string]any
+}
+
+// RestartError is returned by a streaming decode with AttrAuto when the
+// attribute encoding, which depends on the whole response, turned out to be
+// other than the one parts were already decoded with: the caller discards
+// the parts and decodes the height again with Attrs.
+type RestartError struct {
+	Attrs AttrEncoding
+}
+
+func (e *RestartError) Error() string {
+	return fmt.Sprintf("attribute encoding resolved late; decode again with encoding %d", e.Attrs)
+}
+
+// ErrNotStreamable is returned by a streaming decode when the response
+// cannot be decoded in one pass with the same result as a whole decode (a
+// member repeated, or block-level event lists out of their begin, end,
+// finalize order); the caller decodes the height whole instead.
+var ErrNotStreamable = errors.New("response cannot be decoded as a stream")
 
 // ParseCoins splits an SDK coins string ("10uatom,5ibc/27..") into coins.
 // Amounts may be decimals (DecCoins). An empty string is no coins.

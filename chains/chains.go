@@ -42,6 +42,9 @@ type Block struct {
 	// in order; their TxIndex is -1.
 	Events []Event
 	Stats  Stats
+	// Part is set when the Block holds only a part of its height (see
+	// StreamAdapter); nil for a whole height.
+	Part *Part
 }
 
 // Stats counts what the decoder passed over without failing the height.

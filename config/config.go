@@ -44,6 +44,9 @@ type API struct {
 	Quota Quota `yaml:"quota"`
 	// Timeouts of the HTTP server.
 	Timeouts Timeouts `yaml:"timeouts"`
+	// CacheTTL is how long an identical analytics request is answered from
+	// memory (report tables change only when aggregator jobs run); 0 = off.
+	CacheTTL Duration `yaml:"cache_ttl"`
 	// DocsTitle names the service in the OpenAPI document and docs page.
 	DocsTitle string `yaml:"docs_title"`
 }

@@ -154,6 +154,7 @@ func (c *Config) applyDefaults() {
 	setDur(&t.Write, 30*time.Second)
 	setDur(&t.Idle, 120*time.Second)
 	setDur(&t.Handler, 10*time.Second)
+	setDur(&c.API.CacheTTL, time.Second)
 	if c.API.DocsTitle == "" {
 		c.API.DocsTitle = "chainlens"
 	}

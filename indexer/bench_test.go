@@ -25,7 +25,7 @@ import (
 )
 
 // loadRaw reads a recording's /block and /block_results results into memory.
-func loadRaw(b *testing.B, name, chainID string) []chains.RawBlock {
+func loadRaw(b testing.TB, name, chainID string) []chains.RawBlock {
 	b.Helper()
 	dir := filepath.Join("..", "testdata", "localnet", name)
 	blocks := readResults(b, filepath.Join(dir, "blocks.jsonl.gz"))
@@ -37,7 +37,7 @@ func loadRaw(b *testing.B, name, chainID string) []chains.RawBlock {
 	return out
 }
 
-func readResults(b *testing.B, path string) []json.RawMessage {
+func readResults(b testing.TB, path string) []json.RawMessage {
 	f, err := os.Open(path)
 	if err != nil {
 		b.Fatal(err)
@@ -80,8 +80,8 @@ func (m memSource) Status(context.Context) (cometbft.Status, error) {
 	return cometbft.Status{Network: m.chainID, Version: "0.38.22", LatestHeight: int64(len(m.raws)), EarliestHeight: 1}, nil
 }
 func (m memSource) Block(_ context.Context, h int64) ([]byte, error) { return m.raws[h-1].Block, nil }
-func (m memSource) BlockResults(_ context.Context, h int64) ([]byte, error) {
-	return m.raws[h-1].Results, nil
+func (m memSource) BlockResults(_ context.Context, h, _ int64) (cometbft.Answer, error) {
+	return cometbft.Answer{Result: m.raws[h-1].Results, Size: int64(len(m.raws[h-1].Results))}, nil
 }
 
 // BenchmarkIngest replays recorded real heights from memory through the

@@ -17,20 +17,24 @@ import (
 	"github.com/chainlens/chainlens/indexer/cometbft"
 )
 
-// Source fetches heights of a CometBFT chain; *cometbft.Client implements it.
+// Source fetches heights of a CometBFT chain; NewClientSource adapts a
+// *cometbft.Client.
 type Source interface {
 	Status(ctx context.Context) (cometbft.Status, error)
 	Block(ctx context.Context, height int64) ([]byte, error)
-	BlockResults(ctx context.Context, height int64) ([]byte, error)
+	// BlockResults returns the result of /block_results at height: whole
+	// when the answer is at most inMemoryMax bytes, else as a stream (the
+	// rule of cometbft.Client.CallAnswer).
+	BlockResults(ctx context.Context, height, inMemoryMax int64) (cometbft.Answer, error)
 }
 
-// clientSource adapts *cometbft.Client (json.RawMessage results) to Source.
+// clientSource adapts *cometbft.Client to Source.
 type clientSource struct{ c *cometbft.Client }
 
 func (s clientSource) Status(ctx context.Context) (cometbft.Status, error) { return s.c.Status(ctx) }
 func (s clientSource) Block(ctx context.Context, h int64) ([]byte, error)  { return s.c.Block(ctx, h) }
-func (s clientSource) BlockResults(ctx context.Context, h int64) ([]byte, error) {
-	return s.c.BlockResults(ctx, h)
+func (s clientSource) BlockResults(ctx context.Context, h, inMemoryMax int64) (cometbft.Answer, error) {
+	return s.c.BlockResultsAnswer(ctx, h, inMemoryMax)
 }
 
 // NewClientSource wraps a CometBFT client as a Source.
@@ -45,15 +49,24 @@ type Cosmos struct {
 	log     *slog.Logger
 	metrics *Metrics
 	w       *writer
+	// lane admits the heights read as a stream.
+	lane *streamLane
 	// RetryEvery is how often due dead letters are retried.
 	RetryEvery time.Duration
+	// StreamAbove is the /block_results answer size above which a height
+	// is read as a stream, its rows spilled to temporary files and
+	// committed as a batch of its own, one such height at a time (when the
+	// adapter is a chains.StreamAdapter; see fetchStream). Default
+	// cometbft.StreamAbove; zero or less reads every height whole.
+	StreamAbove int64
 }
 
 // NewCosmos returns the indexer of one cosmos chain.
 func NewCosmos(cfg config.Chain, db *bun.DB, src Source, adapter chains.Adapter, log *slog.Logger, m *Metrics) *Cosmos {
 	return &Cosmos{
 		cfg: cfg, db: db, src: src, adapter: adapter, log: log.With("chain", cfg.ID), metrics: m,
-		w: newWriter(db, cfg.ID, cfg.Kind, adapter.Tables()), RetryEvery: 30 * time.Second,
+		w: newWriter(db, cfg.ID, cfg.Kind, adapter.Tables()), lane: newStreamLane(),
+		RetryEvery: 30 * time.Second, StreamAbove: cometbft.StreamAbove,
 	}
 }
 
@@ -241,8 +254,8 @@ func (x *Cosmos) skipTo(ctx context.Context, from, to int64) error {
 
 // catchUp indexes [next, target]: a dispatcher hands heights to
 // Concurrency fetchers, at most a window ahead of the commit point, and
-// the writer commits contiguous runs of up to BatchSize heights in order.
-// It returns the new next height.
+// the writer commits contiguous runs of up to BatchSize heights in order
+// (a height read as a stream alone). It returns the new next height.
 func (x *Cosmos) catchUp(ctx context.Context, next, target int64, st cometbft.Status) (int64, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -251,6 +264,22 @@ func (x *Cosmos) catchUp(ctx context.Context, next, target int64, st cometbft.St
 	heights := make(chan int64)
 	results := make(chan *fetched, workers)
 	credits := make(chan struct{}, window) // bounds heights in flight or waiting to commit
+	pending := map[int64]*fetched{}
+	// Runs last, once the workers are done: heights never committed give
+	// back their spill files.
+	defer func() {
+		for _, f := range pending {
+			f.release()
+		}
+		for {
+			select {
+			case f := <-results:
+				f.release()
+			default:
+				return
+			}
+		}
+	}()
 	enc := chains.AttrAuto
 	if st.Base64Attributes() {
 		enc = chains.AttrBase64
@@ -261,10 +290,11 @@ func (x *Cosmos) catchUp(ctx context.Context, next, target int64, st cometbft.St
 		go func() {
 			defer wg.Done()
 			for h := range heights {
-				f := x.fetch(ctx, h, enc)
+				f := x.fetch(ctx, h, enc, true)
 				select {
 				case results <- f:
 				case <-ctx.Done():
+					f.release()
 					return
 				}
 			}
@@ -288,7 +318,6 @@ func (x *Cosmos) catchUp(ctx context.Context, next, target int64, st cometbft.St
 	defer wg.Wait()
 	defer cancel()
 
-	pending := map[int64]*fetched{}
 	for next <= target {
 		var f *fetched
 		select {
@@ -300,67 +329,120 @@ func (x *Cosmos) catchUp(ctx context.Context, next, target int64, st cometbft.St
 			return next, f.err
 		}
 		pending[f.height] = f
-		var batch []*fetched
-		for h := next; len(batch) < x.cfg.BatchSize; h++ {
-			g, ok := pending[h]
-			if !ok {
+		// Commit every batch that is ready: several may be after one result.
+		for {
+			batch := readyBatch(pending, next, target, x.cfg.BatchSize, int(window))
+			if batch == nil {
 				break
 			}
-			batch = append(batch, g)
-		}
-		// Commit a full batch, or whatever is contiguous when nothing else is in flight soon.
-		if len(batch) == 0 || (len(batch) < x.cfg.BatchSize && batch[len(batch)-1].height < target && len(pending) < int(window)/2) {
-			continue
-		}
-		stats, err := x.w.commit(ctx, batch, true, st.LatestHeight)
-		if err != nil {
-			return next, fmt.Errorf("indexer %s: %w", x.cfg.ID, err)
-		}
-		for _, g := range batch {
-			delete(pending, g.height)
-			<-credits
-			if g.err != nil {
-				x.log.Warn("height moved to dead letters", "height", g.height, "err", g.err)
-			} else {
-				x.metrics.skippedTxs.WithLabelValues(x.cfg.ID).Add(float64(g.block.Stats.UndecodableTxs))
-				x.metrics.unknownMsgs.WithLabelValues(x.cfg.ID).Add(float64(g.block.Stats.UnknownMessages))
+			stats, err := x.w.commit(ctx, batch, true, st.LatestHeight)
+			releaseAll(batch)
+			if err != nil {
+				return next, fmt.Errorf("indexer %s: %w", x.cfg.ID, err)
 			}
-		}
-		next = batch[len(batch)-1].height + 1
-		x.metrics.indexedHeight.WithLabelValues(x.cfg.ID).Set(float64(next - 1))
-		x.metrics.lag.WithLabelValues(x.cfg.ID).Set(float64(max(0, st.LatestHeight-(next-1))))
-		x.metrics.blocks.WithLabelValues(x.cfg.ID).Add(float64(stats.blocks))
-		x.metrics.events.WithLabelValues(x.cfg.ID).Add(float64(stats.events))
-		if stats.failed > 0 {
-			x.refreshDeadLetterGauge(ctx)
+			for _, g := range batch {
+				delete(pending, g.height)
+				<-credits
+				if g.err != nil {
+					x.log.Warn("height moved to dead letters", "height", g.height, "err", g.err)
+				} else {
+					x.metrics.skippedTxs.WithLabelValues(x.cfg.ID).Add(float64(g.block.Stats.UndecodableTxs))
+					x.metrics.unknownMsgs.WithLabelValues(x.cfg.ID).Add(float64(g.block.Stats.UnknownMessages))
+				}
+			}
+			next = batch[len(batch)-1].height + 1
+			x.metrics.indexedHeight.WithLabelValues(x.cfg.ID).Set(float64(next - 1))
+			x.metrics.blocks.WithLabelValues(x.cfg.ID).Add(float64(stats.blocks))
+			x.metrics.events.WithLabelValues(x.cfg.ID).Add(float64(stats.events))
+			if stats.failed > 0 {
+				x.refreshDeadLetterGauge(ctx)
+			}
 		}
 	}
 	return next, nil
+}
+
+// readyBatch returns the batch to commit next from the fetched heights
+// waiting from next on, or nil: a full batch of contiguous heights, or a
+// shorter one when it reaches target, when many heights wait (those
+// missing are slow), or when a height read as a stream follows it. A
+// height read as a stream is a batch of its own.
+func readyBatch(pending map[int64]*fetched, next, target int64, size, window int) []*fetched {
+	var batch []*fetched
+	for h := next; len(batch) < size; h++ {
+		g, ok := pending[h]
+		if !ok {
+			break
+		}
+		if g.spill != nil {
+			if len(batch) == 0 {
+				return []*fetched{g}
+			}
+			return batch
+		}
+		batch = append(batch, g)
+	}
+	if len(batch) == 0 || (len(batch) < size && batch[len(batch)-1].height < target && len(pending) < window/2) {
+		return nil
+	}
+	return batch
 }
 
 // errFatal marks failures that stop the indexer (a pruned height).
 var errFatal = errors.New("fatal")
 
 // fetch gets, decodes and adapts one height. Transport failures are
-// retried inside the client; what still fails becomes a dead letter.
-func (x *Cosmos) fetch(ctx context.Context, h int64, enc chains.AttrEncoding) *fetched {
-	f := &fetched{height: h}
-	var blockRaw, resultsRaw []byte
+// retried inside the client; what still fails becomes a dead letter. A
+// /block_results answer larger than StreamAbove is read as a stream
+// (fetchStream); inOrder tells that the caller commits heights in height
+// order as they come (the catch-up), so that its spilled heights count
+// against the stream lane's bound until they are released.
+func (x *Cosmos) fetch(ctx context.Context, h int64, enc chains.AttrEncoding, inOrder bool) *fetched {
+	var blockRaw []byte
+	var ans cometbft.Answer
 	var blockErr, resultsErr error
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); blockRaw, blockErr = x.src.Block(ctx, h) }()
-	resultsRaw, resultsErr = x.src.BlockResults(ctx, h)
+	ans, resultsErr = x.src.BlockResults(ctx, h, x.inMemoryMax())
 	wg.Wait()
 	if err := errors.Join(blockErr, resultsErr); err != nil {
-		var he *cometbft.HeightError
-		if errors.As(err, &he) && he.Pruned {
-			f.err = fmt.Errorf("%w: %v", errFatal, err)
-			return f
+		if ans.Stream != nil {
+			ans.Stream.Close()
 		}
-		f.err = fmt.Errorf("fetch height %d: %w", h, err)
+		return fetchFailed(h, err)
+	}
+	if ans.Stream != nil {
+		return x.fetchStream(ctx, h, enc, blockRaw, ans.Stream, inOrder)
+	}
+	return x.decodeWhole(h, enc, blockRaw, ans.Result)
+}
+
+// inMemoryMax is the answer size read whole: StreamAbove, unless the
+// adapter cannot stream.
+func (x *Cosmos) inMemoryMax() int64 {
+	if _, ok := x.adapter.(chains.StreamAdapter); ok && x.StreamAbove > 0 {
+		return x.StreamAbove
+	}
+	return cometbft.MaxResponseBytes
+}
+
+// fetchFailed is the fetched of a height whose fetch failed: fatal when the
+// node pruned it.
+func fetchFailed(h int64, err error) *fetched {
+	f := &fetched{height: h}
+	var he *cometbft.HeightError
+	if errors.As(err, &he) && he.Pruned {
+		f.err = fmt.Errorf("%w: %v", errFatal, err)
 		return f
 	}
+	f.err = fmt.Errorf("fetch height %d: %w", h, err)
+	return f
+}
+
+// decodeWhole decodes and adapts a height held in memory.
+func (x *Cosmos) decodeWhole(h int64, enc chains.AttrEncoding, blockRaw, resultsRaw []byte) *fetched {
+	f := &fetched{height: h}
 	b, err := x.adapter.Decode(chains.RawBlock{ChainID: x.cfg.ID, Height: h, Block: blockRaw, Results: resultsRaw}, enc)
 	if err != nil {
 		x.metrics.decodeErrors.WithLabelValues(x.cfg.ID).Inc()
@@ -377,7 +459,7 @@ func (x *Cosmos) fetch(ctx context.Context, h int64, enc chains.AttrEncoding) *f
 		f.err = fmt.Errorf("adapt height %d: %w", h, err)
 		return f
 	}
-	f.block, f.rows = b, rows
+	f.block, f.rows, f.events = b, rows, countEvents(b)
 	return f
 }
 
@@ -393,8 +475,10 @@ func (x *Cosmos) retryDeadLetters(ctx context.Context, st cometbft.Status, dueOn
 		enc = chains.AttrBase64
 	}
 	for _, dl := range dls {
-		f := x.fetch(ctx, dl.Height, enc)
-		if _, err := x.w.commit(ctx, []*fetched{f}, false, st.LatestHeight); err != nil {
+		f := x.fetch(ctx, dl.Height, enc, false)
+		_, err := x.w.commit(ctx, []*fetched{f}, false, st.LatestHeight)
+		f.release()
+		if err != nil {
 			return err
 		}
 		if f.err == nil {

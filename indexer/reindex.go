@@ -44,14 +44,17 @@ func (x *Cosmos) Reindex(ctx context.Context, heights []int64) error {
 			go func() {
 				defer wg.Done()
 				defer func() { <-sem }()
-				batch[i] = x.fetch(ctx, h, enc)
+				batch[i] = x.fetch(ctx, h, enc, false)
 			}()
 		}
 		wg.Wait()
 		if ctx.Err() != nil {
+			releaseAll(batch)
 			return ctx.Err()
 		}
-		if _, err := x.w.commit(ctx, batch, false, st.LatestHeight); err != nil {
+		_, err := x.w.commit(ctx, batch, false, st.LatestHeight)
+		releaseAll(batch)
+		if err != nil {
 			return fmt.Errorf("reindex %s: %w", x.cfg.ID, err)
 		}
 		for _, f := range batch {

@@ -23,13 +23,37 @@ var rawTables = []chains.Table{
 	{Name: "events", Columns: []string{"chain_id", "height", "tx_index", "event_index", "msg_index", "mode", "type", "attributes"}},
 }
 
-// fetched is one height after fetch and decode, or its failure; rows holds
-// both its raw and its domain rows, built on the fetch workers.
+// fetched is one height after fetch and decode, or its failure. rows
+// holds its raw and domain rows, built on the fetch workers; a height read
+// as a stream (see fetchStream) has its rows in spill instead, and block
+// then holds only the header fields and Stats.
 type fetched struct {
 	height int64
 	block  *chains.Block
 	rows   *chains.Rows
+	spill  *spill
+	events int // tx and block-level events
 	err    error
+	// onRelease, if set, is called once the spill is released.
+	onRelease func()
+}
+
+// release removes the height's spill files, if any; it may be called more
+// than once.
+func (f *fetched) release() {
+	if f != nil && f.spill != nil {
+		f.spill.remove()
+		f.spill = nil
+		if f.onRelease != nil {
+			f.onRelease()
+		}
+	}
+}
+
+func releaseAll(fs []*fetched) {
+	for _, f := range fs {
+		f.release()
+	}
 }
 
 // writer commits batches of heights of one chain.
@@ -49,7 +73,18 @@ func newWriter(db *bun.DB, chainID, kind string, domain []chains.Table) *writer 
 
 // rawRows appends the raw rows of a decoded height.
 func rawRows(b *chains.Block, out *chains.Rows) error {
-	out.Add("blocks", b.ChainID, b.Height, b.Hash, b.Time, b.Proposer, b.AppHash, len(b.Txs))
+	rawBlockRow(b, len(b.Txs), out)
+	return rawPartRows(b, out)
+}
+
+// rawBlockRow appends the blocks row of a height with numTxs txs.
+func rawBlockRow(b *chains.Block, numTxs int, out *chains.Rows) {
+	out.Add("blocks", b.ChainID, b.Height, b.Hash, b.Time, b.Proposer, b.AppHash, numTxs)
+}
+
+// rawPartRows appends the txs, messages and events rows of b's txs and
+// block-level events (a whole height, or one part of it).
+func rawPartRows(b *chains.Block, out *chains.Rows) error {
 	for i := range b.Txs {
 		tx := &b.Txs[i]
 		fee, err := json.Marshal(nonNil(tx.Fee))
@@ -137,7 +172,8 @@ func (w *writer) ensurePartitions(ctx context.Context, from, to int64) error {
 var errCheckpointMoved = errors.New("checkpoint moved by another process")
 
 // commit writes a contiguous batch of heights in one transaction: it
-// deletes the heights' rows, copies the new ones, records failed heights
+// deletes the heights' rows, copies the new ones (from memory, or from the
+// spill files of heights read as a stream), records failed heights
 // as dead letters and clears succeeded ones, and, when advance is set,
 // moves the checkpoint from batch[0].height to past the last height.
 func (w *writer) commit(ctx context.Context, batch []*fetched, advance bool, tip int64) (stats commitStats, err error) {
@@ -149,19 +185,24 @@ func (w *writer) commit(ctx context.Context, batch []*fetched, advance bool, tip
 	var ok []int64
 	var failed []*fetched
 	var lastTime any
+	var spilled []*spill
 	for _, f := range batch {
 		if f.err != nil {
 			failed = append(failed, f)
 			continue
 		}
-		for _, t := range w.tables {
-			for _, r := range f.rows.Of(t.Name) {
-				rows.Add(t.Name, r...)
+		if f.spill != nil {
+			spilled = append(spilled, f.spill)
+		} else {
+			for _, t := range w.tables {
+				for _, r := range f.rows.Of(t.Name) {
+					rows.Add(t.Name, r...)
+				}
 			}
 		}
 		ok = append(ok, f.height)
 		lastTime = f.block.Time
-		stats.events += countEvents(f.block)
+		stats.events += f.events
 	}
 	stats.blocks = len(ok)
 	if err := w.ensurePartitions(ctx, from, to); err != nil {
@@ -212,6 +253,15 @@ func (w *writer) commit(ctx context.Context, batch []*fetched, advance bool, tip
 			return stats, fmt.Errorf("commit %d..%d: %w", from, to, err)
 		}
 		stats.rows += n
+		// Spilled heights: their COPY text streams from its files, in
+		// chunks, within the same transaction.
+		for _, sp := range spilled {
+			n, err := sp.copyTable(ctx, conn, t)
+			if err != nil {
+				return stats, fmt.Errorf("commit %d..%d: %w", from, to, err)
+			}
+			stats.rows += n
+		}
 	}
 	for _, f := range failed {
 		if _, err := conn.ExecContext(ctx, `INSERT INTO dead_letters (chain_id, height, attempts, last_error, next_retry_at)
@@ -249,6 +299,7 @@ type commitStats struct {
 	rows                   int64
 }
 
+// countEvents counts the tx and block-level events of a decoded height.
 func countEvents(b *chains.Block) int {
 	n := len(b.Events)
 	for i := range b.Txs {

@@ -43,6 +43,10 @@ CREATE INDEX osmosis_swaps_pool_idx ON osmosis_swaps (chain_id, pool_id, height)
 
 --bun:split
 
+CREATE INDEX osmosis_swaps_time_idx ON osmosis_swaps (chain_id, time);
+
+--bun:split
+
 -- Liquidity moved into (+) or out of (-) gamm pools: creation deposits,
 -- pool_joined and pool_exited. Concentrated-liquidity positions are not here yet.
 CREATE TABLE osmosis_pool_liquidity (
@@ -62,6 +66,31 @@ CREATE TABLE osmosis_pool_liquidity (
 
 --bun:split
 
+-- Concentrated-liquidity position changes: create_position (amounts > 0)
+-- and withdraw_position (amounts and liquidity < 0, as the events give them).
+-- add_to_position is a withdraw of the old position plus a create of the
+-- new one, both present, so it has no row of its own. amount0/amount1 are
+-- of the pool's token0/token1 (osmosis_pools.denoms[1], [2]).
+CREATE TABLE osmosis_cl_positions (
+    chain_id    text    NOT NULL,
+    height      bigint  NOT NULL,
+    tx_index    integer NOT NULL,
+    event_index integer NOT NULL,
+    msg_index   integer NOT NULL,
+    pool_id     bigint  NOT NULL,
+    position_id bigint  NOT NULL,
+    kind        text    NOT NULL,  -- create | withdraw
+    sender      text    NOT NULL,
+    lower_tick  bigint  NOT NULL,
+    upper_tick  bigint  NOT NULL,
+    liquidity   numeric NOT NULL,
+    amount0     numeric NOT NULL,
+    amount1     numeric NOT NULL,
+    PRIMARY KEY (chain_id, height, tx_index, event_index)
+) PARTITION BY RANGE (height);
+
+--bun:split
+
 -- Hourly close USD price per denom (aggregator job "dex_prices").
 CREATE TABLE osmosis_asset_prices (
     chain_id  text        NOT NULL,
@@ -73,15 +102,29 @@ CREATE TABLE osmosis_asset_prices (
 
 --bun:split
 
--- Last execution price of each pool direction (state of the "dex_prices" job).
-CREATE TABLE osmosis_pool_last_prices (
-    chain_id  text    NOT NULL,
-    pool_id   bigint  NOT NULL,
-    base      text    NOT NULL,
-    quote     text    NOT NULL,
-    height    bigint  NOT NULL,
-    price     numeric NOT NULL,  -- quote base units per base base unit
-    PRIMARY KEY (chain_id, pool_id, base, quote)
+-- State of the "dex_prices" job: the last swap of every pool and denom
+-- pair (denom_a < denom_b) executed before the hour osmosis_price_state.hour.
+CREATE TABLE osmosis_pair_last_swaps (
+    chain_id    text        NOT NULL,
+    pool_id     bigint      NOT NULL,
+    denom_a     text        NOT NULL,
+    denom_b     text        NOT NULL,
+    height      bigint      NOT NULL,
+    tx_index    integer     NOT NULL,
+    event_index integer     NOT NULL,
+    time        timestamptz NOT NULL,
+    denom_in    text        NOT NULL,
+    amount_in   numeric     NOT NULL,
+    denom_out   text        NOT NULL,
+    amount_out  numeric     NOT NULL,
+    PRIMARY KEY (chain_id, pool_id, denom_a, denom_b)
+);
+
+--bun:split
+
+CREATE TABLE osmosis_price_state (
+    chain_id text PRIMARY KEY,
+    hour     timestamptz NOT NULL  -- osmosis_pair_last_swaps holds the swaps before this hour
 );
 
 --bun:split

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -19,7 +20,7 @@ import (
 // nil, string, []byte (bytea), json.RawMessage (jsonb), bool, the integer
 // types, time.Time, []string (text[]) and fmt.Stringer.
 func CopyRows(ctx context.Context, conn bun.Conn, table string, columns []string, rows [][]any) (int64, error) {
-	query := "COPY " + table + " (" + strings.Join(columns, ", ") + ") FROM STDIN"
+	query := copyQuery(table, columns)
 	var (
 		buf   bytes.Buffer
 		total int64
@@ -38,18 +39,9 @@ func CopyRows(ctx context.Context, conn bun.Conn, table string, columns []string
 		return nil
 	}
 	for _, row := range rows {
-		if len(row) != len(columns) {
-			return total, fmt.Errorf("copy %s: row has %d values for %d columns", table, len(row), len(columns))
+		if err := EncodeCopyRow(&buf, columns, row); err != nil {
+			return total, fmt.Errorf("copy %s: %w", table, err)
 		}
-		for i, v := range row {
-			if i > 0 {
-				buf.WriteByte('\t')
-			}
-			if err := appendCopyValue(&buf, v); err != nil {
-				return total, fmt.Errorf("copy %s.%s: %w", table, columns[i], err)
-			}
-		}
-		buf.WriteByte('\n')
 		// A huge height is sent as several COPYs (same transaction), so its
 		// COPY text is never held whole in memory.
 		if buf.Len() >= CopyChunkBytes {
@@ -63,6 +55,76 @@ func CopyRows(ctx context.Context, conn bun.Conn, table string, columns []string
 
 // CopyChunkBytes is the most COPY text buffered before it is sent.
 const CopyChunkBytes = 8 << 20
+
+func copyQuery(table string, columns []string) string {
+	return "COPY " + table + " (" + strings.Join(columns, ", ") + ") FROM STDIN"
+}
+
+// EncodeCopyRow appends one row to buf in the COPY text format: the values
+// (see CopyRows for the supported types) separated by tabs, then a newline.
+// A row with a value count other than len(columns) is an error.
+func EncodeCopyRow(buf *bytes.Buffer, columns []string, row []any) error {
+	if len(row) != len(columns) {
+		return fmt.Errorf("row has %d values for %d columns", len(row), len(columns))
+	}
+	for i, v := range row {
+		if i > 0 {
+			buf.WriteByte('\t')
+		}
+		if err := appendCopyValue(buf, v); err != nil {
+			return fmt.Errorf("column %s: %w", columns[i], err)
+		}
+	}
+	buf.WriteByte('\n')
+	return nil
+}
+
+// CopyText loads COPY text, rows as EncodeCopyRow writes them, from r into
+// table on conn (which may be inside a transaction). The text is sent as
+// several COPY statements of at most CopyChunkBytes each (a single longer
+// row gets a statement of its own), cut at row boundaries, so at most one
+// chunk is held in memory whatever the size of r. It returns the number of
+// rows copied.
+func CopyText(ctx context.Context, conn bun.Conn, table string, columns []string, r io.Reader) (int64, error) {
+	query := copyQuery(table, columns)
+	var total int64
+	send := func(chunk []byte) error {
+		if len(chunk) == 0 {
+			return nil
+		}
+		res, err := pgdriver.CopyFrom(ctx, conn, bytes.NewReader(chunk), query)
+		if err != nil {
+			return fmt.Errorf("copy %s: %w", table, err)
+		}
+		n, _ := res.RowsAffected()
+		total += n
+		return nil
+	}
+	buf := make([]byte, CopyChunkBytes)
+	filled := 0
+	for {
+		n, err := io.ReadFull(r, buf[filled:])
+		filled += n
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return total, send(buf[:filled])
+		}
+		if err != nil {
+			return total, fmt.Errorf("copy %s: read: %w", table, err)
+		}
+		cut := bytes.LastIndexByte(buf[:filled], '\n') + 1
+		if cut == 0 { // one row longer than the buffer: make room for it
+			buf = append(buf, make([]byte, len(buf))...)
+			continue
+		}
+		if err := send(buf[:cut]); err != nil {
+			return total, err
+		}
+		filled = copy(buf, buf[cut:filled])
+		if err := ctx.Err(); err != nil {
+			return total, err
+		}
+	}
+}
 
 // copyEscaper escapes text for the COPY text format.
 var copyEscaper = strings.NewReplacer(`\`, `\\`, "\t", `\t`, "\n", `\n`, "\r", `\r`)

@@ -2,7 +2,9 @@ package apikey
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -61,4 +63,31 @@ func (a *Authenticator) Authenticate(ctx context.Context, raw string) (*Key, err
 		return nil, ErrUnknownKey
 	}
 	return k, nil
+}
+
+// OriginAllowed reports whether a live publishable key allows origin; CORS
+// preflights, which carry no key, are answered with it. Answers are
+// remembered for CacheTTL.
+func (a *Authenticator) OriginAllowed(ctx context.Context, origin string) (bool, error) {
+	id := sha256.Sum256([]byte("origin:" + origin))
+	now := a.now()
+	a.mu.Lock()
+	e, ok := a.entries[id]
+	a.mu.Unlock()
+	if ok && now.Before(e.expires) {
+		return e.key != nil, nil
+	}
+	var n int
+	if err := a.db.NewRaw(`SELECT count(*) FROM api_keys WHERE kind = 'publishable' AND revoked_at IS NULL
+		AND (? = ANY(origins) OR '*' = ANY(origins))`, origin).Scan(ctx, &n); err != nil {
+		return false, fmt.Errorf("check origin: %w", err)
+	}
+	var marker *Key
+	if n > 0 {
+		marker = &Key{}
+	}
+	a.mu.Lock()
+	a.entries[id] = cacheEntry{key: marker, expires: now.Add(CacheTTL)}
+	a.mu.Unlock()
+	return n > 0, nil
 }

@@ -50,18 +50,9 @@ var ErrMalformed = errors.New("malformed response")
 // JSON-RPC `result` objects of /block and /block_results.
 func DecodeBlock(raw chains.RawBlock, opt Options) (*chains.Block, error) {
 	h := raw.Height
-	blk, err := parseBlock(raw.Block)
+	blk, out, err := decodeHeader(raw)
 	if err != nil {
-		return nil, fmt.Errorf("height %d: /block: %w", h, err)
-	}
-	if blk.height != h {
-		return nil, fmt.Errorf("height %d: /block is for height %d: %w", h, blk.height, ErrMismatch)
-	}
-	chainID := raw.ChainID
-	if chainID == "" {
-		chainID = blk.chainID
-	} else if blk.chainID != "" && blk.chainID != chainID {
-		return nil, fmt.Errorf("height %d: /block is from chain %q, not %q: %w", h, blk.chainID, chainID, ErrMismatch)
+		return nil, err
 	}
 	res, err := parseResults(raw.Results, opt.Attrs)
 	if err != nil {
@@ -74,44 +65,67 @@ func DecodeBlock(raw chains.RawBlock, opt Options) (*chains.Block, error) {
 		return nil, fmt.Errorf("height %d: /block has %d txs but /block_results has %d txs_results: %w",
 			h, len(blk.txs), len(res.txs), ErrMismatch)
 	}
+	out.Events = res.events
+	out.Stats.Base64Attributes = res.base64
+	if len(blk.txs) > 0 {
+		out.Txs = make([]chains.Tx, len(blk.txs))
+	}
+	for i, b := range blk.txs {
+		out.Txs[i] = assembleTx(b, i, &res.txs[i], opt, &out.Stats)
+	}
+	return out, nil
+}
 
-	out := &chains.Block{
+// decodeHeader parses raw.Block, checks it against the requested height
+// and chain id, and returns it with the Block of its header fields.
+func decodeHeader(raw chains.RawBlock) (*decodedBlock, *chains.Block, error) {
+	h := raw.Height
+	blk, err := parseBlock(raw.Block)
+	if err != nil {
+		return nil, nil, fmt.Errorf("height %d: /block: %w", h, err)
+	}
+	if blk.height != h {
+		return nil, nil, fmt.Errorf("height %d: /block is for height %d: %w", h, blk.height, ErrMismatch)
+	}
+	chainID := raw.ChainID
+	if chainID == "" {
+		chainID = blk.chainID
+	} else if blk.chainID != "" && blk.chainID != chainID {
+		return nil, nil, fmt.Errorf("height %d: /block is from chain %q, not %q: %w", h, blk.chainID, chainID, ErrMismatch)
+	}
+	return blk, &chains.Block{
 		ChainID:  chainID,
 		Height:   h,
 		Hash:     blk.hash,
 		Time:     blk.time,
 		Proposer: blk.proposer,
 		AppHash:  blk.appHash,
-		Events:   res.events,
-		Stats:    chains.Stats{Base64Attributes: res.base64},
+	}, nil
+}
+
+// assembleTx decodes the bytes of tx i, joins its result and counts what
+// it passed over in st.
+func assembleTx(b []byte, i int, r *decodedTxResult, opt Options, st *chains.Stats) chains.Tx {
+	tx := DecodeTx(b, opt)
+	tx.Index = i
+	tx.Code = r.code
+	tx.Codespace = r.codespace
+	tx.Log = r.log
+	tx.GasWanted = r.gasWanted
+	tx.GasUsed = r.gasUsed
+	tx.Events = r.events
+	for j := range tx.Events {
+		tx.Events[j].TxIndex = i
 	}
-	if len(blk.txs) > 0 {
-		out.Txs = make([]chains.Tx, len(blk.txs))
+	if tx.Undecodable {
+		st.UndecodableTxs++
 	}
-	for i, b := range blk.txs {
-		tx := DecodeTx(b, opt)
-		tx.Index = i
-		r := &res.txs[i]
-		tx.Code = r.code
-		tx.Codespace = r.codespace
-		tx.Log = r.log
-		tx.GasWanted = r.gasWanted
-		tx.GasUsed = r.gasUsed
-		tx.Events = r.events
-		for j := range tx.Events {
-			tx.Events[j].TxIndex = i
+	for _, m := range tx.Messages {
+		if m.JSON == nil {
+			st.UnknownMessages++
 		}
-		if tx.Undecodable {
-			out.Stats.UndecodableTxs++
-		}
-		for _, m := range tx.Messages {
-			if m.JSON == nil {
-				out.Stats.UnknownMessages++
-			}
-		}
-		out.Txs[i] = tx
 	}
-	return out, nil
+	return tx
 }
 
 // decodedBlock is what DecodeBlock uses of a /block result.

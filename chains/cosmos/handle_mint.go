@@ -49,13 +49,44 @@ func mintRows(b *chains.Block, out *chains.Rows) error {
 }
 
 // blockRewardRows sums the begin-block rewards, commission and proposer
-// reward events over all validators, per denom, with exact decimals.
+// reward events over all validators, per denom, with exact decimals. On a
+// part of a height (b.Part set) it adds the part's events to the running
+// sums and writes the rows on the last call.
 func blockRewardRows(b *chains.Block, out *chains.Rows) error {
-	type key struct{ kind, denom string }
-	sums := map[key]math.LegacyDec{}
-	var order []key
-	for i := range b.Events {
-		ev := &b.Events[i]
+	s := &rewardSums{sums: map[rewardKey]math.LegacyDec{}}
+	if b.Part != nil {
+		if b.Part.State == nil {
+			b.Part.State = map[string]any{}
+		}
+		if prev, ok := b.Part.State[rewardsState].(*rewardSums); ok {
+			s = prev
+		} else {
+			b.Part.State[rewardsState] = s
+		}
+	}
+	if err := s.add(b.Events); err != nil {
+		return err
+	}
+	if b.Part == nil || b.Part.Last {
+		s.rows(b, out)
+	}
+	return nil
+}
+
+// rewardsState is the key of blockRewardRows' running sums in Part.State.
+const rewardsState = "cosmos.block_rewards"
+
+type rewardKey struct{ kind, denom string }
+
+// rewardSums are block_rewards totals in order of first appearance.
+type rewardSums struct {
+	sums  map[rewardKey]math.LegacyDec
+	order []rewardKey
+}
+
+func (s *rewardSums) add(evs []chains.Event) error {
+	for i := range evs {
+		ev := &evs[i]
 		if ev.Type != "rewards" && ev.Type != "commission" && ev.Type != "proposer_reward" {
 			continue
 		}
@@ -69,17 +100,20 @@ func blockRewardRows(b *chains.Block, out *chains.Rows) error {
 			if err != nil {
 				return fmt.Errorf("%s event %d: %w", ev.Type, ev.Index, err)
 			}
-			k := key{ev.Type, c.Denom}
-			if s, ok := sums[k]; ok {
-				sums[k] = s.Add(d)
+			k := rewardKey{ev.Type, c.Denom}
+			if sum, ok := s.sums[k]; ok {
+				s.sums[k] = sum.Add(d)
 			} else {
-				sums[k] = d
-				order = append(order, k)
+				s.sums[k] = d
+				s.order = append(s.order, k)
 			}
 		}
 	}
-	for _, k := range order {
-		out.Add(blockRewardsTable.Name, b.ChainID, b.Height, k.kind, k.denom, sums[k].String())
-	}
 	return nil
+}
+
+func (s *rewardSums) rows(b *chains.Block, out *chains.Rows) {
+	for _, k := range s.order {
+		out.Add(blockRewardsTable.Name, b.ChainID, b.Height, k.kind, k.denom, s.sums[k].String())
+	}
 }

@@ -90,18 +90,11 @@ func parseResults(data json.RawMessage, enc chains.AttrEncoding) (*decodedResult
 		out.txs = make([]decodedTxResult, n)
 	}
 	for i := range rj.TxsResults {
-		r := &rj.TxsResults[i]
-		if r.Code < 0 || r.Code > 1<<32-1 {
-			return nil, fmt.Errorf("%w: tx result %d: code %d out of range", ErrMalformed, i, r.Code)
+		t, err := convertTxResult(&rj.TxsResults[i], i, b64)
+		if err != nil {
+			return nil, err
 		}
-		out.txs[i] = decodedTxResult{
-			code:      uint32(r.Code),
-			codespace: string(r.Codespace),
-			log:       string(r.Log),
-			gasWanted: int64(r.GasWanted),
-			gasUsed:   int64(r.GasUsed),
-			events:    convertEvents(nil, r.Events, i, b64, "", false),
-		}
+		out.txs[i] = t
 	}
 	n := len(rj.BeginBlockEvents) + len(rj.EndBlockEvents) + len(rj.FinalizeBlockEvents)
 	if n > 0 {
@@ -112,6 +105,21 @@ func parseResults(data json.RawMessage, enc chains.AttrEncoding) (*decodedResult
 		out.events = evs
 	}
 	return out, nil
+}
+
+// convertTxResult converts tx result i.
+func convertTxResult(r *txResultJSON, i int, b64 bool) (decodedTxResult, error) {
+	if r.Code < 0 || r.Code > 1<<32-1 {
+		return decodedTxResult{}, fmt.Errorf("%w: tx result %d: code %d out of range", ErrMalformed, i, r.Code)
+	}
+	return decodedTxResult{
+		code:      uint32(r.Code),
+		codespace: string(r.Codespace),
+		log:       string(r.Log),
+		gasWanted: int64(r.GasWanted),
+		gasUsed:   int64(r.GasUsed),
+		events:    convertEvents(nil, r.Events, i, b64, "", false),
+	}, nil
 }
 
 // convertEvents appends the decoded events of in to dst. Event.Index is the
@@ -196,31 +204,43 @@ func DetectBase64(result json.RawMessage) (bool, error) {
 }
 
 func detectBase64(rj *resultsJSON) bool {
-	seen := false
-	check := func(evs []eventJSON) bool {
-		for _, e := range evs {
-			for _, a := range e.Attributes {
-				if a.Key == "" {
-					continue
-				}
-				seen = true
-				if !isPrintableBase64(string(a.Key)) {
-					return false
-				}
+	var d b64Detector
+	for i := range rj.TxsResults {
+		d.add(rj.TxsResults[i].Events)
+	}
+	d.add(rj.BeginBlockEvents)
+	d.add(rj.EndBlockEvents)
+	d.add(rj.FinalizeBlockEvents)
+	return d.base64()
+}
+
+// b64Detector runs DetectBase64's heuristic over the events of a response
+// fed in any order.
+type b64Detector struct {
+	seen   bool // a non-empty key was seen
+	failed bool // a non-empty key is not printable base64
+}
+
+func (d *b64Detector) add(evs []eventJSON) {
+	if d.failed {
+		return
+	}
+	for _, e := range evs {
+		for _, a := range e.Attributes {
+			if a.Key == "" {
+				continue
+			}
+			d.seen = true
+			if !isPrintableBase64(string(a.Key)) {
+				d.failed = true
+				return
 			}
 		}
-		return true
 	}
-	for i := range rj.TxsResults {
-		if !check(rj.TxsResults[i].Events) {
-			return false
-		}
-	}
-	if !check(rj.BeginBlockEvents) || !check(rj.EndBlockEvents) || !check(rj.FinalizeBlockEvents) {
-		return false
-	}
-	return seen
 }
+
+// base64 is the verdict over the events added so far.
+func (d *b64Detector) base64() bool { return d.seen && !d.failed }
 
 // isPrintableBase64 reports whether s is strict, padded standard base64 of
 // a non-empty printable-ASCII string.

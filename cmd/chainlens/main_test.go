@@ -210,24 +210,25 @@ chains:
 	}
 	done := make(chan error, 1)
 	go func() { done <- idx.Wait() }()
-	deadline := time.Now().Add(30 * time.Second)
-	var body string
-	for time.Now().Before(deadline) {
-		if resp, err := http.Get("http://" + metricsAddr + "/metrics"); err == nil {
-			b, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			body = string(b)
-			if strings.Contains(body, `chainlens_indexer_indexed_height{chain="localosmosis"} 299`) {
-				break
+	wants := []string{`chainlens_indexer_indexed_height{chain="localosmosis"} 299`, `chainlens_indexer_lag_blocks{chain="localosmosis"} 0`,
+		`chainlens_indexer_node_height{chain="localosmosis"} 299`, `chainlens_indexer_blocks_total{chain="localosmosis"} 299`}
+	missing := wants
+	for deadline := time.Now().Add(30 * time.Second); len(missing) > 0 && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		resp, err := http.Get("http://" + metricsAddr + "/metrics")
+		if err != nil {
+			continue
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		missing = nil
+		for _, w := range wants {
+			if !strings.Contains(string(b), w) {
+				missing = append(missing, w)
 			}
 		}
-		time.Sleep(100 * time.Millisecond)
 	}
-	for _, want := range []string{`chainlens_indexer_indexed_height{chain="localosmosis"} 299`, `chainlens_indexer_lag_blocks{chain="localosmosis"} 0`,
-		`chainlens_indexer_node_height{chain="localosmosis"} 299`, `chainlens_indexer_blocks_total{chain="localosmosis"} 299`} {
-		if !strings.Contains(body, want) {
-			t.Errorf("metrics lack %q", want)
-		}
+	if len(missing) > 0 {
+		t.Errorf("metrics lack %q", missing)
 	}
 	_ = idx.Process.Signal(syscall.SIGTERM)
 	select {

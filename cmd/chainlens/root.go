@@ -36,6 +36,7 @@ func newRootCmd() *cobra.Command {
 		newServeCmd(g),
 		newMigrateCmd(g),
 		newKeysCmd(g),
+		newCampaignsCmd(g),
 		newStatusCmd(g),
 		newVersionCmd(),
 		newDevnetCmd(),

@@ -5,6 +5,7 @@
 package cometbft
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -225,6 +226,51 @@ func retryable(err error) bool {
 // Call invokes method with params on the first endpoint that answers,
 // retrying with backoff; result is the JSON `result` member.
 func (c *Client) Call(ctx context.Context, method string, params map[string]any) (json.RawMessage, error) {
+	a, err := c.call(ctx, method, params, -1)
+	return a.Result, err
+}
+
+// Answer is the `result` member of a JSON-RPC answer: whole in memory, or,
+// for a large answer, as a stream.
+type Answer struct {
+	// Result is the whole result, when the answer was read into memory.
+	Result json.RawMessage
+	// Stream, when Result is nil, reads the result of a large answer: its
+	// JSON value from the first byte, followed by the rest of the envelope
+	// (a JSON decoder of one value stops before it). Its read errors wrap
+	// ErrStreamBroken (and io.ErrUnexpectedEOF when the body is cut short
+	// of its Content-Length). The caller must Close it; the method's
+	// timeout runs until then.
+	Stream io.ReadCloser
+	// Size is the answer's Content-Length, or -1 when the node sent none.
+	Size int64
+}
+
+// ErrStreamBroken is wrapped by the read errors of Answer.Stream: the
+// answer could not be read to its end (the connection failed, the timeout
+// or the context ended, or it exceeded MaxResponseBytes). Reading the
+// height again may succeed.
+var ErrStreamBroken = errors.New("answer stream broken")
+
+// StreamAbove is the default in-memory limit of CallAnswer's callers: the
+// answers of CometBFT nodes to ordinary heights are far smaller.
+const StreamAbove = 16 << 20
+
+// CallAnswer is Call for answers that may be too large to hold in memory.
+// An answer of at most inMemoryMax bytes is read whole into
+// Answer.Result, exactly as Call does; a larger one is returned as
+// Answer.Stream. The size is the Content-Length when the node sends one;
+// otherwise CallAnswer reads up to inMemoryMax+1 bytes first and streams
+// only if the body has more. Errors before the result (transport, HTTP
+// status, a JSON-RPC error member, read as a stream by a token walk of the
+// envelope) are typed and retried as Call's are; once the stream is
+// handed over, a failure while reading it is the caller's to retry.
+func (c *Client) CallAnswer(ctx context.Context, method string, params map[string]any, inMemoryMax int64) (Answer, error) {
+	return c.call(ctx, method, params, max(inMemoryMax, 0))
+}
+
+// call is Call (inMemoryMax < 0: never stream) and CallAnswer.
+func (c *Client) call(ctx context.Context, method string, params map[string]any, inMemoryMax int64) (Answer, error) {
 	timeout := timeouts[method]
 	if timeout == 0 {
 		timeout = 30 * time.Second
@@ -234,17 +280,17 @@ func (c *Client) Call(ctx context.Context, method string, params map[string]any)
 	}
 	rawParams, err := json.Marshal(params)
 	if err != nil {
-		return nil, fmt.Errorf("cometbft %s: %w", method, err)
+		return Answer{}, fmt.Errorf("cometbft %s: %w", method, err)
 	}
 	var lastErr error
 	for attempt := range c.retry.Attempts {
 		if attempt > 0 {
 			if err := sleep(ctx, backoff(c.retry, attempt)); err != nil {
-				return nil, err
+				return Answer{}, err
 			}
 		}
 		e := c.pick(attempt)
-		res, err := c.callOnce(ctx, e, method, rawParams, timeout)
+		res, err := c.callOnce(ctx, e, method, rawParams, timeout, inMemoryMax)
 		var re *RPCError
 		if errors.As(err, &re) {
 			e.record(nil) // the node answered; it is healthy
@@ -257,56 +303,204 @@ func (c *Client) Call(ctx context.Context, method string, params map[string]any)
 		}
 		lastErr = err
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return Answer{}, ctx.Err()
 		}
 		if !retryable(err) {
-			return nil, fmt.Errorf("cometbft %s: %w", method, err)
+			return Answer{}, fmt.Errorf("cometbft %s: %w", method, err)
 		}
 		c.log.Debug("rpc call failed; retrying", "method", method, "endpoint", e.url, "attempt", attempt+1, "err", err)
 	}
-	return nil, fmt.Errorf("cometbft %s: %d attempts failed: %w", method, c.retry.Attempts, lastErr)
+	return Answer{}, fmt.Errorf("cometbft %s: %d attempts failed: %w", method, c.retry.Attempts, lastErr)
 }
 
-func (c *Client) callOnce(ctx context.Context, e *endpoint, method string, params json.RawMessage, timeout time.Duration) (json.RawMessage, error) {
+func (c *Client) callOnce(ctx context.Context, e *endpoint, method string, params json.RawMessage, timeout time.Duration, inMemoryMax int64) (Answer, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+	streaming := false
+	defer func() {
+		if !streaming {
+			cancel()
+		}
+	}()
 	id := rpctypes.JSONRPCIntID(c.nextID.Add(1))
 	body, err := json.Marshal(rpctypes.NewRPCRequest(id, method, params))
 	if err != nil {
-		return nil, err
+		return Answer{}, err
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.url, bytes.NewReader(body))
 	if err != nil {
-		return nil, err
+		return Answer{}, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", e.url, err)
+		return Answer{}, fmt.Errorf("%s: %w", e.url, err)
 	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBytes+1))
+	defer func() {
+		if !streaming {
+			resp.Body.Close()
+		}
+	}()
+	size := resp.ContentLength
+	// The in-memory lane: Call, error statuses, and answers known to be small.
+	if inMemoryMax < 0 || resp.StatusCode != http.StatusOK || (size >= 0 && size <= inMemoryMax) {
+		data, err := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBytes+1))
+		if err != nil {
+			return Answer{}, fmt.Errorf("%s: read body: %w", e.url, err)
+		}
+		return parseAnswer(e.url, resp.StatusCode, data, size)
+	}
+	var prefix []byte
+	if size < 0 { // no Content-Length: the first bytes tell
+		prefix, err = io.ReadAll(io.LimitReader(resp.Body, inMemoryMax+1))
+		if err != nil {
+			return Answer{}, fmt.Errorf("%s: read body: %w", e.url, err)
+		}
+		if int64(len(prefix)) <= inMemoryMax {
+			return parseAnswer(e.url, resp.StatusCode, prefix, size)
+		}
+	}
+	s := &stream{r: io.MultiReader(bytes.NewReader(prefix), resp.Body), body: resp.Body, cancel: cancel, e: e}
+	result, err := openResult(s)
 	if err != nil {
-		return nil, fmt.Errorf("%s: read body: %w", e.url, err)
+		return Answer{}, err
 	}
+	streaming = true
+	return Answer{Stream: result, Size: size}, nil
+}
+
+// parseAnswer reads a whole JSON-RPC answer.
+func parseAnswer(url string, status int, data []byte, size int64) (Answer, error) {
 	if len(data) > MaxResponseBytes {
-		return nil, fmt.Errorf("%s: response larger than %d bytes", e.url, MaxResponseBytes)
+		return Answer{}, fmt.Errorf("%s: response larger than %d bytes", url, MaxResponseBytes)
 	}
 	var r rpctypes.RPCResponse
 	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, fmt.Errorf("%s: HTTP %d, bad JSON-RPC answer: %w", e.url, resp.StatusCode, err)
+		return Answer{}, fmt.Errorf("%s: HTTP %d, bad JSON-RPC answer: %w", url, status, err)
 	}
 	if r.Error != nil {
-		return nil, &RPCError{Code: r.Error.Code, Message: r.Error.Message, Data: r.Error.Data}
+		return Answer{}, &RPCError{Code: r.Error.Code, Message: r.Error.Message, Data: r.Error.Data}
 	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%s: HTTP %d", e.url, resp.StatusCode)
+	if status != http.StatusOK {
+		return Answer{}, fmt.Errorf("%s: HTTP %d", url, status)
 	}
 	if len(r.Result) == 0 || string(r.Result) == "null" {
-		return nil, fmt.Errorf("%s: empty result", e.url)
+		return Answer{}, fmt.Errorf("%s: empty result", url)
 	}
-	return r.Result, nil
+	return Answer{Result: r.Result, Size: size}, nil
 }
+
+// openResult walks the members of a streamed JSON-RPC envelope up to its
+// result, and returns the stream from the result's first byte. An error
+// member ends the walk as an *RPCError, as in Call.
+func openResult(s *stream) (io.ReadCloser, error) {
+	fail := func(err error) (io.ReadCloser, error) {
+		s.Close()
+		return nil, err
+	}
+	dec := json.NewDecoder(s)
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return fail(fmt.Errorf("%s: bad JSON-RPC answer: %v %w", s.e.url, tok, err))
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return fail(fmt.Errorf("%s: bad JSON-RPC answer: %w", s.e.url, err))
+		}
+		switch tok {
+		case "result":
+			br := bufio.NewReaderSize(io.MultiReader(dec.Buffered(), s), 64<<10)
+			first, err := skipSpace(br, true)
+			if err != nil {
+				return fail(fmt.Errorf("%s: bad JSON-RPC answer: %w", s.e.url, err))
+			}
+			if first == 'n' { // null
+				return fail(fmt.Errorf("%s: empty result", s.e.url))
+			}
+			s.handedOver = true
+			return &resultStream{Reader: br, s: s}, nil
+		case "error":
+			var e *rpctypes.RPCError
+			if err := dec.Decode(&e); err != nil {
+				return fail(fmt.Errorf("%s: bad JSON-RPC answer: %w", s.e.url, err))
+			}
+			if e != nil {
+				return fail(&RPCError{Code: e.Code, Message: e.Message, Data: e.Data})
+			}
+		default:
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return fail(fmt.Errorf("%s: bad JSON-RPC answer: %w", s.e.url, err))
+			}
+		}
+	}
+	return fail(fmt.Errorf("%s: empty result", s.e.url))
+}
+
+// skipSpace reads past white space (and, with colon, one ':') and returns
+// the next byte, left unread.
+func skipSpace(br *bufio.Reader, colon bool) (byte, error) {
+	for {
+		b, err := br.ReadByte()
+		if err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return 0, err
+		}
+		switch {
+		case b == ' ' || b == '\t' || b == '\n' || b == '\r':
+		case b == ':' && colon:
+			colon = false
+		case colon:
+			return 0, fmt.Errorf("want ':' after \"result\", got %q", b)
+		default:
+			return b, br.UnreadByte()
+		}
+	}
+}
+
+// stream is the body of a streamed answer: it counts what it read, turns
+// read failures into ErrStreamBroken (recorded against the endpoint), and
+// ends the request's timeout on Close.
+type stream struct {
+	r      io.Reader
+	body   io.Closer
+	cancel context.CancelFunc
+	e      *endpoint
+	n      int64
+	// handedOver is set once the result stream is returned to the caller.
+	handedOver, failed bool
+}
+
+func (s *stream) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	s.n += int64(n)
+	if err == nil && s.n > MaxResponseBytes {
+		err = fmt.Errorf("response larger than %d bytes", MaxResponseBytes)
+	}
+	if err != nil && err != io.EOF {
+		if s.handedOver && !s.failed { // before, the call's retry loop records it
+			s.failed = true
+			s.e.record(err)
+		}
+		err = fmt.Errorf("%w: %s: after %d bytes: %w", ErrStreamBroken, s.e.url, s.n, err)
+	}
+	return n, err
+}
+
+func (s *stream) Close() error {
+	err := s.body.Close()
+	s.cancel()
+	return err
+}
+
+// resultStream is Answer.Stream.
+type resultStream struct {
+	io.Reader
+	s *stream
+}
+
+func (r *resultStream) Close() error { return r.s.Close() }
 
 // backoff is exponential with full jitter, capped.
 func backoff(r Retry, attempt int) time.Duration {

@@ -1,9 +1,11 @@
 package cometbft
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -62,6 +64,26 @@ func (c *Client) Block(ctx context.Context, height int64) (json.RawMessage, erro
 // BlockResults returns the `result` of /block_results at height.
 func (c *Client) BlockResults(ctx context.Context, height int64) (json.RawMessage, error) {
 	return c.Call(ctx, "block_results", map[string]any{"height": strconv.FormatInt(height, 10)})
+}
+
+// BlockResultsAnswer returns the `result` of /block_results at height:
+// whole when the answer is at most inMemoryMax bytes, else as a stream
+// (see CallAnswer).
+func (c *Client) BlockResultsAnswer(ctx context.Context, height, inMemoryMax int64) (Answer, error) {
+	return c.CallAnswer(ctx, "block_results", map[string]any{"height": strconv.FormatInt(height, 10)}, inMemoryMax)
+}
+
+// BlockResultsStream returns the `result` of /block_results at height as a
+// stream, whatever its size (see Answer.Stream); the caller closes it.
+func (c *Client) BlockResultsStream(ctx context.Context, height int64) (io.ReadCloser, error) {
+	a, err := c.BlockResultsAnswer(ctx, height, 0)
+	if err != nil {
+		return nil, err
+	}
+	if a.Stream == nil { // an empty body's worth: nothing to stream
+		return io.NopCloser(bytes.NewReader(a.Result)), nil
+	}
+	return a.Stream, nil
 }
 
 // ABCIQuery runs a query at a fixed height and returns the response value bytes.

@@ -1,0 +1,109 @@
+// Package dex builds the Osmosis dex report tables from the rows of
+// chains/osmosis: hourly USD prices (job dex_prices) and hourly USD swap
+// volume per asset (job dex_volume).
+//
+// Prices are last-trade prices: the USD price of a denom at the close of
+// an hour is the execution price (amount ratio of one token_swapped hop)
+// of the most recent swap between it and the USD anchor in any pool, or,
+// when it never traded against the anchor, its most recent price in the
+// hub denom (OSMO) times the hub's USD price.
+package dex
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"cosmossdk.io/math"
+	"github.com/uptrace/bun"
+
+	"github.com/chainlens/chainlens/chains/osmosis"
+	"github.com/chainlens/chainlens/config"
+)
+
+// DefaultHub is the denom routed through when a token has no anchor pool.
+const DefaultHub = "uosmo"
+
+// Market is the dex chain and its pricing settings.
+type Market struct {
+	ChainID string
+	// Anchor is the USD stablecoin denom: the configured asset whose symbol is USDC.
+	Anchor string
+	// Hub is the routing denom (the chain's staking denom, default uosmo).
+	Hub    string
+	Assets map[string]config.Asset
+}
+
+// Chain returns the dex chain: the first configured chain of kind osmosis.
+func Chain(cfg *config.Config) (config.Chain, bool) {
+	if cfg == nil {
+		return config.Chain{}, false
+	}
+	for _, ch := range cfg.Chains {
+		if ch.Kind == osmosis.Kind {
+			return ch, true
+		}
+	}
+	return config.Chain{}, false
+}
+
+// NewMarket reads the pricing settings of a dex chain. Without an asset
+// whose symbol is USDC there is no anchor, and every price is unknown.
+func NewMarket(ch config.Chain) Market {
+	m := Market{ChainID: ch.ID, Hub: ch.StakingDenom, Assets: map[string]config.Asset{}}
+	if m.Hub == "" {
+		m.Hub = DefaultHub
+	}
+	for _, a := range ch.Assets {
+		m.Assets[a.Denom] = a
+		if m.Anchor == "" && strings.EqualFold(a.Symbol, "USDC") {
+			m.Anchor = a.Denom
+		}
+	}
+	return m
+}
+
+// Exponent is the display exponent of denom; a denom without metadata is
+// taken to have the anchor's.
+func (m Market) Exponent(denom string) int {
+	if a, ok := m.Assets[denom]; ok {
+		return a.Exponent
+	}
+	return m.Assets[m.Anchor].Exponent
+}
+
+// Scale converts a price in anchor base units per base unit of denom into
+// USD per display unit: × 10^(exponent(denom) − exponent(anchor)).
+func (m Market) Scale(denom string, raw math.LegacyDec) math.LegacyDec {
+	d := m.Exponent(denom) - m.Exponent(m.Anchor)
+	switch {
+	case d > 0:
+		return raw.Mul(pow10(d))
+	case d < 0:
+		return raw.Quo(pow10(-d))
+	}
+	return raw
+}
+
+// USDValue is amount base units of denom at priceUSD per display unit.
+func (m Market) USDValue(denom string, amount math.Int, priceUSD math.LegacyDec) math.LegacyDec {
+	return math.LegacyNewDecFromInt(amount).Mul(priceUSD).Quo(pow10(m.Exponent(denom)))
+}
+
+func pow10(n int) math.LegacyDec { return math.LegacyNewDec(10).Power(uint64(n)) }
+
+// IndexedTip is the last height of chainID the indexer committed (0 when
+// it has not started).
+func IndexedTip(ctx context.Context, db bun.IDB, chainID string) (int64, error) {
+	var next int64
+	err := db.NewRaw("SELECT next_height FROM sync_state WHERE chain_id = ?", chainID).Scan(ctx, &next)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("sync state of %s: %w", chainID, err)
+	}
+	return next - 1, nil
+}

@@ -1,0 +1,144 @@
+package dex
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"cosmossdk.io/math"
+	"github.com/uptrace/bun"
+)
+
+// Volume is the dex_volume job: osmosis_asset_volume_hourly, the USD swap
+// volume of every denom per hour.
+//
+// Convention: a hop's USD value is the mean of the USD values of its two
+// sides, each at its denom's close price of the hop's hour (only the known
+// side when one denom has no price; nothing when neither has). Both denoms
+// of the hop are credited that value, so the volume of all swaps is half
+// the sum over denoms. Multi-hop routes count once per hop, as the pools
+// see them.
+//
+// It follows the dex_prices job: its watermark is the height prices were
+// computed to, and each run recomputes whole hours from the hour of the
+// first new swap, so it is idempotent and exact.
+type Volume struct{ Market Market }
+
+// Name is the job name.
+func (Volume) Name() string { return "dex_volume" }
+
+type denomHour struct {
+	denom string
+	hour  time.Time
+}
+
+// Run advances the volume to the prices job's watermark.
+func (j Volume) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
+	var tip int64
+	err := tx.NewRaw("SELECT watermark FROM aggregator_jobs WHERE name = ?", Prices{}.Name()).Scan(ctx, &tip)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return 0, 0, fmt.Errorf("prices watermark: %w", err)
+	}
+	if tip <= wm {
+		return wm, 0, nil
+	}
+	h0, ok, err := firstHour(ctx, tx, j.Market.ChainID, wm, tip)
+	if err != nil || !ok {
+		return tip, 0, err
+	}
+	var prices []struct {
+		Denom string    `bun:"denom"`
+		Hour  time.Time `bun:"hour"`
+		Price string    `bun:"price"`
+	}
+	if err := tx.NewRaw("SELECT denom, hour, price_usd::text AS price FROM osmosis_asset_prices WHERE chain_id = ? AND hour >= ?",
+		j.Market.ChainID, h0).Scan(ctx, &prices); err != nil {
+		return 0, 0, fmt.Errorf("prices from %s: %w", h0, err)
+	}
+	price := map[denomHour]math.LegacyDec{}
+	for _, p := range prices {
+		d, err := math.LegacyNewDecFromStr(p.Price)
+		if err != nil {
+			return 0, 0, fmt.Errorf("price of %s at %s: %w", p.Denom, p.Hour, err)
+		}
+		price[denomHour{p.Denom, p.Hour.UTC()}] = d
+	}
+	swaps, err := swapsFrom(ctx, tx, j.Market.ChainID, h0, tip)
+	if err != nil {
+		return 0, 0, err
+	}
+	volume := map[denomHour]math.LegacyDec{}
+	for _, s := range swaps {
+		hour := s.Time.UTC().Truncate(time.Hour)
+		v, ok := j.hopValue(s, hour, price)
+		if !ok {
+			continue
+		}
+		for _, d := range []string{s.DenomIn, s.DenomOut} {
+			k := denomHour{d, hour}
+			if cur, ok := volume[k]; ok {
+				volume[k] = cur.Add(v)
+			} else {
+				volume[k] = v
+			}
+		}
+	}
+	if _, err := tx.NewRaw("DELETE FROM osmosis_asset_volume_hourly WHERE chain_id = ? AND hour >= ?", j.Market.ChainID, h0).Exec(ctx); err != nil {
+		return 0, 0, fmt.Errorf("delete volume: %w", err)
+	}
+	keys := make([]denomHour, 0, len(volume))
+	for k := range volume {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b denomHour) int {
+		if c := a.hour.Compare(b.hour); c != 0 {
+			return c
+		}
+		if a.denom < b.denom {
+			return -1
+		}
+		if a.denom > b.denom {
+			return 1
+		}
+		return 0
+	})
+	rows := make([]volumeRow, 0, len(keys))
+	for _, k := range keys {
+		rows = append(rows, volumeRow{ChainID: j.Market.ChainID, Denom: k.denom, Hour: k.hour, VolumeUSD: volume[k].String()})
+	}
+	if err := insertBatches(ctx, tx, rows); err != nil {
+		return 0, 0, fmt.Errorf("insert volume: %w", err)
+	}
+	return tip, int64(len(keys)), nil
+}
+
+// volumeRow is a row of osmosis_asset_volume_hourly.
+type volumeRow struct {
+	bun.BaseModel `bun:"table:osmosis_asset_volume_hourly"`
+	ChainID       string    `bun:"chain_id"`
+	Denom         string    `bun:"denom"`
+	Hour          time.Time `bun:"hour"`
+	VolumeUSD     string    `bun:"volume_usd"`
+}
+
+// hopValue is the USD value of one hop by the convention of Volume.
+func (j Volume) hopValue(s Swap, hour time.Time, price map[denomHour]math.LegacyDec) (math.LegacyDec, bool) {
+	var vals []math.LegacyDec
+	for _, side := range []struct{ denom, amount string }{{s.DenomIn, s.AmountIn}, {s.DenomOut, s.AmountOut}} {
+		p, ok := price[denomHour{side.denom, hour}]
+		amt, ok2 := math.NewIntFromString(side.amount)
+		if ok && ok2 {
+			vals = append(vals, j.Market.USDValue(side.denom, amt, p))
+		}
+	}
+	switch len(vals) {
+	case 2:
+		return vals[0].Add(vals[1]).QuoInt64(2), true
+	case 1:
+		return vals[0], true
+	}
+	return math.LegacyDec{}, false
+}

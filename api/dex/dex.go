@@ -1,0 +1,254 @@
+// Package dex serves the Osmosis dex and dex lens endpoints that are built:
+// top assets by volume, real-time token prices and the cumulative trading
+// volume KPI. Every number comes from the tables of the aggregator/dex jobs.
+package dex
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"cosmossdk.io/math"
+	"github.com/uptrace/bun"
+
+	aggdex "github.com/chainlens/chainlens/aggregator/dex"
+	"github.com/chainlens/chainlens/api"
+	"github.com/chainlens/chainlens/api/problem"
+	"github.com/chainlens/chainlens/config"
+)
+
+// Operation ids served here.
+const (
+	OpTopAssetsDateRange  = "GET /trading/volume/top_assets_date_range"
+	OpTopAssetsLastPeriod = "GET /trading/volume/top_assets_last_period_hours"
+	OpRealTimePrice       = "GET /tokens/v2/real-time/{asset}/price"
+	OpCumulativeVolume    = "GET /kpi/cumulative_trading_volume"
+)
+
+// Service answers the dex endpoints from the dex chain's report tables.
+type Service struct {
+	db     *bun.DB
+	market aggdex.Market
+	ok     bool // a dex chain is configured
+}
+
+// New returns the service for the first configured chain of kind osmosis;
+// without one every endpoint answers 503.
+func New(cfg *config.Config, db *bun.DB) *Service {
+	ch, ok := aggdex.Chain(cfg)
+	return &Service{db: db, market: aggdex.NewMarket(ch), ok: ok}
+}
+
+// Handlers binds the built operations to the service.
+func (s *Service) Handlers() map[string]api.Handler {
+	return map[string]api.Handler{
+		OpTopAssetsDateRange:  s.topAssetsDateRange,
+		OpTopAssetsLastPeriod: s.topAssetsLastPeriod,
+		OpRealTimePrice:       s.realTimePrice,
+		OpCumulativeVolume:    s.cumulativeVolume,
+	}
+}
+
+// Freshness is the last indexed height of chainID and its block time;
+// problem.ErrNotIndexed when the indexer has not committed a height.
+func Freshness(ctx context.Context, db bun.IDB, chainID string) (api.Freshness, error) {
+	var st struct {
+		Next int64      `bun:"next_height"`
+		Time *time.Time `bun:"last_time"`
+	}
+	err := db.NewRaw("SELECT next_height, last_time FROM sync_state WHERE chain_id = ?", chainID).Scan(ctx, &st)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && (st.Next <= 1 || st.Time == nil)) {
+		return api.Freshness{}, fmt.Errorf("chain %s: %w", chainID, problem.ErrNotIndexed)
+	}
+	if err != nil {
+		return api.Freshness{}, fmt.Errorf("sync state of %s: %w", chainID, err)
+	}
+	return api.Freshness{Chains: []api.ChainHeight{{ChainID: chainID, Height: st.Next - 1, Time: st.Time.UTC()}}}, nil
+}
+
+// begin checks that a dex chain is configured and indexed and returns its freshness.
+func (s *Service) begin(ctx context.Context) (api.Freshness, error) {
+	if !s.ok {
+		return api.Freshness{}, fmt.Errorf("no chain of kind osmosis is configured: %w", problem.ErrNotIndexed)
+	}
+	return Freshness(ctx, s.db, s.market.ChainID)
+}
+
+// Number renders a decimal string from the database as a JSON number
+// without trailing zeros, keeping every digit.
+func Number(s string) json.Number {
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	if s == "" || s == "-0" {
+		s = "0"
+	}
+	return json.Number(s)
+}
+
+// TopAsset is one row of the top assets by volume.
+type TopAsset struct {
+	Denom     string      `json:"denom"`
+	Name      string      `json:"name"`
+	Symbol    string      `json:"symbol"`
+	URL       string      `json:"url"`
+	USDVolume json.Number `json:"usd_volume"`
+}
+
+// topAssets ranks denoms by the USD volume of the hourly buckets starting
+// in [from, to].
+func (s *Service) topAssets(ctx context.Context, from, to time.Time, limit int64) ([]TopAsset, error) {
+	var rows []struct {
+		Denom  string `bun:"denom"`
+		Volume string `bun:"volume"`
+	}
+	if err := s.db.NewRaw(`SELECT denom, sum(volume_usd)::text AS volume FROM osmosis_asset_volume_hourly
+		WHERE chain_id = ? AND hour >= ? AND hour <= ? GROUP BY denom ORDER BY sum(volume_usd) DESC, denom LIMIT ?`,
+		s.market.ChainID, from, to, limit).Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("top assets: %w", err)
+	}
+	out := make([]TopAsset, 0, len(rows))
+	for _, r := range rows {
+		a := s.market.Assets[r.Denom]
+		out = append(out, TopAsset{Denom: r.Denom, Name: a.Name, Symbol: a.Symbol, URL: a.Logo, USDVolume: Number(r.Volume)})
+	}
+	return out, nil
+}
+
+func (s *Service) topAssetsDateRange(ctx context.Context, req *api.Request) (*api.Response, error) {
+	fresh, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r, err := req.Params.DateRange(req.Now, false)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.topAssets(ctx, r.Start, r.End, req.Params.Int("limit"))
+	if err != nil {
+		return nil, err
+	}
+	return &api.Response{Body: rows, Freshness: fresh}, nil
+}
+
+// topAssetsLastPeriod covers the hourly buckets that overlap the last
+// period hours before now.
+func (s *Service) topAssetsLastPeriod(ctx context.Context, req *api.Request) (*api.Response, error) {
+	fresh, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	end := req.Now.UTC()
+	start := end.Add(-time.Duration(req.Params.Int("period")) * time.Hour)
+	rows, err := s.topAssets(ctx, start.Add(-time.Hour+time.Nanosecond), end, req.Params.Int("limit"))
+	if err != nil {
+		return nil, err
+	}
+	return &api.Response{Body: rows, Freshness: fresh}, nil
+}
+
+// Price is the real-time price answer.
+type Price struct {
+	Denom    string      `json:"denom"`
+	USDPrice json.Number `json:"usd_price"`
+}
+
+// denomOf resolves an asset given as a denom or a configured symbol.
+func (s *Service) denomOf(asset string) string {
+	if _, ok := s.market.Assets[asset]; ok {
+		return asset
+	}
+	for d, a := range s.market.Assets {
+		if a.Symbol != "" && strings.EqualFold(a.Symbol, asset) {
+			return d
+		}
+	}
+	return asset
+}
+
+// realTimePrice is the latest hourly close of the asset.
+func (s *Service) realTimePrice(ctx context.Context, req *api.Request) (*api.Response, error) {
+	fresh, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	asset := req.Params.String("asset")
+	denom := s.denomOf(asset)
+	var price string
+	err = s.db.NewRaw("SELECT price_usd::text FROM osmosis_asset_prices WHERE chain_id = ? AND denom = ? ORDER BY hour DESC LIMIT 1",
+		s.market.ChainID, denom).Scan(ctx, &price)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, problem.Status(http.StatusNotFound, "asset %s not found", asset)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("price of %s: %w", denom, err)
+	}
+	return &api.Response{Body: Price{Denom: denom, USDPrice: Number(price)}, Freshness: fresh}, nil
+}
+
+// KPI is one daily cumulative value.
+type KPI struct {
+	Labels string      `json:"labels"`
+	Value  json.Number `json:"value"`
+}
+
+// cumulativeVolume is the all-time USD swap volume at the end of each day
+// whose start is in the range, from the first day with swaps up to the day
+// of the last indexed block. Each hop credits both its denoms, so the swap
+// volume is half the sum of the per-denom volume.
+func (s *Service) cumulativeVolume(ctx context.Context, req *api.Request) (*api.Response, error) {
+	fresh, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r, err := req.Params.DateRange(req.Now, false)
+	if err != nil {
+		return nil, err
+	}
+	first := r.Start.UTC().Truncate(day)
+	if first.Before(r.Start) {
+		first = first.Add(day)
+	}
+	last := r.End.UTC().Truncate(day)
+	if tip := fresh.Chains[0].Time.Truncate(day); tip.Before(last) {
+		last = tip
+	}
+	out := []KPI{}
+	if last.Before(first) {
+		return &api.Response{Body: out, Freshness: fresh}, nil
+	}
+	var daily []struct {
+		Day    int64  `bun:"day"`
+		Volume string `bun:"volume"`
+	}
+	if err := s.db.NewRaw(`SELECT floor(extract(epoch FROM hour) / 86400)::bigint AS day, sum(volume_usd)::text AS volume
+		FROM osmosis_asset_volume_hourly WHERE chain_id = ? AND hour < ? GROUP BY 1 ORDER BY 1`,
+		s.market.ChainID, last.Add(day)).Scan(ctx, &daily); err != nil {
+		return nil, fmt.Errorf("daily volume: %w", err)
+	}
+	if len(daily) == 0 {
+		return &api.Response{Body: out, Freshness: fresh}, nil
+	}
+	if start := time.Unix(daily[0].Day*86400, 0).UTC(); first.Before(start) {
+		first = start
+	}
+	cum, i := math.LegacyZeroDec(), 0
+	for d := first; !d.After(last); d = d.Add(day) {
+		for ; i < len(daily) && daily[i].Day*86400 <= d.Unix(); i++ {
+			v, err := math.LegacyNewDecFromStr(daily[i].Volume)
+			if err != nil {
+				return nil, fmt.Errorf("daily volume %q: %w", daily[i].Volume, err)
+			}
+			cum = cum.Add(v)
+		}
+		out = append(out, KPI{Labels: d.Format(time.DateTime), Value: Number(cum.QuoInt64(2).String())})
+	}
+	return &api.Response{Body: out, Freshness: fresh}, nil
+}
+
+const day = 24 * time.Hour

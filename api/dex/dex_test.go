@@ -1,0 +1,174 @@
+package dex_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/chainlens/chainlens/aggregator"
+	"github.com/chainlens/chainlens/api"
+	"github.com/chainlens/chainlens/api/apikey"
+	"github.com/chainlens/chainlens/api/route"
+	"github.com/chainlens/chainlens/config"
+	"github.com/chainlens/chainlens/internal/app"
+	"github.com/chainlens/chainlens/internal/osmosistest"
+	"github.com/chainlens/chainlens/internal/testdb"
+)
+
+type server struct {
+	url, key string
+}
+
+// serve builds the API as `chainlens serve` does, with the clock fixed at now.
+func serve(t *testing.T, db *bun.DB, chains []config.Chain, now time.Time) server {
+	t.Helper()
+	cfg, err := config.Parse([]byte("database: {url: postgres://postgres@127.0.0.1:5432/x}\n"), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Chains = chains
+	log := slog.New(slog.DiscardHandler)
+	s, err := api.New(api.Options{Config: cfg.API, Ops: route.Table(), Handlers: app.Handlers(cfg, db), Auth: apikey.NewAuthenticator(db),
+		Meter: apikey.NewMeter(db, log), Log: log, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s.Handler(cfg.API.Listen))
+	t.Cleanup(srv.Close)
+	key, _, err := apikey.Create(context.Background(), db, apikey.Spec{Name: t.Name(), Kind: apikey.Secret, Scopes: []string{"all"},
+		QuotaCredits: 100000, QuotaPeriod: 24 * time.Hour, RatePerSec: 1000, RateBurst: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return server{url: srv.URL, key: key}
+}
+
+func (s server) get(t *testing.T, path string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", s.url+path, nil)
+	req.Header.Set("Authorization", "Bearer "+s.key)
+	resp, err := (&http.Client{Transport: &http.Transport{DisableCompression: true}}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp, strings.TrimSpace(string(body))
+}
+
+const (
+	osmoRow  = `{"denom":"uosmo","name":"Osmosis","symbol":"OSMO","url":"https://example.test/osmo.png","usd_volume":21956.825307805597234465}`
+	ionRow   = `{"denom":"uion","name":"","symbol":"","url":"","usd_volume":19757.46430111701378005}`
+	atomRow  = `{"denom":"uatom","name":"Cosmos Hub","symbol":"ATOM","url":"","usd_volume":2542.042277485590742693}`
+	usdcRow  = `{"denom":"uusdc","name":"USD Coin","symbol":"USDC","url":"https://example.test/usdc.png","usd_volume":1595.507910100587779897}`
+	wethRow  = `{"denom":"uweth","name":"Wrapped Ether","symbol":"WETH","url":"","usd_volume":914.604361018091447981}`
+	allAsset = "[" + osmoRow + "," + ionRow + "," + atomRow + "," + usdcRow + "," + wethRow + "]"
+)
+
+// TestEndpointsOnLocalnet indexes the recorded Osmosis localnet, runs the
+// dex jobs once and calls every built endpoint over HTTP. The values are
+// the ones aggregator/dex derives hop by hop from the swaps.
+func TestEndpointsOnLocalnet(t *testing.T) {
+	db, _ := testdb.New(t)
+	ch := osmosistest.Index(t, db)
+	cfg := &config.Config{Chains: []config.Chain{ch}}
+	sched, err := aggregator.New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, app.Jobs(cfg)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sched.RunOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	s := serve(t, db, cfg.Chains, time.Date(2026, 11, 21, 22, 30, 0, 0, time.UTC))
+
+	cases := []struct {
+		name, path string
+		status     int
+		body       string // exact JSON, or a substring for problems
+	}{
+		{"top assets, date range", "/trading/volume/top_assets_date_range?start_date=2026-11-21&end_date=2026-11-21", 200, allAsset},
+		{"top assets, limit", "/trading/volume/top_assets_date_range?start_date=2026-11-21T21:00:00Z&end_date=2026-11-21%2021:59:59&limit=2", 200,
+			"[" + osmoRow + "," + ionRow + "]"},
+		{"top assets, range after the hour", "/trading/volume/top_assets_date_range?start_date=2026-11-21T21:00:01Z&end_date=2026-11-22", 200, "[]"},
+		{"top assets, bad range", "/trading/volume/top_assets_date_range?start_date=2026-11-22&end_date=2026-11-21", 400, "start_date"},
+		{"last period, default 24 h", "/trading/volume/top_assets_last_period_hours", 200, allAsset},
+		{"last period, 1 h overlaps 21:00", "/trading/volume/top_assets_last_period_hours?period=1&limit=1", 200, "[" + osmoRow + "]"},
+		{"last period, bad period", "/trading/volume/top_assets_last_period_hours?period=0", 400, "period"},
+		{"price by denom", "/tokens/v2/real-time/uosmo/price", 200, `{"denom":"uosmo","usd_price":1.81103865829427774}`},
+		{"price by symbol, routed through OSMO", "/tokens/v2/real-time/ATOM/price", 200, `{"denom":"uatom","usd_price":17.145233255422220063}`},
+		{"price of the anchor", "/tokens/v2/real-time/uusdc/price", 200, `{"denom":"uusdc","usd_price":1}`},
+		{"price of an unknown asset", "/tokens/v2/real-time/ufoo/price", 404, "asset ufoo not found"},
+		{"cumulative volume", "/kpi/cumulative_trading_volume?start_date=2026-11-20&end_date=2026-11-25", 200,
+			`[{"labels":"2026-11-21 00:00:00","value":23383.222078763440492543}]`},
+		{"cumulative volume, days before the data", "/kpi/cumulative_trading_volume?start_date=2026-11-01&end_date=2026-11-20", 200, "[]"},
+		{"cumulative volume, default range", "/kpi/cumulative_trading_volume", 200,
+			`[{"labels":"2026-11-21 00:00:00","value":23383.222078763440492543}]`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			resp, body := s.get(t, c.path)
+			if resp.StatusCode != c.status {
+				t.Fatalf("status %d, want %d: %s", resp.StatusCode, c.status, body)
+			}
+			if c.status != 200 {
+				if !strings.Contains(body, c.body) {
+					t.Errorf("body %s, want it to contain %q", body, c.body)
+				}
+				return
+			}
+			if body != c.body {
+				t.Errorf("body\n got %s\nwant %s", body, c.body)
+			}
+			if h := resp.Header.Get("X-Data-Height"); h != "299" {
+				t.Errorf("X-Data-Height %q", h)
+			}
+			if h := resp.Header.Get("X-Data-Time"); h != "2026-11-21T21:32:53Z" {
+				t.Errorf("X-Data-Time %q", h)
+			}
+		})
+	}
+
+	// Malformed and hostile values on indexed data: never a 5xx.
+	for _, path := range []string{"/tokens/v2/real-time/%s/price", "/trading/volume/top_assets_date_range?start_date=%s&end_date=%[1]s&limit=%[1]s",
+		"/trading/volume/top_assets_last_period_hours?period=%s&limit=%[1]s", "/kpi/cumulative_trading_volume?start_date=%s"} {
+		for _, v := range []string{"' OR 1=1--", "%00", "ibc%2F498A", "..%2F..", "9999999999999999999", "-1", "1e309", "0001-01-01", "9999-12-31"} {
+			if resp, body := s.get(t, fmt.Sprintf(path, v)); resp.StatusCode >= 500 {
+				t.Errorf("%s with %q: %d %s", path, v, resp.StatusCode, body)
+			}
+		}
+	}
+
+	// Two hours later the last hour holds no swaps.
+	later := serve(t, db, cfg.Chains, time.Date(2026, 11, 21, 23, 30, 0, 0, time.UTC))
+	if resp, body := later.get(t, "/trading/volume/top_assets_last_period_hours?period=1"); resp.StatusCode != 200 || body != "[]" {
+		t.Errorf("later: %d %s", resp.StatusCode, body)
+	}
+}
+
+// TestWithoutDexChain answers 503 when no osmosis chain is configured, and
+// when it is configured but not indexed yet.
+func TestWithoutDexChain(t *testing.T) {
+	db, _ := testdb.New(t)
+	for name, chains := range map[string][]config.Chain{
+		"none configured": nil,
+		"not indexed":     {osmosistest.Chain("http://127.0.0.1:1")},
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := serve(t, db, chains, time.Now())
+			for _, path := range []string{"/trading/volume/top_assets_date_range", "/trading/volume/top_assets_last_period_hours",
+				"/tokens/v2/real-time/uosmo/price", "/kpi/cumulative_trading_volume"} {
+				if resp, body := s.get(t, path); resp.StatusCode != 503 {
+					t.Errorf("%s: %d %s", path, resp.StatusCode, body)
+				}
+			}
+		})
+	}
+}

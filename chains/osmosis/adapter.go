@@ -1,0 +1,225 @@
+// Package osmosis is the Osmosis chain kind: the generic cosmos adapter
+// plus the dex rows (pools, swap hops, gamm liquidity, concentrated-liquidity
+// positions) of chain-events.md §5.
+package osmosis
+
+import (
+	"fmt"
+	"strconv"
+
+	"cosmossdk.io/math"
+
+	"github.com/chainlens/chainlens/chains"
+	"github.com/chainlens/chainlens/chains/cosmos"
+)
+
+// Kind is the config kind this adapter serves.
+const Kind = "osmosis"
+
+// Adapter is the Osmosis adapter: everything the generic cosmos adapter
+// writes, plus osmosis_pools, osmosis_swaps, osmosis_pool_liquidity and
+// osmosis_cl_positions.
+type Adapter struct {
+	*cosmos.Adapter
+}
+
+var _ chains.Adapter = (*Adapter)(nil)
+
+// NewAdapter returns the Osmosis adapter for the bech32 prefix (osmo).
+func NewAdapter(bech32Prefix string) *Adapter {
+	return &Adapter{Adapter: cosmos.NewAdapter(Kind, bech32Prefix)}
+}
+
+var poolsTable = chains.Table{Name: "osmosis_pools", Columns: []string{
+	"chain_id", "height", "tx_index", "event_index", "msg_index", "time", "pool_id", "type", "creator", "denoms", "swap_fee",
+}}
+
+var swapsTable = chains.Table{Name: "osmosis_swaps", Columns: []string{
+	"chain_id", "height", "tx_index", "event_index", "msg_index", "time", "pool_id", "sender",
+	"denom_in", "amount_in", "denom_out", "amount_out",
+}}
+
+var liquidityTable = chains.Table{Name: "osmosis_pool_liquidity", Columns: []string{
+	"chain_id", "height", "tx_index", "event_index", "coin_index", "msg_index", "pool_id", "kind", "sender", "denom", "delta",
+}}
+
+var clPositionsTable = chains.Table{Name: "osmosis_cl_positions", Columns: []string{
+	"chain_id", "height", "tx_index", "event_index", "msg_index", "pool_id", "position_id", "kind", "sender",
+	"lower_tick", "upper_tick", "liquidity", "amount0", "amount1",
+}}
+
+// Tables lists the generic tables and the Osmosis dex tables.
+func (a *Adapter) Tables() []chains.Table {
+	return append(a.Adapter.Tables(), poolsTable, swapsTable, liquidityTable, clPositionsTable)
+}
+
+// Rows appends the generic rows, then the dex rows.
+func (a *Adapter) Rows(b *chains.Block, out *chains.Rows) error {
+	if err := a.Adapter.Rows(b, out); err != nil {
+		return err
+	}
+	return dexRows(b, out)
+}
+
+// dexRows turns the dex events of the block's finalize events and of its
+// successful txs into rows. Failed txs change no pool.
+func dexRows(b *chains.Block, out *chains.Rows) error {
+	for i := range b.Events {
+		if err := dexEvent(b, nil, &b.Events[i], out); err != nil {
+			return err
+		}
+	}
+	for t := range b.Txs {
+		tx := &b.Txs[t]
+		if !tx.Succeeded() {
+			continue
+		}
+		for i := range tx.Events {
+			if err := dexEvent(b, tx, &tx.Events[i], out); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func dexEvent(b *chains.Block, tx *chains.Tx, ev *chains.Event, out *chains.Rows) error {
+	switch ev.Type {
+	case "token_swapped":
+		return swapRow(b, ev, out)
+	case "pool_joined", "pool_exited":
+		return liquidityRows(b, ev, out)
+	case "pool_created":
+		return poolRows(b, tx, ev, out)
+	case "create_position", "withdraw_position":
+		return positionRow(b, ev, out)
+	}
+	return nil
+}
+
+func poolID(ev *chains.Event) (int64, error) {
+	s, _ := ev.Get("pool_id")
+	id, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s event %d of tx %d: pool_id %q: %w", ev.Type, ev.Index, ev.TxIndex, s, err)
+	}
+	return id, nil
+}
+
+// oneCoin parses an attribute holding exactly one coin.
+func oneCoin(ev *chains.Event, key string) (chains.Coin, error) {
+	s, _ := ev.Get(key)
+	coins, err := chains.ParseCoins(s)
+	if err == nil && len(coins) != 1 {
+		err = fmt.Errorf("want one coin, got %d", len(coins))
+	}
+	if err != nil {
+		return chains.Coin{}, fmt.Errorf("%s event %d of tx %d: %s %q: %w", ev.Type, ev.Index, ev.TxIndex, key, s, err)
+	}
+	return coins[0], nil
+}
+
+func swapRow(b *chains.Block, ev *chains.Event, out *chains.Rows) error {
+	id, err := poolID(ev)
+	if err != nil {
+		return err
+	}
+	in, err := oneCoin(ev, "tokens_in")
+	if err != nil {
+		return err
+	}
+	o, err := oneCoin(ev, "tokens_out")
+	if err != nil {
+		return err
+	}
+	sender, _ := ev.Get("sender")
+	out.Add(swapsTable.Name, b.ChainID, b.Height, ev.TxIndex, ev.Index, ev.MsgIndex, b.Time, id, sender, in.Denom, in.Amount, o.Denom, o.Amount)
+	return nil
+}
+
+func liquidityRows(b *chains.Block, ev *chains.Event, out *chains.Rows) error {
+	id, err := poolID(ev)
+	if err != nil {
+		return err
+	}
+	kind, key, sign := "join", "tokens_in", ""
+	if ev.Type == "pool_exited" {
+		kind, key, sign = "exit", "tokens_out", "-"
+	}
+	s, _ := ev.Get(key)
+	coins, err := chains.ParseCoins(s)
+	if err != nil {
+		return fmt.Errorf("%s event %d of tx %d: %w", ev.Type, ev.Index, ev.TxIndex, err)
+	}
+	sender, _ := ev.Get("sender")
+	for i, c := range coins {
+		out.Add(liquidityTable.Name, b.ChainID, b.Height, ev.TxIndex, ev.Index, i, ev.MsgIndex, id, kind, sender, c.Denom, sign+c.Amount)
+	}
+	return nil
+}
+
+// poolRows writes the pool of a pool_created event, with type, denoms and
+// fee from the create message it belongs to, and the creation deposit of
+// gamm pools as liquidity rows of kind create.
+func poolRows(b *chains.Block, tx *chains.Tx, ev *chains.Event, out *chains.Rows) error {
+	id, err := poolID(ev)
+	if err != nil {
+		return err
+	}
+	var p createdPool
+	if tx != nil && ev.MsgIndex >= 0 && ev.MsgIndex < len(tx.Messages) {
+		m := tx.Messages[ev.MsgIndex]
+		p, err = decodeCreatePool(m.TypeURL, m.Raw)
+		if err != nil {
+			return fmt.Errorf("tx %d message %d (%s): %w", tx.Index, m.Index, m.TypeURL, err)
+		}
+	}
+	if p.Type == "" {
+		p.Type = "unknown"
+	}
+	denoms := make([]string, 0, len(p.Deposit)+len(p.Denoms))
+	denoms = append(denoms, p.Denoms...)
+	for _, c := range p.Deposit {
+		denoms = append(denoms, c.Denom)
+	}
+	var fee any
+	if p.SwapFee != nil {
+		fee = p.SwapFee.String()
+	}
+	out.Add(poolsTable.Name, b.ChainID, b.Height, ev.TxIndex, ev.Index, ev.MsgIndex, b.Time, id, p.Type, p.Creator, denoms, fee)
+	for i, c := range p.Deposit {
+		out.Add(liquidityTable.Name, b.ChainID, b.Height, ev.TxIndex, ev.Index, i, ev.MsgIndex, id, "create", p.Creator, c.Denom, c.Amount)
+	}
+	return nil
+}
+
+// positionRow writes a concentrated-liquidity position change.
+func positionRow(b *chains.Block, ev *chains.Event, out *chains.Rows) error {
+	id, err := poolID(ev)
+	if err != nil {
+		return err
+	}
+	ints := map[string]int64{}
+	for _, k := range []string{"position_id", "lower_tick", "upper_tick"} {
+		s, _ := ev.Get(k)
+		if ints[k], err = strconv.ParseInt(s, 10, 64); err != nil {
+			return fmt.Errorf("%s event %d of tx %d: %s %q: %w", ev.Type, ev.Index, ev.TxIndex, k, s, err)
+		}
+	}
+	decs := map[string]string{}
+	for _, k := range []string{"liquidity", "amount0", "amount1"} {
+		s, _ := ev.Get(k)
+		if _, err := math.LegacyNewDecFromStr(s); err != nil {
+			return fmt.Errorf("%s event %d of tx %d: %s %q: %w", ev.Type, ev.Index, ev.TxIndex, k, s, err)
+		}
+		decs[k] = s
+	}
+	kind := "create"
+	if ev.Type == "withdraw_position" {
+		kind = "withdraw"
+	}
+	sender, _ := ev.Get("sender")
+	out.Add(clPositionsTable.Name, b.ChainID, b.Height, ev.TxIndex, ev.Index, ev.MsgIndex, id, ints["position_id"], kind, sender,
+		ints["lower_tick"], ints["upper_tick"], decs["liquidity"], decs["amount0"], decs["amount1"])
+	return nil
+}

@@ -1,0 +1,181 @@
+package osmosis
+
+import (
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+
+	"cosmossdk.io/math"
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/chainlens/chainlens/chains"
+)
+
+// Create-pool message type URLs (chain-events.md §5.2, §5.3).
+const (
+	msgCreateBalancer     = "/osmosis.gamm.poolmodels.balancer.v1beta1.MsgCreateBalancerPool"
+	msgCreateStableswap   = "/osmosis.gamm.poolmodels.stableswap.v1beta1.MsgCreateStableswapPool"
+	msgCreateConcentrated = "/osmosis.concentratedliquidity.poolmodel.concentrated.v1beta1.MsgCreateConcentratedPool"
+	msgCreateCosmWasm     = "/osmosis.cosmwasmpool.v1beta1.MsgCreateCosmWasmPool"
+)
+
+// createdPool is what a create-pool message says about its pool.
+type createdPool struct {
+	Type    string
+	Creator string
+	Denoms  []string        // concentrated: denom0, denom1
+	Deposit []chains.Coin   // gamm pools: the initial deposit, in message order
+	SwapFee *math.LegacyDec // swap fee, or CL spread factor
+}
+
+// field is one decoded protobuf field: a varint or bytes.
+type field struct {
+	num   protowire.Number
+	value uint64
+	bytes []byte
+}
+
+// fields decodes the top level of a protobuf message.
+func fields(b []byte) ([]field, error) {
+	var out []field
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return nil, protowire.ParseError(n)
+		}
+		b = b[n:]
+		f := field{num: num}
+		switch typ {
+		case protowire.VarintType:
+			f.value, n = protowire.ConsumeVarint(b)
+		case protowire.BytesType:
+			f.bytes, n = protowire.ConsumeBytes(b)
+		default:
+			n = protowire.ConsumeFieldValue(num, typ, b)
+		}
+		if n < 0 {
+			return nil, protowire.ParseError(n)
+		}
+		b = b[n:]
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// decodeCoin decodes cosmos.base.v1beta1.Coin{denom=1, amount=2}.
+func decodeCoin(b []byte) (chains.Coin, error) {
+	fs, err := fields(b)
+	if err != nil {
+		return chains.Coin{}, err
+	}
+	var c chains.Coin
+	for _, f := range fs {
+		switch f.num {
+		case 1:
+			c.Denom = string(f.bytes)
+		case 2:
+			c.Amount = string(f.bytes)
+		}
+	}
+	if c.Denom == "" || c.Amount == "" {
+		return c, errors.New("coin without denom or amount")
+	}
+	return c, nil
+}
+
+// decodeDec reads a LegacyDec as gogoproto writes it (the integer of
+// 10^18 units), or a plain decimal string.
+func decodeDec(s string) (*math.LegacyDec, error) {
+	if strings.Contains(s, ".") {
+		d, err := math.LegacyNewDecFromStr(s)
+		if err != nil {
+			return nil, err
+		}
+		return &d, nil
+	}
+	i, ok := new(big.Int).SetString(s, 10)
+	if !ok {
+		return nil, fmt.Errorf("bad decimal %q", s)
+	}
+	d := math.LegacyNewDecFromBigIntWithPrec(i, math.LegacyPrecision)
+	return &d, nil
+}
+
+// swapFee reads PoolParams{swap_fee=1, ...} of a gamm pool.
+func swapFee(b []byte) (*math.LegacyDec, error) {
+	fs, err := fields(b)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range fs {
+		if f.num == 1 {
+			return decodeDec(string(f.bytes))
+		}
+	}
+	return nil, nil
+}
+
+// decodeCreatePool decodes the create-pool messages by hand (their types
+// are kept raw by the cosmos decoder). Other type URLs give a zero value.
+func decodeCreatePool(typeURL string, raw []byte) (createdPool, error) {
+	var p createdPool
+	switch typeURL {
+	case msgCreateBalancer:
+		p.Type = "balancer"
+	case msgCreateStableswap:
+		p.Type = "stableswap"
+	case msgCreateConcentrated:
+		p.Type = "concentrated"
+	case msgCreateCosmWasm:
+		p.Type = "cosmwasm"
+	default:
+		return p, nil
+	}
+	fs, err := fields(raw)
+	if err != nil {
+		return p, err
+	}
+	for _, f := range fs {
+		switch {
+		case p.Type == "cosmwasm":
+			if f.num == 3 {
+				p.Creator = string(f.bytes)
+			}
+		case f.num == 1:
+			p.Creator = string(f.bytes)
+		case p.Type == "concentrated" && (f.num == 2 || f.num == 3):
+			p.Denoms = append(p.Denoms, string(f.bytes))
+		case p.Type == "concentrated" && f.num == 5:
+			if p.SwapFee, err = decodeDec(string(f.bytes)); err != nil {
+				return p, err
+			}
+		case p.Type != "concentrated" && f.num == 2:
+			if p.SwapFee, err = swapFee(f.bytes); err != nil {
+				return p, err
+			}
+		case p.Type == "balancer" && f.num == 3:
+			// PoolAsset{token=1 Coin, weight=2}
+			as, err := fields(f.bytes)
+			if err != nil {
+				return p, err
+			}
+			for _, a := range as {
+				if a.num == 1 {
+					c, err := decodeCoin(a.bytes)
+					if err != nil {
+						return p, err
+					}
+					p.Deposit = append(p.Deposit, c)
+				}
+			}
+		case p.Type == "stableswap" && f.num == 3:
+			c, err := decodeCoin(f.bytes)
+			if err != nil {
+				return p, err
+			}
+			p.Deposit = append(p.Deposit, c)
+		}
+	}
+	return p, nil
+}

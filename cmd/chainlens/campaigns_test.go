@@ -1,0 +1,97 @@
+package main_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chainlens/chainlens/internal/testdb"
+)
+
+const campaignFile = `{
+  "audiences": [
+    {"name": "everyone", "kind": "global"},
+    {"name": "lps", "kind": "addresses", "addresses": ["osmo1xqcnyve5x5mrwwpev93xxer9venks6t2vutgzp"]}
+  ],
+  "campaigns": [
+    {"owner": "Quasar", "name": "CL vaults", "topic": "Concentrated Liquidity",
+     "start_date": "2026-01-01T00:00:00Z", "end_date": "2027-01-01T00:00:00Z", "priority": 2,
+     "impression_budget": 1000, "frequency_cap": 3, "attribution_window": "72h",
+     "audiences": ["lps", "everyone"],
+     "creatives": [{"position_id": "keplr_home", "logo": "https://cdn.example/l.png", "title": "T", "body": "B",
+                    "cta": "Go", "url": "https://app.example/?utm_source=wallet", "banner_url": null}]}
+  ]
+}`
+
+func TestCampaignsCommand(t *testing.T) {
+	_, dbURL := testdb.New(t)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "c.yaml")
+	_ = os.WriteFile(cfg, []byte(fmt.Sprintf("database: {url: %q}\nlog: {level: warn}\n", dbURL)), 0o644)
+	good := filepath.Join(dir, "good.json")
+	_ = os.WriteFile(good, []byte(campaignFile), 0o644)
+
+	out, stderr, code := run(t, "campaigns", "import", good, "--config", cfg)
+	if code != 0 || !strings.Contains(out, "imported 2 audiences and 1 campaigns (ids [1])") {
+		t.Fatalf("import: %d %q %q", code, out, stderr)
+	}
+	out, _, code = run(t, "campaigns", "list", "--config", cfg)
+	if code != 0 || !strings.Contains(out, "CL vaults") || !strings.Contains(out, "active") {
+		t.Fatalf("list: %d %q", code, out)
+	}
+	if out, stderr, code = run(t, "campaigns", "pause", "1", "--config", cfg); code != 0 || !strings.Contains(out, "campaign 1 is paused") {
+		t.Fatalf("pause: %d %q %q", code, out, stderr)
+	}
+	if out, _, _ = run(t, "campaigns", "list", "--config", cfg); !strings.Contains(out, "paused") {
+		t.Errorf("list after pause: %q", out)
+	}
+	if out, stderr, code = run(t, "campaigns", "resume", "1", "--config", cfg); code != 0 || !strings.Contains(out, "campaign 1 is active") {
+		t.Fatalf("resume: %d %q %q", code, out, stderr)
+	}
+	if _, stderr, code = run(t, "campaigns", "pause", "42", "--config", cfg); code == 0 || !strings.Contains(stderr, "campaign 42 does not exist") {
+		t.Errorf("pause unknown: %d %q", code, stderr)
+	}
+
+	out, stderr, code = run(t, "campaigns", "export", "--config", cfg)
+	if code != 0 {
+		t.Fatalf("export: %d %q", code, stderr)
+	}
+	var exp struct {
+		Audiences []map[string]any `json:"audiences"`
+		Campaigns []map[string]any `json:"campaigns"`
+	}
+	if err := json.Unmarshal([]byte(out), &exp); err != nil || len(exp.Campaigns) != 1 || exp.Campaigns[0]["id"] != 1.0 ||
+		exp.Campaigns[0]["attribution_window"] != "72h0m0s" || len(exp.Audiences) != 2 {
+		t.Fatalf("export: %v %s", err, out)
+	}
+	// An export imports back in place.
+	round := filepath.Join(dir, "export.json")
+	_ = os.WriteFile(round, []byte(out), 0o644)
+	if out, stderr, code = run(t, "campaigns", "import", round, "--config", cfg); code != 0 || !strings.Contains(out, "ids [1]") {
+		t.Fatalf("re-import: %d %q %q", code, out, stderr)
+	}
+
+	bad := strings.NewReplacer(`"2027-01-01T00:00:00Z"`, `"2025-01-01"`, `"https://app.example/?utm_source=wallet"`, `"javascript:alert(1)"`,
+		`"position_id": "keplr_home"`, `"position_id": ""`).Replace(campaignFile)
+	badFile := filepath.Join(dir, "bad.json")
+	_ = os.WriteFile(badFile, []byte(bad), 0o644)
+	_, stderr, code = run(t, "campaigns", "import", badFile, "--config", cfg)
+	for _, want := range []string{"campaigns[0].end_date", "campaigns[0].creatives[0].url", "campaigns[0].creatives[0].position_id: must not be empty"} {
+		if code == 0 || !strings.Contains(stderr, want) {
+			t.Errorf("bad file: exit %d, stderr %q lacks %q", code, stderr, want)
+		}
+	}
+	_ = os.WriteFile(badFile, []byte(`{"campaigns": [], "extra": 1}`), 0o644)
+	if _, stderr, code = run(t, "campaigns", "import", badFile, "--config", cfg); code == 0 || !strings.Contains(stderr, "unknown field") {
+		t.Errorf("unknown field: exit %d %q", code, stderr)
+	}
+	if out, _, _ = run(t, "campaigns", "list", "--config", cfg); strings.Count(out, "\n") != 2 {
+		t.Errorf("a failed import wrote campaigns: %q", out)
+	}
+	if out, _, _ = run(t, "campaigns", "import", "--help"); !strings.Contains(out, `"frequency_cap"`) {
+		t.Errorf("import help does not document the format")
+	}
+}

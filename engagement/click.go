@@ -1,0 +1,166 @@
+package engagement
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// ClickDedupeWindow is how long a repeated click (same campaign, address and
+// IP) is answered with the first click instead of being recorded again.
+const ClickDedupeWindow = time.Hour
+
+// Click failures the handler maps to statuses.
+var (
+	ErrURLNotStored     = errors.New("url is not a creative url of this campaign")
+	ErrPositionNotFound = errors.New("the campaign has no creative at this position")
+	ErrAudienceNotFound = errors.New("the campaign does not target this audience")
+)
+
+// ClickRequest is one click to record.
+type ClickRequest struct {
+	CampaignID int64
+	AudienceID int64
+	PositionID string
+	Address    string
+	URL        string
+	IP         string
+	UserAgent  string
+	Referrer   string
+	// Record is false for HEAD requests and link-preview bots: the target
+	// is checked but nothing is written.
+	Record bool
+}
+
+// Clicks checks and records clicks.
+type Clicks struct {
+	db   *bun.DB
+	mu   sync.Mutex
+	salt []byte // loaded on first use
+}
+
+// NewClicks returns a click recorder over db.
+func NewClicks(db *bun.DB) *Clicks { return &Clicks{db: db} }
+
+// hashIP returns sha256(salt || ip) with the installation's salt.
+func (c *Clicks) hashIP(ctx context.Context, ip string) ([]byte, error) {
+	c.mu.Lock()
+	salt := c.salt
+	if salt == nil {
+		if err := c.db.QueryRowContext(ctx, `SELECT value FROM engagement_secrets WHERE name = 'ip_salt'`).Scan(&salt); err != nil {
+			c.mu.Unlock()
+			return nil, fmt.Errorf("load ip salt: %w", err)
+		}
+		c.salt = salt
+	}
+	c.mu.Unlock()
+	h := sha256.New()
+	h.Write(salt)
+	h.Write([]byte(ip))
+	return h.Sum(nil), nil
+}
+
+// Record checks that the url is stored for the campaign and records the
+// click unless the same campaign, address and IP clicked within the last
+// hour. It returns the click id to append to the url ("" when not recorded).
+func (c *Clicks) Record(ctx context.Context, r ClickRequest, now time.Time) (string, error) {
+	var exists bool
+	if err := c.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM campaigns WHERE id = ?)`, r.CampaignID).Scan(&exists); err != nil {
+		return "", fmt.Errorf("look up campaign: %w", err)
+	}
+	if !exists {
+		return "", ErrNotFound
+	}
+	var urlOK, posOK, audOK bool
+	if err := c.db.QueryRowContext(ctx, `SELECT
+		EXISTS (SELECT 1 FROM creatives WHERE campaign_id = ? AND url = ?),
+		EXISTS (SELECT 1 FROM creatives WHERE campaign_id = ? AND position_id = ?),
+		EXISTS (SELECT 1 FROM campaign_audiences WHERE campaign_id = ? AND audience_id = ?)`,
+		r.CampaignID, r.URL, r.CampaignID, r.PositionID, r.CampaignID, r.AudienceID).Scan(&urlOK, &posOK, &audOK); err != nil {
+		return "", fmt.Errorf("check click: %w", err)
+	}
+	switch {
+	case !urlOK:
+		return "", ErrURLNotStored
+	case !posOK:
+		return "", ErrPositionNotFound
+	case !audOK:
+		return "", ErrAudienceNotFound
+	}
+	if !r.Record {
+		return "", nil
+	}
+	ipHash, err := c.hashIP(ctx, r.IP)
+	if err != nil {
+		return "", err
+	}
+	norm := normalizeLoose(r.Address)
+	var id string
+	err = c.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		// Serialise clicks of the same user on the same campaign so that two
+		// concurrent clicks are recorded once.
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended(?::text || '|' || ?::text || '|' || encode(?::bytea, 'hex'), 0))`,
+			r.CampaignID, norm, ipHash); err != nil {
+			return err
+		}
+		err := tx.QueryRowContext(ctx, `SELECT click_id FROM clicks WHERE campaign_id = ? AND address_norm = ? AND ip_hash = ?
+			AND clicked_at > ? ORDER BY clicked_at DESC LIMIT 1`, r.CampaignID, norm, ipHash, now.Add(-ClickDedupeWindow)).Scan(&id)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		id = "clk_" + newULID(now)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO clicks (click_id, campaign_id, audience_id, position_id, address, address_norm, url,
+			ip_hash, user_agent, referrer, clicked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			id, r.CampaignID, r.AudienceID, r.PositionID, r.Address, norm, r.URL, ipHash, clip(r.UserAgent, 512), clip(r.Referrer, 2048), now); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE campaigns SET clicks = clicks + 1 WHERE id = ?`, r.CampaignID)
+		return err
+	})
+	if err != nil {
+		return "", fmt.Errorf("record click: %w", err)
+	}
+	return id, nil
+}
+
+// previewBots are User-Agent fragments of link-preview fetchers, whose
+// requests are redirected but not counted as clicks.
+var previewBots = []string{
+	"slackbot", "slack-imgproxy", "twitterbot", "facebookexternalhit", "facebookcatalog", "discordbot",
+	"telegrambot", "whatsapp", "linkedinbot", "skypeuripreview", "embedly", "pinterest", "redditbot",
+	"applebot", "googlebot", "bingbot", "vkshare", "w3c_validator", "iframely", "mastodon", "bitlybot",
+}
+
+// IsPreviewBot reports whether a User-Agent is a link-preview bot or crawler.
+func IsPreviewBot(ua string) bool {
+	ua = strings.ToLower(ua)
+	for _, b := range previewBots {
+		if strings.Contains(ua, b) {
+			return true
+		}
+	}
+	return false
+}
+
+// clip cuts s to at most n bytes on a rune boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
