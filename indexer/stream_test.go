@@ -260,3 +260,62 @@ func TestStreamLaneRowsMatchLocalnets(t *testing.T) {
 		})
 	}
 }
+
+// TestEveryHeightStreamed indexes a chain whose heights are all read as a
+// stream, some without Content-Length: the lane admits them one at a time
+// with at most one waiting for its commit, and the catch-up neither stalls
+// nor loses a row.
+func TestEveryHeightStreamed(t *testing.T) {
+	db, _ := testdb.New(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	const last = 24
+	sizes := map[int64]int{}
+	for h := int64(1); h <= last; h++ {
+		sizes[h] = 100<<10 + int(h)*7<<10
+	}
+	chain := newSynthChain(t, t.TempDir(), "synth-all", last, sizes)
+	for h := int64(1); h <= last; h += 3 {
+		chain.chunked[h] = true
+	}
+	srv := httptest.NewServer(chain)
+	defer srv.Close()
+	client, err := cometbft.New([]string{srv.URL}, cometbft.Retry{Base: 10 * time.Millisecond, Max: 100 * time.Millisecond}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := NewMetrics(nil)
+	logs := &syncBuffer{}
+	cfg := config.Chain{ID: chain.chainID, Kind: "osmosis", RPC: []string{srv.URL}, BatchSize: 4, Concurrency: 4,
+		PollInterval: config.Duration(10 * time.Millisecond), Bech32Prefix: "osmo"}
+	x := NewCosmos(cfg, db, NewClientSource(client), cosmos.NewAdapter("osmosis", "osmo"), slog.New(slog.NewTextHandler(logs, nil)), m)
+	x.StreamAbove = 64 << 10
+	if err := x.Run(ctx, last); err != nil {
+		t.Fatalf("%v\n%s", err, logs)
+	}
+	if n := strings.Count(logs.String(), "height read as a stream"); n != last {
+		t.Fatalf("%d heights read as a stream, want %d", n, last)
+	}
+	var txs int64
+	for h := int64(1); h <= last; h++ {
+		txs += int64(chain.txs[h])
+	}
+	for q, want := range map[string]int64{
+		"SELECT next_height FROM sync_state WHERE chain_id = ?": last + 1,
+		"SELECT count(*) FROM blocks WHERE chain_id = ?":        last,
+		"SELECT count(*) FROM txs WHERE chain_id = ?":           txs,
+		"SELECT count(*) FROM dead_letters WHERE chain_id = ?":  0,
+		"SELECT count(*) FROM mint_events WHERE chain_id = ?":   last,
+	} {
+		var got int64
+		if err := db.NewRaw(q, chain.chainID).Scan(ctx, &got); err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("%s = %d, want %d", q, got, want)
+		}
+	}
+	if n := openSpillFiles(); n != 0 {
+		t.Errorf("%d spill files still open", n)
+	}
+}

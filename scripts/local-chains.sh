@@ -1,11 +1,11 @@
 # local-chains.sh: sourced by run-local.sh. Starts the local chains that
 # config/local.yaml indexes: the recorded real localnets served by replay
-# nodes (revealing one height every 2 s from a third of the recording, so the
+# nodes (revealing the last 30 heights one every 2 s, so the
 # chains look live) on 127.0.0.1:26657-26661.
 # shellcheck shell=bash
 start_replay() { # name port
 	local dir="testdata/localnet/$1" first
-	first=$(( $(zcat "$dir/blocks.jsonl.gz" | wc -l) / 3 ))
+	first=$(( $(zcat "$dir/blocks.jsonl.gz" | wc -l) - 30 ))
 	"$BIN" replay-node --data "$dir" --listen "127.0.0.1:$2" --block-time 2s --start-height "$first" 2>>.data/replay-"$1".log &
 	pids+=($!)
 }

@@ -2,6 +2,8 @@ package cosmos
 
 import (
 	"encoding/json"
+	"errors"
+	"reflect"
 	"testing"
 
 	"github.com/chainlens/chainlens/chains"
@@ -83,6 +85,54 @@ func FuzzDecodeTx(f *testing.F) {
 		for _, m := range tx.Messages {
 			if m.JSON != nil && !json.Valid(m.JSON) {
 				t.Fatalf("invalid JSON %s", m.JSON)
+			}
+		}
+	})
+}
+
+// FuzzDecodeBlockStream checks the streaming decoder against DecodeBlock
+// on arbitrary input: for a /block_results that is one JSON value (what
+// the client hands over), both fail, or both give the same Block (after
+// the restart a late encoding verdict asks for), or the stream declines
+// it as not streamable.
+func FuzzDecodeBlockStream(f *testing.F) {
+	ln := loadLocalnet(f, "osmosis", "localosmosis", "osmo")
+	for _, h := range []int64{1, 9, 27, 30} {
+		f.Add([]byte(ln.blocks[h-1]), []byte(ln.results[h-1]), h)
+	}
+	for _, p := range [][2]string{
+		{"cometbft/v0.34/block-10.json", "cometbft/v0.34/block_results-10.json"},
+		{"cometbft/v0.37/block-10.json", "cometbft/v0.37/block_results-10.json"},
+	} {
+		b, _ := rpcFile(f, p[0])
+		r, _ := rpcFile(f, p[1])
+		f.Add([]byte(b), []byte(r), int64(10))
+	}
+	r, _ := rpcFile(f, "sei/mainnet-block_results-54810790-failed-txs.json")
+	f.Add([]byte(blockJSONFor(54810790, "")), []byte(r), int64(54810790))
+	f.Add([]byte(blockJSONFor(7, "", []byte("a"), []byte("b"))),
+		[]byte(`{"height":"7","txs_results":[{"events":[{"type":"t","attributes":[{"key":"","value":"dmFs"}]}]},{"events":[{"type":"t","attributes":[{"key":"c2VuZGVy","value":"dmFs"}]}]}]}`), int64(7))
+	reg := registry()
+	f.Fuzz(func(t *testing.T, block, results []byte, h int64) {
+		if !json.Valid(results) {
+			return
+		}
+		for _, enc := range []chains.AttrEncoding{chains.AttrAuto, chains.AttrPlain, chains.AttrBase64} {
+			opt := Options{Bech32Prefix: "osmo", Attrs: enc, Registry: reg}
+			raw := chains.RawBlock{Height: h, Block: block, Results: results}
+			whole, werr := DecodeBlock(raw, opt)
+			got, err := streamed(raw, opt, 2, nil, nil)
+			var re *chains.RestartError
+			if errors.As(err, &re) {
+				opt.Attrs = re.Attrs
+				got, err = streamed(raw, opt, 2, nil, nil)
+			}
+			switch {
+			case errors.Is(err, chains.ErrNotStreamable):
+			case (werr == nil) != (err == nil):
+				t.Fatalf("encoding %d: DecodeBlock err %v, stream err %v", enc, werr, err)
+			case err == nil && !reflect.DeepEqual(got, whole):
+				t.Fatalf("encoding %d: blocks differ\n got %+v\nwant %+v", enc, got, whole)
 			}
 		}
 	})
