@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/uptrace/bun"
 
 	"github.com/chainlens/chainlens/aggregator"
@@ -127,6 +130,7 @@ func TestEndpointsOnLocalnet(t *testing.T) {
 			if body != c.body {
 				t.Errorf("body\n got %s\nwant %s", body, c.body)
 			}
+			validateAgainstOpenAPI(t, s, c.path, resp, body)
 			if h := resp.Header.Get("X-Data-Height"); h != "299" {
 				t.Errorf("X-Data-Height %q", h)
 			}
@@ -170,5 +174,32 @@ func TestWithoutDexChain(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// validateAgainstOpenAPI checks a real answer against the server's own
+// OpenAPI document (the route table's response schema).
+func validateAgainstOpenAPI(t *testing.T, s server, path string, resp *http.Response, body string) {
+	t.Helper()
+	_, docBody := s.get(t, "/openapi.json")
+	doc, err := openapi3.NewLoader().LoadFromData([]byte(docBody))
+	if err != nil {
+		t.Fatal(err)
+	}
+	router, err := gorillamux.NewRouter(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest("GET", path, nil)
+	r, pathParams, err := router.FindRoute(req)
+	if err != nil {
+		t.Fatalf("%s: not in the document: %v", path, err)
+	}
+	in := &openapi3filter.RequestValidationInput{Request: req, PathParams: pathParams, Route: r,
+		Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}}
+	if err := openapi3filter.ValidateResponse(context.Background(), &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: in, Status: resp.StatusCode, Header: resp.Header, Body: io.NopCloser(strings.NewReader(body)),
+	}); err != nil {
+		t.Errorf("%s: the answer does not match the OpenAPI document: %v", path, err)
 	}
 }
