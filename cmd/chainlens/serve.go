@@ -63,7 +63,7 @@ func apiParts(cfg *config.Config, log *slog.Logger, db *bun.DB, reg *prometheus.
 	srv, err := api.New(api.Options{
 		Config:   cfg.API,
 		Ops:      route.Table(),
-		Handlers: app.Handlers(cfg, db),
+		Handlers: app.HandlersWith(cfg, db, app.Deps{Log: log, Registry: reg}),
 		Auth:     apikey.NewAuthenticator(db),
 		Meter:    meter,
 		Log:      log,

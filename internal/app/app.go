@@ -4,6 +4,9 @@
 package app
 
 import (
+	"log/slog"
+
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/uptrace/bun"
 
 	"github.com/chainlens/chainlens/aggregator"
@@ -14,13 +17,24 @@ import (
 	"github.com/chainlens/chainlens/engagement"
 )
 
-// Handlers returns the handlers of every built endpoint group.
-func Handlers(cfg *config.Config, db *bun.DB) api.Handlers {
+// Deps are what the handlers report to: logs and Prometheus metrics.
+type Deps struct {
+	Log      *slog.Logger
+	Registry prometheus.Registerer
+}
+
+// Handlers returns the handlers of every built endpoint group, without
+// logs or metrics (tests).
+func Handlers(cfg *config.Config, db *bun.DB) api.Handlers { return HandlersWith(cfg, db, Deps{}) }
+
+// HandlersWith returns the handlers of every built endpoint group,
+// reporting to deps.
+func HandlersWith(cfg *config.Config, db *bun.DB, deps Deps) api.Handlers {
 	h := api.Handlers{JSON: map[string]api.Handler{}, Raw: map[string]api.RawHandler{}}
 	for id, fn := range apidex.New(cfg, db).Handlers() {
 		h.JSON[id] = fn
 	}
-	engagement.NewService(db, engagement.RecorderOptions{}).Register(h)
+	engagement.NewService(db, engagement.RecorderOptions{Log: deps.Log, Registerer: deps.Registry}).Register(h)
 	return h
 }
 
