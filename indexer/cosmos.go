@@ -352,6 +352,7 @@ func (x *Cosmos) catchUp(ctx context.Context, next, target int64, st cometbft.St
 			}
 			next = batch[len(batch)-1].height + 1
 			x.metrics.indexedHeight.WithLabelValues(x.cfg.ID).Set(float64(next - 1))
+			x.metrics.lag.WithLabelValues(x.cfg.ID).Set(float64(max(0, st.LatestHeight-(next-1))))
 			x.metrics.blocks.WithLabelValues(x.cfg.ID).Add(float64(stats.blocks))
 			x.metrics.events.WithLabelValues(x.cfg.ID).Add(float64(stats.events))
 			if stats.failed > 0 {

@@ -3,7 +3,10 @@
 // and a strictly ordered writer that commits raw rows, domain rows and the
 // checkpoint in one transaction, so a crash at any moment neither loses nor
 // duplicates a height. Heights that keep failing go to a dead-letter table
-// and are retried later.
+// and are retried later. A height whose /block_results is too large to hold
+// in memory (an Osmosis epoch block's exceeds 100 MB) takes a lane of its
+// own: read as a stream, decoded one tx or event at a time, its rows
+// spilled to temporary files and committed alone, in order (stream.go).
 package indexer
 
 import (

@@ -63,7 +63,9 @@ func TestEnsurePartitionsConcurrently(t *testing.T) {
 	db, _ := testdb.New(t)
 	errs := make(chan error, 8)
 	for range 8 {
-		go func() { errs <- store.EnsurePartitions(ctx, db, []string{"blocks", "txs", "events", "messages"}, 1, 2_500_000) }()
+		go func() {
+			errs <- store.EnsurePartitions(ctx, db, []string{"blocks", "txs", "events", "messages"}, 1, 2_500_000)
+		}()
 	}
 	for range 8 {
 		if err := <-errs; err != nil {
