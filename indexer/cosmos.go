@@ -203,26 +203,8 @@ func stopped(ctx context.Context, until int64) error {
 	return nil
 }
 
-// lock takes a session advisory lock so that one process indexes a chain.
-func (x *Cosmos) lock(ctx context.Context) (func(), error) {
-	conn, err := x.db.Conn(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("indexer %s: %w", x.cfg.ID, err)
-	}
-	var ok bool
-	if err := conn.NewRaw("SELECT pg_try_advisory_lock(hashtext('chainlens-indexer'), hashtext(?))", x.cfg.ID).Scan(ctx, &ok); err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("indexer %s: lock: %w", x.cfg.ID, err)
-	}
-	if !ok {
-		conn.Close()
-		return nil, fmt.Errorf("indexer %s: another process is indexing this chain", x.cfg.ID)
-	}
-	return func() {
-		_, _ = conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(hashtext('chainlens-indexer'), hashtext(?))", x.cfg.ID)
-		conn.Close()
-	}, nil
-}
+// lock takes the chain's indexing lock.
+func (x *Cosmos) lock(ctx context.Context) (func(), error) { return LockChain(ctx, x.db, x.cfg.ID) }
 
 // startHeight is the checkpoint, or the configured start for a new chain.
 func (x *Cosmos) startHeight(ctx context.Context) (int64, error) {

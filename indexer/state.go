@@ -65,3 +65,25 @@ func retryDelay(attempts int) time.Duration {
 	d := 30 * time.Second << min(attempts, 7)
 	return min(d, time.Hour)
 }
+
+// LockChain takes a session advisory lock so that one process indexes a
+// chain (of any kind); the returned function releases it.
+func LockChain(ctx context.Context, db *bun.DB, chainID string) (func(), error) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("indexer %s: %w", chainID, err)
+	}
+	var ok bool
+	if err := conn.NewRaw("SELECT pg_try_advisory_lock(hashtext('chainlens-indexer'), hashtext(?))", chainID).Scan(ctx, &ok); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("indexer %s: lock: %w", chainID, err)
+	}
+	if !ok {
+		conn.Close()
+		return nil, fmt.Errorf("indexer %s: another process is indexing this chain", chainID)
+	}
+	return func() {
+		_, _ = conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(hashtext('chainlens-indexer'), hashtext(?))", chainID)
+		conn.Close()
+	}, nil
+}

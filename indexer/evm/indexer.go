@@ -288,26 +288,9 @@ func (x *Indexer) checkChainID(ctx context.Context) error {
 	return nil
 }
 
-// lock takes a session advisory lock so that one process indexes a chain
-// (the same key as the cosmos indexer's).
+// lock takes the chain's indexing lock (shared with the cosmos indexer).
 func (x *Indexer) lock(ctx context.Context) (func(), error) {
-	conn, err := x.db.Conn(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("indexer %s: %w", x.cfg.ID, err)
-	}
-	var ok bool
-	if err := conn.NewRaw("SELECT pg_try_advisory_lock(hashtext('chainlens-indexer'), hashtext(?))", x.cfg.ID).Scan(ctx, &ok); err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("indexer %s: lock: %w", x.cfg.ID, err)
-	}
-	if !ok {
-		conn.Close()
-		return nil, fmt.Errorf("indexer %s: another process is indexing this chain", x.cfg.ID)
-	}
-	return func() {
-		_, _ = conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(hashtext('chainlens-indexer'), hashtext(?))", x.cfg.ID)
-		conn.Close()
-	}, nil
+	return indexer.LockChain(ctx, x.db, x.cfg.ID)
 }
 
 // startHeight is the checkpoint, or the configured start (0 = genesis).
