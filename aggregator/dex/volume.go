@@ -13,7 +13,8 @@ import (
 )
 
 // Volume is the dex_volume job: osmosis_asset_volume_hourly, the USD swap
-// volume of every denom per hour.
+// volume of every denom per hour, and osmosis_pool_volume_hourly, that of
+// every pool (the sum of its hops' values).
 //
 // Convention: a hop's USD value is the mean of the USD values of its two
 // sides, each at its denom's close price of the hop's hour (only the known
@@ -71,11 +72,18 @@ func (j Volume) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, err
 		return 0, 0, err
 	}
 	volume := map[denomHour]math.LegacyDec{}
+	pools := map[poolHour]math.LegacyDec{}
 	for _, s := range swaps {
 		hour := s.Time.UTC().Truncate(time.Hour)
 		v, ok := j.hopValue(s, hour, price)
 		if !ok {
 			continue
+		}
+		pk := poolHour{s.PoolID, hour}
+		if cur, ok := pools[pk]; ok {
+			pools[pk] = cur.Add(v)
+		} else {
+			pools[pk] = v
 		}
 		for _, d := range []string{s.DenomIn, s.DenomOut} {
 			k := denomHour{d, hour}
@@ -112,7 +120,37 @@ func (j Volume) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, err
 	if err := insertBatches(ctx, tx, rows); err != nil {
 		return 0, 0, fmt.Errorf("insert volume: %w", err)
 	}
-	return tip, int64(len(keys)), nil
+	if _, err := tx.NewRaw("DELETE FROM osmosis_pool_volume_hourly WHERE chain_id = ? AND hour >= ?", j.Market.ChainID, h0).Exec(ctx); err != nil {
+		return 0, 0, fmt.Errorf("delete pool volume: %w", err)
+	}
+	poolRows := make([]poolVolumeRow, 0, len(pools))
+	for k, v := range pools {
+		poolRows = append(poolRows, poolVolumeRow{ChainID: j.Market.ChainID, PoolID: k.pool, Hour: k.hour, VolumeUSD: v.String()})
+	}
+	slices.SortFunc(poolRows, func(a, b poolVolumeRow) int {
+		if c := a.Hour.Compare(b.Hour); c != 0 {
+			return c
+		}
+		return int(a.PoolID - b.PoolID)
+	})
+	if err := insertBatches(ctx, tx, poolRows); err != nil {
+		return 0, 0, fmt.Errorf("insert pool volume: %w", err)
+	}
+	return tip, int64(len(keys) + len(poolRows)), nil
+}
+
+type poolHour struct {
+	pool int64
+	hour time.Time
+}
+
+// poolVolumeRow is a row of osmosis_pool_volume_hourly.
+type poolVolumeRow struct {
+	bun.BaseModel `bun:"table:osmosis_pool_volume_hourly"`
+	ChainID       string    `bun:"chain_id"`
+	PoolID        int64     `bun:"pool_id"`
+	Hour          time.Time `bun:"hour"`
+	VolumeUSD     string    `bun:"volume_usd"`
 }
 
 // volumeRow is a row of osmosis_asset_volume_hourly.

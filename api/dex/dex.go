@@ -51,6 +51,7 @@ func (s *Service) Handlers() map[string]api.Handler {
 		OpTopAssetsLastPeriod: s.topAssetsLastPeriod,
 		OpRealTimePrice:       s.realTimePrice,
 		OpCumulativeVolume:    s.cumulativeVolume,
+		OpPoolListings:        s.poolListings,
 	}
 }
 

@@ -2,6 +2,7 @@ package dex_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"cosmossdk.io/math"
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
@@ -114,6 +116,7 @@ func TestEndpointsOnLocalnet(t *testing.T) {
 		{"cumulative volume, days before the data", "/kpi/cumulative_trading_volume?start_date=2026-11-01&end_date=2026-11-20", 200, "[]"},
 		{"cumulative volume, default range", "/kpi/cumulative_trading_volume", 200,
 			`[{"labels":"2026-11-21 00:00:00","value":23383.222078763440492543}]`},
+		{"pool listings", "/aux/pool_listings", 200, "POOLS"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -127,7 +130,9 @@ func TestEndpointsOnLocalnet(t *testing.T) {
 				}
 				return
 			}
-			if body != c.body {
+			if c.body == "POOLS" {
+				checkPoolListings(t, body)
+			} else if body != c.body {
 				t.Errorf("body\n got %s\nwant %s", body, c.body)
 			}
 			validateAgainstOpenAPI(t, s, c.path, resp, body)
@@ -201,5 +206,45 @@ func validateAgainstOpenAPI(t *testing.T, s server, path string, resp *http.Resp
 		RequestValidationInput: in, Status: resp.StatusCode, Header: resp.Header, Body: io.NopCloser(strings.NewReader(body)),
 	}); err != nil {
 		t.Errorf("%s: the answer does not match the OpenAPI document: %v", path, err)
+	}
+}
+
+// checkPoolListings checks the pool listing against what is known
+// independently: the five localnet pools (truth/pools.json), ordered by
+// volume, whose volumes add up exactly to the total swap volume that the
+// cumulative volume KPI reports (every hop is counted once in its pool).
+func checkPoolListings(t *testing.T, body string) {
+	t.Helper()
+	var pools []struct {
+		QueryKey    int64       `json:"query_key"`
+		Name        string      `json:"name"`
+		Type        string      `json:"type"`
+		DailyVolume json.Number `json:"daily_volume"`
+	}
+	if err := json.Unmarshal([]byte(body), &pools); err != nil {
+		t.Fatal(err)
+	}
+	if len(pools) != 5 {
+		t.Fatalf("%d pools, want 5: %s", len(pools), body)
+	}
+	total := math.LegacyZeroDec()
+	prev := math.LegacyDec{}
+	for i, p := range pools {
+		v, err := math.LegacyNewDecFromStr(p.DailyVolume.String())
+		if err != nil {
+			t.Fatalf("pool %d volume %q", p.QueryKey, p.DailyVolume)
+		}
+		if i > 0 && v.GT(prev) {
+			t.Errorf("pools not ordered by volume: %s", body)
+		}
+		prev = v
+		total = total.Add(v)
+		if p.Name == "" || p.Type == "" {
+			t.Errorf("pool %d lacks name or type", p.QueryKey)
+		}
+	}
+	want, _ := math.LegacyNewDecFromStr("23383.222078763440492543")
+	if !total.Sub(want).Abs().LTE(math.LegacyNewDecWithPrec(1, 17)) {
+		t.Errorf("pool volumes add up to %s, want the total swap volume %s", total, want)
 	}
 }
