@@ -52,6 +52,7 @@ func (s *Service) Handlers() map[string]api.Handler {
 		OpRealTimePrice:       s.realTimePrice,
 		OpCumulativeVolume:    s.cumulativeVolume,
 		OpPoolListings:        s.poolListings,
+		OpPoolFees:            s.poolFees,
 	}
 }
 

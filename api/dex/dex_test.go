@@ -117,6 +117,7 @@ func TestEndpointsOnLocalnet(t *testing.T) {
 		{"cumulative volume, default range", "/kpi/cumulative_trading_volume", 200,
 			`[{"labels":"2026-11-21 00:00:00","value":23383.222078763440492543}]`},
 		{"pool listings", "/aux/pool_listings", 200, "POOLS"},
+		{"pool fees", "/fees/v1/pools", 200, "FEES"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -132,6 +133,8 @@ func TestEndpointsOnLocalnet(t *testing.T) {
 			}
 			if c.body == "POOLS" {
 				checkPoolListings(t, body)
+			} else if c.body == "FEES" {
+				checkPoolFees(t, body)
 			} else if body != c.body {
 				t.Errorf("body\n got %s\nwant %s", body, c.body)
 			}
@@ -246,5 +249,49 @@ func checkPoolListings(t *testing.T, body string) {
 	want, _ := math.LegacyNewDecFromStr("23383.222078763440492543")
 	if !total.Sub(want).Abs().LTE(math.LegacyNewDecWithPrec(1, 17)) {
 		t.Errorf("pool volumes add up to %s, want the total swap volume %s", total, want)
+	}
+}
+
+// checkPoolFees checks the pools fees report against the pool listing's
+// volumes (the same table) and each pool's swap fee rate from
+// truth/pools.json: fees = volume × rate, exactly.
+func checkPoolFees(t *testing.T, body string) {
+	t.Helper()
+	var rep struct {
+		LastUpdateAt int64 `json:"last_update_at"`
+		Data         []struct {
+			PoolID       string      `json:"pool_id"`
+			Volume24h    json.Number `json:"volume_24h"`
+			Volume7d     json.Number `json:"volume_7d"`
+			FeesSpent24h json.Number `json:"fees_spent_24h"`
+			FeesSpent7d  json.Number `json:"fees_spent_7d"`
+			FeesPct      string      `json:"fees_percentage"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(body), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.LastUpdateAt != time.Date(2026, 11, 21, 21, 32, 53, 0, time.UTC).Unix() || len(rep.Data) != 5 {
+		t.Fatalf("report %s", body)
+	}
+	for _, p := range rep.Data {
+		if p.Volume24h != p.Volume7d {
+			t.Errorf("pool %s: all swaps are within 24 h, yet 24h %s != 7d %s", p.PoolID, p.Volume24h, p.Volume7d)
+		}
+		rate, err := math.LegacyNewDecFromStr(strings.TrimSuffix(p.FeesPct, "%"))
+		if err != nil {
+			t.Fatalf("pool %s fees_percentage %q", p.PoolID, p.FeesPct)
+		}
+		v, err1 := math.LegacyNewDecFromStr(p.Volume24h.String())
+		f, err2 := math.LegacyNewDecFromStr(p.FeesSpent24h.String())
+		if err1 != nil || err2 != nil {
+			t.Fatalf("pool %s: volume %q fees %q", p.PoolID, p.Volume24h, p.FeesSpent24h)
+		}
+		if want := v.Mul(rate).QuoInt64(100); !want.Sub(f).Abs().LTE(math.LegacyNewDecWithPrec(1, 17)) {
+			t.Errorf("pool %s: fees %s, want volume %s × %s = %s", p.PoolID, f, v, p.FeesPct, want)
+		}
+	}
+	if rep.Data[0].PoolID != "1" || rep.Data[0].FeesPct != "0.3%" { // truth/pools.json: pool 1 swap_fee 0.003
+		t.Errorf("pool 1: %+v", rep.Data[0])
 	}
 }

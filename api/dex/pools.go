@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"cosmossdk.io/math"
+
 	"github.com/chainlens/chainlens/api"
 )
 
@@ -57,4 +59,80 @@ func (s *Service) poolListings(ctx context.Context, req *api.Request) (*api.Resp
 		out = append(out, PoolListing{QueryKey: r.PoolID, Name: strings.Join(names, "/"), Type: r.Type, DailyVolume: Number(r.Volume)})
 	}
 	return &api.Response{Body: out, Freshness: fresh}, nil
+}
+
+// OpPoolFees is the pools fees operation.
+const OpPoolFees = "GET /fees/v1/pools"
+
+// PoolFees is one pool's volume and the swap fees its traders paid.
+type PoolFees struct {
+	PoolID         string      `json:"pool_id"`
+	Volume24h      json.Number `json:"volume_24h"`
+	Volume7d       json.Number `json:"volume_7d"`
+	FeesSpent24h   json.Number `json:"fees_spent_24h"`
+	FeesSpent7d    json.Number `json:"fees_spent_7d"`
+	FeesPercentage string      `json:"fees_percentage"`
+}
+
+// PoolFeesReport is the pools fees answer.
+type PoolFeesReport struct {
+	LastUpdateAt int64      `json:"last_update_at"`
+	Data         []PoolFees `json:"data"`
+}
+
+// poolFees reports every pool's USD volume over the hourly buckets that
+// overlap the last 24 hours and 7 days, and the swap fees paid on it
+// (volume × the pool's swap fee rate, to 18 decimals; pools whose rate is
+// unknown show 0 and an empty fees_percentage).
+// last_update_at is the time of the last indexed block.
+func (s *Service) poolFees(ctx context.Context, req *api.Request) (*api.Response, error) {
+	fresh, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	now := req.Now.UTC()
+	day, week := now.Add(-24*time.Hour).Truncate(time.Hour), now.Add(-7*24*time.Hour).Truncate(time.Hour)
+	var rows []struct {
+		PoolID int64   `bun:"pool_id"`
+		Fee    *string `bun:"fee"`
+		V24    string  `bun:"v24"`
+		V7     string  `bun:"v7"`
+		F24    *string `bun:"f24"`
+		F7     *string `bun:"f7"`
+	}
+	if err := s.db.NewRaw(`SELECT p.pool_id, p.swap_fee::text AS fee,
+			coalesce(sum(v.volume_usd) FILTER (WHERE v.hour >= ?), 0)::text AS v24,
+			coalesce(sum(v.volume_usd), 0)::text AS v7,
+			round(coalesce(sum(v.volume_usd) FILTER (WHERE v.hour >= ?), 0) * p.swap_fee, 18)::text AS f24,
+			round(coalesce(sum(v.volume_usd), 0) * p.swap_fee, 18)::text AS f7
+		FROM osmosis_pools p
+		LEFT JOIN osmosis_pool_volume_hourly v ON v.chain_id = p.chain_id AND v.pool_id = p.pool_id AND v.hour >= ?
+		WHERE p.chain_id = ?
+		GROUP BY p.pool_id, p.swap_fee
+		ORDER BY p.pool_id`, day, day, week, s.market.ChainID).Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("pool fees: %w", err)
+	}
+	out := PoolFeesReport{Data: make([]PoolFees, 0, len(rows))}
+	if len(fresh.Chains) > 0 {
+		out.LastUpdateAt = fresh.Chains[0].Time.Unix()
+	}
+	for _, r := range rows {
+		pf := PoolFees{PoolID: fmt.Sprint(r.PoolID), Volume24h: Number(r.V24), Volume7d: Number(r.V7), FeesSpent24h: "0", FeesSpent7d: "0"}
+		if r.Fee != nil {
+			pf.FeesSpent24h, pf.FeesSpent7d = Number(*r.F24), Number(*r.F7)
+			pf.FeesPercentage = percent(*r.Fee)
+		}
+		out.Data = append(out.Data, pf)
+	}
+	return &api.Response{Body: out, Freshness: fresh}, nil
+}
+
+// percent renders a fee rate ("0.002000") as a percentage ("0.2%") without
+// going through floating point.
+func percent(rate string) string {
+	d, err := math.LegacyNewDecFromStr(rate)
+	if err != nil {
+		return ""
+	}
+	return string(Number(d.MulInt64(100).String())) + "%"
 }
