@@ -53,6 +53,7 @@ func (s *Service) Handlers() map[string]api.Handler {
 		OpCumulativeVolume:    s.cumulativeVolume,
 		OpPoolListings:        s.poolListings,
 		OpPoolFees:            s.poolFees,
+		OpPoolLiquidity:       s.poolLiquidity,
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/chainlens/chainlens/aggregator"
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/apikey"
+	"github.com/chainlens/chainlens/api/dex"
 	"github.com/chainlens/chainlens/api/route"
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/internal/app"
@@ -118,6 +119,9 @@ func TestEndpointsOnLocalnet(t *testing.T) {
 			`[{"labels":"2026-11-21 00:00:00","value":23383.222078763440492543}]`},
 		{"pool listings", "/aux/pool_listings", 200, "POOLS"},
 		{"pool fees", "/fees/v1/pools", 200, "FEES"},
+		{"pool liquidity over time", "/pools/liquidity/1/over_time", 200, "LIQ"},
+		{"liquidity of an unknown pool", "/pools/liquidity/99/over_time", 404, "pool 99 not found"},
+		{"liquidity of a bad pool id", "/pools/liquidity/x1/over_time", 400, "pool_id"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -135,6 +139,8 @@ func TestEndpointsOnLocalnet(t *testing.T) {
 				checkPoolListings(t, body)
 			} else if c.body == "FEES" {
 				checkPoolFees(t, body)
+			} else if c.body == "LIQ" {
+				checkPoolLiquidity(t, db, body)
 			} else if body != c.body {
 				t.Errorf("body\n got %s\nwant %s", body, c.body)
 			}
@@ -293,5 +299,23 @@ func checkPoolFees(t *testing.T, body string) {
 	}
 	if rep.Data[0].PoolID != "1" || rep.Data[0].FeesPct != "0.3%" { // truth/pools.json: pool 1 swap_fee 0.003
 		t.Errorf("pool 1: %+v", rep.Data[0])
+	}
+}
+
+// checkPoolLiquidity: one day of history (every block is on 2026-11-21),
+// with the value of osmosis_pool_liquidity_daily, which the aggregator's
+// test checks against the node's own reserves.
+func checkPoolLiquidity(t *testing.T, db *bun.DB, body string) {
+	t.Helper()
+	var want string
+	if err := db.NewRaw("SELECT liquidity_usd::text FROM osmosis_pool_liquidity_daily WHERE pool_id = 1").Scan(context.Background(), &want); err != nil {
+		t.Fatal(err)
+	}
+	d, err := math.LegacyNewDecFromStr(want)
+	if err != nil || !d.IsPositive() {
+		t.Fatalf("pool 1 liquidity %q", want)
+	}
+	if exp := `[{"timestamp":"2026-11-21 00:00:00","liquidity_usd":` + string(dex.Number(want)) + `}]`; body != exp {
+		t.Errorf("body\n got %s\nwant %s", body, exp)
 	}
 }

@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
 	"cosmossdk.io/math"
 
 	"github.com/chainlens/chainlens/api"
+	"github.com/chainlens/chainlens/api/problem"
 )
 
 // OpPoolListings is the pool listing operation.
@@ -135,4 +138,47 @@ func percent(rate string) string {
 		return ""
 	}
 	return string(Number(d.MulInt64(100).String())) + "%"
+}
+
+// OpPoolLiquidity is the pool liquidity over time operation.
+const OpPoolLiquidity = "GET /pools/liquidity/{pool_id}/over_time"
+
+// LiquidityPoint is a pool's USD liquidity at the end of a UTC day.
+type LiquidityPoint struct {
+	Timestamp    string      `json:"timestamp"`
+	LiquidityUSD json.Number `json:"liquidity_usd"`
+}
+
+// poolLiquidity lists a pool's daily USD liquidity over its history
+// (osmosis_pool_liquidity_daily, built by the dex_liquidity job); an
+// unknown pool is a 404.
+func (s *Service) poolLiquidity(ctx context.Context, req *api.Request) (*api.Response, error) {
+	fresh, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	id, err := strconv.ParseInt(req.Params.String("pool_id"), 10, 64)
+	if err != nil || id < 1 {
+		return nil, problem.BadParam("pool_id", "must be a pool id (digits)")
+	}
+	var exists bool
+	if err := s.db.NewRaw("SELECT EXISTS (SELECT 1 FROM osmosis_pools WHERE chain_id = ? AND pool_id = ?)", s.market.ChainID, id).Scan(ctx, &exists); err != nil {
+		return nil, fmt.Errorf("pool %d: %w", id, err)
+	}
+	if !exists {
+		return nil, problem.Status(http.StatusNotFound, "pool %d not found", id)
+	}
+	var rows []struct {
+		Day   time.Time `bun:"day"`
+		Value string    `bun:"value"`
+	}
+	if err := s.db.NewRaw("SELECT day, liquidity_usd::text AS value FROM osmosis_pool_liquidity_daily WHERE chain_id = ? AND pool_id = ? ORDER BY day",
+		s.market.ChainID, id).Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("liquidity of pool %d: %w", id, err)
+	}
+	out := make([]LiquidityPoint, len(rows))
+	for i, r := range rows {
+		out[i] = LiquidityPoint{Timestamp: r.Day.UTC().Format(time.DateTime), LiquidityUSD: Number(r.Value)}
+	}
+	return &api.Response{Body: out, Freshness: fresh}, nil
 }
