@@ -194,7 +194,9 @@ func TestTakeAndStoreOnDevnet(t *testing.T) {
 	// The next block's BeginBlock moves the delegation's fee from the fee
 	// collector to distribution (validator rewards and the community pool).
 	h := delHeight + 1
-	if err := n.WaitForHeight(ctx, h); err != nil {
+	// Block h+1 exists only once the app has committed h: querying state at
+	// h before that answers "height in the future".
+	if err := n.WaitForHeight(ctx, h+1); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := snapshot.Take(ctx, c, n.ChainID(), h, n.Bech32Prefix(), snapshot.DefaultModules)
@@ -404,7 +406,7 @@ func TestSnapshotterOnDevnet(t *testing.T) {
 
 	indexUntil := func(h int64) {
 		t.Helper()
-		if err := n.WaitForHeight(ctx, h); err != nil {
+		if err := n.WaitForHeight(ctx, h+1); err != nil { // state at h is queryable once h+1 exists
 			t.Fatal(err)
 		}
 		if err := x.Run(ctx, h); err != nil {
