@@ -34,6 +34,8 @@ type Market struct {
 	// Hub is the routing denom (the chain's staking denom, default uosmo).
 	Hub    string
 	Assets map[string]config.Asset
+	// Prefix is the chain's bech32 account prefix.
+	Prefix string
 }
 
 // Chain returns the dex chain: the first configured chain of kind osmosis.
@@ -52,7 +54,7 @@ func Chain(cfg *config.Config) (config.Chain, bool) {
 // NewMarket reads the pricing settings of a dex chain. Without an asset
 // whose symbol is USDC there is no anchor, and every price is unknown.
 func NewMarket(ch config.Chain) Market {
-	m := Market{ChainID: ch.ID, Hub: ch.StakingDenom, Assets: map[string]config.Asset{}}
+	m := Market{ChainID: ch.ID, Hub: ch.StakingDenom, Assets: map[string]config.Asset{}, Prefix: ch.Bech32Prefix}
 	if m.Hub == "" {
 		m.Hub = DefaultHub
 	}

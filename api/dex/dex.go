@@ -54,6 +54,8 @@ func (s *Service) Handlers() map[string]api.Handler {
 		OpPoolListings:        s.poolListings,
 		OpPoolFees:            s.poolFees,
 		OpPoolLiquidity:       s.poolLiquidity,
+		OpChainRevenue:        s.chainRevenue,
+		OpCumulativeProtocolR: s.cumulativeProtocolRevenue,
 	}
 }
 

@@ -120,6 +120,9 @@ func TestEndpointsOnLocalnet(t *testing.T) {
 		{"pool listings", "/aux/pool_listings", 200, "POOLS"},
 		{"pool fees", "/fees/v1/pools", 200, "FEES"},
 		{"pool liquidity over time", "/pools/liquidity/1/over_time", 200, "LIQ"},
+		{"chain revenue", "/tokenomics/chain_revenue?start_date=2026-11-21&end_date=2026-11-21", 200, "REV"},
+		{"chain revenue, other days", "/tokenomics/chain_revenue?start_date=2026-11-01&end_date=2026-11-20", 200, "[]"},
+		{"cumulative protocol revenue", "/kpi/cumulative_protocol_revenue", 200, "CUMREV"},
 		{"liquidity of an unknown pool", "/pools/liquidity/99/over_time", 404, "pool 99 not found"},
 		{"liquidity of a bad pool id", "/pools/liquidity/x1/over_time", 400, "pool_id"},
 	}
@@ -141,6 +144,8 @@ func TestEndpointsOnLocalnet(t *testing.T) {
 				checkPoolFees(t, body)
 			} else if c.body == "LIQ" {
 				checkPoolLiquidity(t, db, body)
+			} else if c.body == "REV" || c.body == "CUMREV" {
+				checkRevenue(t, db, c.body, body)
 			} else if body != c.body {
 				t.Errorf("body\n got %s\nwant %s", body, c.body)
 			}
@@ -317,5 +322,26 @@ func checkPoolLiquidity(t *testing.T, db *bun.DB, body string) {
 	}
 	if exp := `[{"timestamp":"2026-11-21 00:00:00","liquidity_usd":` + string(dex.Number(want)) + `}]`; body != exp {
 		t.Errorf("body\n got %s\nwant %s", body, exp)
+	}
+}
+
+// checkRevenue: the day's two sources as the dex_revenue job stored them
+// (its own test values them independently), and their sum as the
+// cumulative protocol revenue of that single day.
+func checkRevenue(t *testing.T, db *bun.DB, which, body string) {
+	t.Helper()
+	var fees, taker string
+	if err := db.NewRaw("SELECT (SELECT amount_usd::text FROM osmosis_revenue_daily WHERE source = 'tx_fees'), (SELECT amount_usd::text FROM osmosis_revenue_daily WHERE source = 'taker_fees')").
+		Scan(context.Background(), &fees, &taker); err != nil {
+		t.Fatal(err)
+	}
+	want := `[{"labels":"2026-11-21 00:00:00","source":"taker_fees","amount":` + string(dex.Number(taker)) +
+		`},{"labels":"2026-11-21 00:00:00","source":"tx_fees","amount":` + string(dex.Number(fees)) + `}]`
+	if which == "CUMREV" {
+		sum := math.LegacyMustNewDecFromStr(fees).Add(math.LegacyMustNewDecFromStr(taker))
+		want = `[{"labels":"2026-11-21 00:00:00","value":` + string(dex.Number(sum.String())) + `}]`
+	}
+	if body != want {
+		t.Errorf("body\n got %s\nwant %s", body, want)
 	}
 }
