@@ -55,6 +55,7 @@ func (s *Service) Handlers() map[string]api.Handler {
 		OpPoolFees:            s.poolFees,
 		OpPoolLiquidity:       s.poolLiquidity,
 		OpChainRevenue:        s.chainRevenue,
+		OpToken:               s.token,
 		OpCumulativeProtocolR: s.cumulativeProtocolRevenue,
 	}
 }

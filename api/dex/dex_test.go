@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -120,6 +122,9 @@ func TestEndpointsOnLocalnet(t *testing.T) {
 		{"pool listings", "/aux/pool_listings", 200, "POOLS"},
 		{"pool fees", "/fees/v1/pools", 200, "FEES"},
 		{"pool liquidity over time", "/pools/liquidity/1/over_time", 200, "LIQ"},
+		{"token data", "/tokens/v2/OSMO", 200, "TOKEN"},
+		{"token data, all", "/tokens/v2/all", 200, "TOKENS"},
+		{"token data, unknown", "/tokens/v2/ufoo", 404, "asset ufoo not found"},
 		{"chain revenue", "/tokenomics/chain_revenue?start_date=2026-11-21&end_date=2026-11-21", 200, "REV"},
 		{"chain revenue, other days", "/tokenomics/chain_revenue?start_date=2026-11-01&end_date=2026-11-20", 200, "[]"},
 		{"cumulative protocol revenue", "/kpi/cumulative_protocol_revenue", 200, "CUMREV"},
@@ -144,6 +149,8 @@ func TestEndpointsOnLocalnet(t *testing.T) {
 				checkPoolFees(t, body)
 			} else if c.body == "LIQ" {
 				checkPoolLiquidity(t, db, body)
+			} else if c.body == "TOKEN" || c.body == "TOKENS" {
+				checkTokens(t, c.body, body)
 			} else if c.body == "REV" || c.body == "CUMREV" {
 				checkRevenue(t, db, c.body, body)
 			} else if body != c.body {
@@ -343,5 +350,60 @@ func checkRevenue(t *testing.T, db *bun.DB, which, body string) {
 	}
 	if body != want {
 		t.Errorf("body\n got %s\nwant %s", body, want)
+	}
+}
+
+// checkTokens: OSMO's price and volume as the price and volume endpoints
+// give them, no change (nothing an hour or a day before), and liquidity =
+// the node's own reserves of uosmo in every pool (truth/pool_total_liquidity.json)
+// at the price.
+func checkTokens(t *testing.T, which, body string) {
+	t.Helper()
+	var toks []map[string]any
+	dec := json.NewDecoder(strings.NewReader(body))
+	dec.UseNumber()
+	if err := dec.Decode(&toks); err != nil {
+		t.Fatal(err)
+	}
+	if which == "TOKENS" {
+		if len(toks) != 5 {
+			t.Errorf("%d tokens, want 5", len(toks))
+		}
+		return
+	}
+	if len(toks) != 1 {
+		t.Fatalf("tokens %s", body)
+	}
+	tok := toks[0]
+	for k, want := range map[string]any{"denom": "uosmo", "symbol": "OSMO", "price": json.Number("1.81103865829427774"),
+		"volume_24h": json.Number("21956.825307805597234465"), "price_1h_change": json.Number("0"), "price_24h_change": json.Number("0"),
+		"volume_24h_change": json.Number("0"), "liquidity_24h_change": json.Number("0"), "exponent": json.Number("6"), "market_data_mcap": nil} {
+		if tok[k] != want {
+			t.Errorf("%s = %v, want %v", k, tok[k], want)
+		}
+	}
+	var truth map[string]struct {
+		Liquidity []struct{ Denom, Amount string } `json:"liquidity"`
+	}
+	raw, err := os.ReadFile(filepath.Join(osmosistest.Dir(), "truth", "pool_total_liquidity.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &truth); err != nil {
+		t.Fatal(err)
+	}
+	amt := math.ZeroInt()
+	for _, p := range truth {
+		for _, a := range p.Liquidity {
+			if a.Denom == "uosmo" {
+				n, _ := math.NewIntFromString(a.Amount)
+				amt = amt.Add(n)
+			}
+		}
+	}
+	want := math.LegacyNewDecFromInt(amt).Mul(math.LegacyMustNewDecFromStr("1.81103865829427774")).QuoInt64(1_000_000)
+	got := math.LegacyMustNewDecFromStr(tok["liquidity"].(json.Number).String())
+	if got.Sub(want).Abs().GT(math.LegacyNewDecWithPrec(1, 15)) {
+		t.Errorf("liquidity %s, want %s", got, want)
 	}
 }

@@ -1,0 +1,162 @@
+package dex
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sort"
+	"time"
+
+	"cosmossdk.io/math"
+
+	"github.com/chainlens/chainlens/api"
+	"github.com/chainlens/chainlens/api/problem"
+)
+
+// OpToken is the token data operation.
+const OpToken = "GET /tokens/v2/{asset}"
+
+// Token is the token record of the interface.
+type Token struct {
+	Symbol             string       `json:"symbol"`
+	Denom              string       `json:"denom"`
+	Name               string       `json:"name"`
+	Display            string       `json:"display"`
+	Main               bool         `json:"main"`
+	Exponent           int          `json:"exponent"`
+	MarketDataID       *string      `json:"market_data_id"`
+	Volume24h          json.Number  `json:"volume_24h"`
+	Volume24hChange    json.Number  `json:"volume_24h_change"`
+	Price              json.Number  `json:"price"`
+	Price1hChange      json.Number  `json:"price_1h_change"`
+	Price24hChange     json.Number  `json:"price_24h_change"`
+	Price7dChange      json.Number  `json:"price_7d_change"`
+	Liquidity          json.Number  `json:"liquidity"`
+	Liquidity24hChange json.Number  `json:"liquidity_24h_change"`
+	MarketDataMcap     *json.Number `json:"market_data_mcap"`
+}
+
+// token answers one asset (by denom or symbol) or `all`: price from the
+// hourly closes (osmosis_asset_prices), volume over the hourly buckets of
+// the last 24 hours (osmosis_asset_volume_hourly), liquidity = the asset's
+// reserves in every pool at its price (osmosis_pool_reserves_hourly).
+// Changes are percentages against the value 1 h, 24 h or 7 d before the
+// request (0 when there was no value then). market_data_mcap is null: no
+// market-data source is configured.
+func (s *Service) token(ctx context.Context, req *api.Request) (*api.Response, error) {
+	fresh, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	now := req.Now.UTC()
+	pricesAt := func(t time.Time) (map[string]math.LegacyDec, error) {
+		return s.decMap(ctx, `SELECT DISTINCT ON (denom) denom AS k, price_usd::text AS v FROM osmosis_asset_prices
+			WHERE chain_id = ? AND hour <= ? ORDER BY denom, hour DESC`, s.market.ChainID, t)
+	}
+	reservesAt := func(t time.Time) (map[string]math.LegacyDec, error) {
+		return s.decMap(ctx, `SELECT denom AS k, sum(amount)::text AS v FROM (SELECT DISTINCT ON (pool_id, denom) denom, amount
+			FROM osmosis_pool_reserves_hourly WHERE chain_id = ? AND hour <= ? ORDER BY pool_id, denom, hour DESC) r GROUP BY denom`, s.market.ChainID, t)
+	}
+	var p0, p1, p24, p7d, r0, r24 map[string]math.LegacyDec
+	for _, q := range []struct {
+		dst *map[string]math.LegacyDec
+		f   func(time.Time) (map[string]math.LegacyDec, error)
+		at  time.Time
+	}{{&p0, pricesAt, now}, {&p1, pricesAt, now.Add(-time.Hour)}, {&p24, pricesAt, now.Add(-24 * time.Hour)}, {&p7d, pricesAt, now.Add(-7 * 24 * time.Hour)},
+		{&r0, reservesAt, now}, {&r24, reservesAt, now.Add(-24 * time.Hour)}} {
+		if *q.dst, err = q.f(q.at); err != nil {
+			return nil, err
+		}
+	}
+	day := now.Add(-24 * time.Hour).Truncate(time.Hour)
+	v24, err := s.decMap(ctx, `SELECT denom AS k, sum(volume_usd)::text AS v FROM osmosis_asset_volume_hourly
+		WHERE chain_id = ? AND hour >= ? GROUP BY denom`, s.market.ChainID, day)
+	if err != nil {
+		return nil, err
+	}
+	vPrev, err := s.decMap(ctx, `SELECT denom AS k, sum(volume_usd)::text AS v FROM osmosis_asset_volume_hourly
+		WHERE chain_id = ? AND hour >= ? AND hour < ? GROUP BY denom`, s.market.ChainID, day.Add(-24*time.Hour), day)
+	if err != nil {
+		return nil, err
+	}
+
+	denoms := map[string]bool{}
+	for d := range s.market.Assets {
+		denoms[d] = true
+	}
+	for d := range p0 {
+		denoms[d] = true
+	}
+	var want []string
+	if asset := req.Params.String("asset"); asset == "all" {
+		for d := range denoms {
+			want = append(want, d)
+		}
+		sort.Strings(want)
+	} else {
+		d := s.denomOf(asset)
+		if !denoms[d] {
+			return nil, problem.Status(http.StatusNotFound, "asset %s not found", asset)
+		}
+		want = []string{d}
+	}
+	out := make([]Token, 0, len(want))
+	for _, d := range want {
+		a := s.market.Assets[d]
+		liq := func(r, p map[string]math.LegacyDec) math.LegacyDec {
+			amt, price := r[d], p[d]
+			if amt.IsNil() || price.IsNil() || !amt.IsPositive() {
+				return math.LegacyZeroDec()
+			}
+			return s.market.USDValue(d, amt.TruncateInt(), price)
+		}
+		t := Token{Symbol: a.Symbol, Denom: d, Name: a.Name, Display: a.Display, Main: a.Main, Exponent: s.market.Exponent(d),
+			Volume24h: decNumber(v24[d]), Volume24hChange: change(v24[d], vPrev[d]),
+			Price: decNumber(p0[d]), Price1hChange: change(p0[d], p1[d]), Price24hChange: change(p0[d], p24[d]), Price7dChange: change(p0[d], p7d[d]),
+			Liquidity: decNumber(liq(r0, p0)), Liquidity24hChange: change(liq(r0, p0), liq(r24, p24))}
+		if a.MarketDataID != "" {
+			id := a.MarketDataID
+			t.MarketDataID = &id
+		}
+		out = append(out, t)
+	}
+	return &api.Response{Body: out, Freshness: fresh}, nil
+}
+
+// decMap runs a query of (k, v) rows into a map of decimals.
+func (s *Service) decMap(ctx context.Context, q string, args ...any) (map[string]math.LegacyDec, error) {
+	var rows []struct {
+		K string `bun:"k"`
+		V string `bun:"v"`
+	}
+	if err := s.db.NewRaw(q, args...).Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("token data: %w", err)
+	}
+	out := make(map[string]math.LegacyDec, len(rows))
+	for _, r := range rows {
+		d, err := math.LegacyNewDecFromStr(r.V)
+		if err != nil {
+			return nil, fmt.Errorf("token data: %q: %w", r.V, err)
+		}
+		out[r.K] = d
+	}
+	return out, nil
+}
+
+// decNumber renders a decimal (0 when unset) as a JSON number.
+func decNumber(d math.LegacyDec) json.Number {
+	if d.IsNil() {
+		return "0"
+	}
+	return Number(d.String())
+}
+
+// change is the percentage change from before to now; 0 when there was no
+// (or a zero) value before.
+func change(now, before math.LegacyDec) json.Number {
+	if now.IsNil() || before.IsNil() || before.IsZero() {
+		return "0"
+	}
+	return Number(now.Sub(before).Quo(before).MulInt64(100).String())
+}
