@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
+	mrand "math/rand/v2"
 	"net/http"
 	"runtime/debug"
 	"strconv"
@@ -46,9 +46,7 @@ func (s *Server) base(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.Header.Get("X-Request-Id")
 		if id == "" || len(id) > 64 || strings.ContainsFunc(id, func(c rune) bool { return c < 0x21 || c > 0x7e }) {
-			b := make([]byte, 8)
-			_, _ = rand.Read(b)
-			id = hex.EncodeToString(b)
+			id = fmt.Sprintf("%016x", mrand.Uint64()) // unique enough to correlate logs; no secret
 		}
 		w.Header().Set("X-Request-Id", id)
 		r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
@@ -150,10 +148,22 @@ func (s *Server) operation(op route.Operation, public bool) http.Handler {
 			s.writeError(sw, r, problem.Status(http.StatusRequestEntityTooLarge, "the body is larger than %d bytes", MaxBodyBytes))
 			return
 		}
-		vals, err := params.Parse(op, r)
-		if err != nil {
-			s.writeError(sw, r, err)
-			return
+		// A cached answer exists only for a URL that parsed and succeeded, so a
+		// hit skips parameter parsing (credits are still charged below).
+		var ckey string
+		var cached *encoded
+		if op.Analytics() && isJSON {
+			ckey = cacheKey(op, r)
+			cached = s.cache.get(ckey, time.Now())
+		}
+		var vals params.Values
+		if cached == nil {
+			v, err := params.Parse(op, r)
+			if err != nil {
+				s.writeError(sw, r, err)
+				return
+			}
+			vals = v
 		}
 		if !implemented {
 			s.writeError(sw, r, problem.Status(http.StatusNotImplemented, "the %s group is not implemented yet", op.Group))
@@ -175,6 +185,10 @@ func (s *Server) operation(op route.Operation, public bool) http.Handler {
 				}
 			}()
 		}
+		if cached != nil {
+			writeEncoded(sw, r, cached)
+			return
+		}
 		ctx, cancel := context.WithTimeout(r.Context(), s.opt.Config.Timeouts.Handler.D())
 		defer cancel()
 		req := &Request{Op: op, Params: vals, HTTP: r.WithContext(ctx), Key: key, Now: s.opt.Now().UTC()}
@@ -183,14 +197,6 @@ func (s *Server) operation(op route.Operation, public bool) http.Handler {
 				s.writeError(sw, r, err)
 			}
 			return
-		}
-		var ckey string
-		if op.Analytics() {
-			ckey = cacheKey(op, r)
-			if e := s.cache.get(ckey, time.Now()); e != nil {
-				writeEncoded(sw, r, e)
-				return
-			}
 		}
 		resp, err := jsonH(ctx, req)
 		if err != nil {
@@ -202,7 +208,7 @@ func (s *Server) operation(op route.Operation, public bool) http.Handler {
 			s.writeError(sw, r, err)
 			return
 		}
-		if op.Analytics() {
+		if ckey != "" {
 			s.cache.put(ckey, e, time.Now())
 		}
 		writeEncoded(sw, r, e)

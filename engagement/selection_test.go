@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/chainlens/chainlens/engagement"
+	"github.com/chainlens/chainlens/internal/apitest"
 )
 
 // fixture is the campaign set of the selection and click tests.
@@ -180,6 +181,13 @@ func TestCampaignShapeAndErrors(t *testing.T) {
 	if strings.TrimSpace(string(body)) != want {
 		t.Errorf("body\n%s\nwant\n%s", body, want)
 	}
+	_, doc := e.do(t, "GET", "/openapi.json", nil, nil)
+	apitest.Validate(t, doc, "GET", "/campaign/"+f.alice+"?position_id=keplr_home", resp, body)
+	resp, body = e.do(t, "GET", "/campaign/multiple-cointype?position_id=keplr_home&addresses="+f.alice, nil, auth)
+	if resp.StatusCode != 200 {
+		t.Fatalf("multiple-cointype: %d %s", resp.StatusCode, body)
+	}
+	apitest.Validate(t, doc, "GET", "/campaign/multiple-cointype?position_id=keplr_home&addresses="+f.alice, resp, body)
 	for _, c := range []struct{ path, field string }{
 		{"/campaign/" + f.alice + "?position_id=nowhere", "position_id"},
 		{"/campaign/notanaddress?position_id=keplr_home", "address"},

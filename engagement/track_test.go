@@ -15,6 +15,7 @@ import (
 
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/engagement"
+	"github.com/chainlens/chainlens/internal/apitest"
 )
 
 type trackAnswer struct {
@@ -127,6 +128,9 @@ func TestTrackValidation(t *testing.T) {
 
 func TestTrackDedupe(t *testing.T) {
 	e := newEnv(t, nil)
+	resp, raw := e.do(t, "POST", "/track", strings.NewReader(validEvent), map[string]string{"Authorization": "Bearer " + e.sk, "Content-Type": "application/json"})
+	_, doc := e.do(t, "GET", "/openapi.json", nil, nil)
+	apitest.Validate(t, doc, "POST", "/track", resp, raw)
 	_, first, _ := e.track(t, validEvent)
 	_, again, _ := e.track(t, validEvent)
 	if first.ID == "" || again.ID != first.ID {

@@ -15,9 +15,6 @@ import (
 	"time"
 
 	"cosmossdk.io/math"
-	"github.com/getkin/kin-openapi/openapi3"
-	"github.com/getkin/kin-openapi/openapi3filter"
-	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/uptrace/bun"
 
 	"github.com/chainlens/chainlens/aggregator"
@@ -26,6 +23,7 @@ import (
 	"github.com/chainlens/chainlens/api/dex"
 	"github.com/chainlens/chainlens/api/route"
 	"github.com/chainlens/chainlens/config"
+	"github.com/chainlens/chainlens/internal/apitest"
 	"github.com/chainlens/chainlens/internal/app"
 	"github.com/chainlens/chainlens/internal/osmosistest"
 	"github.com/chainlens/chainlens/internal/testdb"
@@ -207,27 +205,8 @@ func TestWithoutDexChain(t *testing.T) {
 // OpenAPI document (the route table's response schema).
 func validateAgainstOpenAPI(t *testing.T, s server, path string, resp *http.Response, body string) {
 	t.Helper()
-	_, docBody := s.get(t, "/openapi.json")
-	doc, err := openapi3.NewLoader().LoadFromData([]byte(docBody))
-	if err != nil {
-		t.Fatal(err)
-	}
-	router, err := gorillamux.NewRouter(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req, _ := http.NewRequest("GET", path, nil)
-	r, pathParams, err := router.FindRoute(req)
-	if err != nil {
-		t.Fatalf("%s: not in the document: %v", path, err)
-	}
-	in := &openapi3filter.RequestValidationInput{Request: req, PathParams: pathParams, Route: r,
-		Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}}
-	if err := openapi3filter.ValidateResponse(context.Background(), &openapi3filter.ResponseValidationInput{
-		RequestValidationInput: in, Status: resp.StatusCode, Header: resp.Header, Body: io.NopCloser(strings.NewReader(body)),
-	}); err != nil {
-		t.Errorf("%s: the answer does not match the OpenAPI document: %v", path, err)
-	}
+	_, doc := s.get(t, "/openapi.json")
+	apitest.Validate(t, []byte(doc), "GET", path, resp, []byte(body))
 }
 
 // checkPoolListings checks the pool listing against what is known
