@@ -91,12 +91,8 @@ func newCampaignsCmd(g *globals) *cobra.Command {
 		Use:   "export",
 		Short: "Print every audience and campaign as an import file",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, _, db, err := g.setup(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer db.Close()
+		RunE: g.withDB(func(cmd *cobra.Command, _ []string, e env) error {
+			db := e.db
 			f, err := engagement.Export(cmd.Context(), db)
 			if err != nil {
 				return err
@@ -105,19 +101,15 @@ func newCampaignsCmd(g *globals) *cobra.Command {
 			enc.SetIndent("", "  ")
 			enc.SetEscapeHTML(false)
 			return enc.Encode(f)
-		},
+		}),
 	}
 
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List campaigns with their status and counters",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, _, db, err := g.setup(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer db.Close()
+		RunE: g.withDB(func(cmd *cobra.Command, _ []string, e env) error {
+			db := e.db
 			cs, err := engagement.List(cmd.Context(), db)
 			if err != nil {
 				return err
@@ -129,7 +121,7 @@ func newCampaignsCmd(g *globals) *cobra.Command {
 					c.StartDate.Format(time.RFC3339), c.EndDate.Format(time.RFC3339), c.Impressions, c.Clicks)
 			}
 			return w.Flush()
-		},
+		}),
 	}
 
 	status := func(use, short, to string) *cobra.Command {

@@ -27,12 +27,8 @@ func newKeysCmd(g *globals) *cobra.Command {
 		Use:   "create",
 		Short: "Create a key and print it once (only its hash is stored)",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, _, db, err := g.setup(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer db.Close()
+		RunE: g.withDB(func(cmd *cobra.Command, _ []string, e env) error {
+			cfg, db := e.cfg, e.db
 			spec, err := keySpec(cfg, name, scopes, origins, publishable, credits, period, perSecond, burst)
 			if err != nil {
 				return err
@@ -44,7 +40,7 @@ func newKeysCmd(g *globals) *cobra.Command {
 			fmt.Fprintln(cmd.OutOrStdout(), raw)
 			fmt.Fprintf(cmd.ErrOrStderr(), "created key %d %q (%s, scopes %s); it is shown only this once\n", k.ID, k.Name, k.Kind, strings.Join(k.Scopes, ","))
 			return nil
-		},
+		}),
 	}
 	create.Flags().StringVar(&name, "name", "", "name of the key (required)")
 	create.Flags().StringVar(&scopes, "scopes", "", "comma-separated groups: all, admin, "+strings.Join(config.Bases, ", "))
@@ -61,12 +57,8 @@ func newKeysCmd(g *globals) *cobra.Command {
 		Use:   "list",
 		Short: "List keys (never the keys themselves)",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, _, db, err := g.setup(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer db.Close()
+		RunE: g.withDB(func(cmd *cobra.Command, _ []string, e env) error {
+			db := e.db
 			keys, err := apikey.List(cmd.Context(), db)
 			if err != nil {
 				return err
@@ -82,18 +74,14 @@ func newKeysCmd(g *globals) *cobra.Command {
 					k.QuotaCredits, k.QuotaPeriod(), k.CreatedAt.UTC().Format(time.RFC3339), revoked)
 			}
 			return w.Flush()
-		},
+		}),
 	}
 	revoke := &cobra.Command{
 		Use:   "revoke ID|NAME",
 		Short: "Revoke a key by id or name (effective within 1 s in every process)",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			_, _, db, err := g.setup(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer db.Close()
+		RunE: g.withDB(func(cmd *cobra.Command, args []string, e env) error {
+			db := e.db
 			n, err := apikey.Revoke(cmd.Context(), db, args[0])
 			if err != nil {
 				return err
@@ -103,18 +91,14 @@ func newKeysCmd(g *globals) *cobra.Command {
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "revoked %d key(s)\n", n)
 			return nil
-		},
+		}),
 	}
 	usage := &cobra.Command{
 		Use:   "usage",
 		Short: "Show credits and calls per key and period",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, _, db, err := g.setup(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer db.Close()
+		RunE: g.withDB(func(cmd *cobra.Command, _ []string, e env) error {
+			db := e.db
 			rows, err := apikey.UsageReport(cmd.Context(), db)
 			if err != nil {
 				return err
@@ -125,7 +109,7 @@ func newKeysCmd(g *globals) *cobra.Command {
 				fmt.Fprintf(w, "%d\t%s\t%s\t%d\t%d\t%d\n", u.KeyID, u.Name, u.PeriodStart.UTC().Format(time.RFC3339), u.Calls, u.Credits, u.Quota)
 			}
 			return w.Flush()
-		},
+		}),
 	}
 	cmd.AddCommand(create, list, revoke, usage)
 	return cmd

@@ -17,12 +17,8 @@ func newMigrateCmd(g *globals) *cobra.Command {
 		Use:   "up",
 		Short: "Apply every pending migration (a no-op when current)",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, _, db, err := g.setup(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer db.Close()
+		RunE: g.withDB(func(cmd *cobra.Command, _ []string, e env) error {
+			db := e.db
 			applied, err := store.Migrate(cmd.Context(), db)
 			if err != nil {
 				return err
@@ -34,17 +30,13 @@ func newMigrateCmd(g *globals) *cobra.Command {
 				fmt.Fprintln(cmd.OutOrStdout(), "applied", name)
 			}
 			return nil
-		},
+		}),
 	}, &cobra.Command{
 		Use:   "down",
 		Short: "Revert the last applied group of migrations",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, _, db, err := g.setup(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer db.Close()
+		RunE: g.withDB(func(cmd *cobra.Command, _ []string, e env) error {
+			db := e.db
 			reverted, err := store.Rollback(cmd.Context(), db)
 			if err != nil {
 				return err
@@ -56,17 +48,13 @@ func newMigrateCmd(g *globals) *cobra.Command {
 				fmt.Fprintln(cmd.OutOrStdout(), "reverted", name)
 			}
 			return nil
-		},
+		}),
 	}, &cobra.Command{
 		Use:   "status",
 		Short: "List migrations and whether each is applied",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, _, db, err := g.setup(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer db.Close()
+		RunE: g.withDB(func(cmd *cobra.Command, _ []string, e env) error {
+			db := e.db
 			ms, err := store.Migrations(cmd.Context(), db)
 			if err != nil {
 				return err
@@ -79,7 +67,7 @@ func newMigrateCmd(g *globals) *cobra.Command {
 				fmt.Fprintf(cmd.OutOrStdout(), "%s\t%s\n", m.Name, state)
 			}
 			return nil
-		},
+		}),
 	})
 	return cmd
 }

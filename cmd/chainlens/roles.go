@@ -67,12 +67,8 @@ func newAggregateCmd(g *globals) *cobra.Command {
 		Use:   "aggregate",
 		Short: "Run the aggregator jobs on their schedules (or every job once with --once)",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, log, db, err := g.setup(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer db.Close()
+		RunE: g.withDB(func(cmd *cobra.Command, _ []string, e env) error {
+			cfg, log, db := e.cfg, e.log, e.db
 			reg := newRegistry()
 			sched, err := aggregator.New(db, cfg.Aggregator, log, reg, app.Jobs(cfg)...)
 			if err != nil {
@@ -86,7 +82,7 @@ func newAggregateCmd(g *globals) *cobra.Command {
 				return nil
 			}
 			return runAll(cmd.Context(), log, append([]part{{"aggregator", sched.Run}}, metricsPart(cfg, log, db, reg)...)...)
-		},
+		}),
 	}
 	cmd.Flags().BoolVar(&once, "once", false, "run every job once, then exit")
 	return cmd
@@ -163,12 +159,8 @@ func newStatusCmd(g *globals) *cobra.Command {
 		Use:   "status",
 		Short: "Show the database, migrations and per-chain indexing state",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, _, db, err := g.setup(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer db.Close()
+		RunE: g.withDB(func(cmd *cobra.Command, _ []string, e env) error {
+			cfg, db := e.cfg, e.db
 			ctx := cmd.Context()
 			ms, err := store.Migrations(ctx, db)
 			if err != nil {
@@ -209,7 +201,7 @@ func newStatusCmd(g *globals) *cobra.Command {
 					cp.LastTime.UTC().Format(time.RFC3339), dl)
 			}
 			return w.Flush()
-		},
+		}),
 	}
 }
 

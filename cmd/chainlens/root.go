@@ -96,3 +96,23 @@ func newVersionCmd() *cobra.Command {
 		},
 	}
 }
+
+// env is what a subcommand that uses the database gets.
+type env struct {
+	cfg *config.Config
+	log *slog.Logger
+	db  *bun.DB
+}
+
+// withDB wraps a subcommand's body: the configuration is loaded, the
+// logger built and the database opened before it runs, and closed after.
+func (g *globals) withDB(fn func(cmd *cobra.Command, args []string, e env) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		cfg, log, db, err := g.setup(cmd.Context())
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		return fn(cmd, args, env{cfg: cfg, log: log, db: db})
+	}
+}

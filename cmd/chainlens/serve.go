@@ -28,19 +28,15 @@ func newServeCmd(g *globals) *cobra.Command {
 		Use:   "serve",
 		Short: "Serve the API from the aggregated tables",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, log, db, err := g.setup(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer db.Close()
+		RunE: g.withDB(func(cmd *cobra.Command, _ []string, e env) error {
+			cfg, log, db := e.cfg, e.log, e.db
 			reg := newRegistry()
 			parts, err := apiParts(cfg, log, db, reg)
 			if err != nil {
 				return err
 			}
 			return runAll(cmd.Context(), log, parts...)
-		},
+		}),
 	}
 }
 
