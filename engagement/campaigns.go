@@ -54,6 +54,9 @@ type CampaignSpec struct {
 	AttributionWindow string         `json:"attribution_window,omitempty"` // Go duration, e.g. 168h
 	Audiences         []string       `json:"audiences"`                    // audience names
 	Creatives         []CreativeSpec `json:"creatives"`
+	// Goals are the conversions counted for the campaign (none: only
+	// impressions and clicks are reported).
+	Goals []GoalSpec `json:"goals,omitempty"`
 	// Impressions and Clicks are the counters, written by export and ignored by import.
 	Impressions int64 `json:"impressions,omitempty"`
 	Clicks      int64 `json:"clicks,omitempty"`
@@ -97,6 +100,8 @@ func (f *File) Validate() error {
 		case "rule":
 			if len(a.Rule) == 0 || !json.Valid(a.Rule) || a.Rule[0] != '{' {
 				bad(p+".rule", "a rule audience needs a JSON object rule")
+			} else if _, err := ParseRule(a.Rule); err != nil {
+				bad(p+".rule", "%v", err)
 			}
 		default:
 			bad(p+".kind", "must be global, addresses or rule, not %q", a.Kind)
@@ -148,6 +153,9 @@ func (f *File) Validate() error {
 		}
 		if len(c.Creatives) == 0 {
 			bad(p+".creatives", "at least one creative is required")
+		}
+		for j, g := range c.Goals {
+			errs = append(errs, g.validate(fmt.Sprintf("%s.goals[%d]", p, j))...)
 		}
 		positions := map[string]bool{}
 		for j, cr := range c.Creatives {
@@ -275,6 +283,8 @@ func writeCampaign(ctx context.Context, tx bun.Tx, c CampaignSpec, audID map[str
 		if n, _ := r.RowsAffected(); n == 0 {
 			return 0, fmt.Errorf("id %d: %w", id, ErrNotFound)
 		}
+		// Goals are replaced only when they changed: their ids key the
+		// conversions already attributed.
 		for _, q := range []string{`DELETE FROM creatives WHERE campaign_id = ?`, `DELETE FROM campaign_audiences WHERE campaign_id = ?`} {
 			if _, err := tx.ExecContext(ctx, q, id); err != nil {
 				return 0, err
@@ -285,6 +295,9 @@ func writeCampaign(ctx context.Context, tx bun.Tx, c CampaignSpec, audID map[str
 		if _, err := tx.ExecContext(ctx, `INSERT INTO campaign_audiences (campaign_id, audience_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, id, audID[a]); err != nil {
 			return 0, err
 		}
+	}
+	if err := writeGoals(ctx, tx, id, c.Goals); err != nil {
+		return 0, err
 	}
 	for _, cr := range c.Creatives {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO engagement_positions (id) VALUES (?) ON CONFLICT DO NOTHING`, cr.PositionID); err != nil {
@@ -423,6 +436,11 @@ func Export(ctx context.Context, db bun.IDB) (*File, error) {
 			Scan(ctx, &c.Creatives); err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return nil, fmt.Errorf("export creatives: %w", err)
 		}
+		goals, err := readGoals(ctx, db, c.ID)
+		if err != nil {
+			return nil, err
+		}
+		c.Goals = goals
 	}
 	return f, nil
 }

@@ -40,7 +40,7 @@ func loadFixture(t *testing.T, e *env) *fixture {
 			{Name: "alice", Kind: "addresses", Addresses: []string{f.alice}},
 			{Name: "bob", Kind: "addresses", Addresses: []string{f.bob}},
 			{Name: "evm", Kind: "addresses", Addresses: []string{strings.ToLower(f.evm)}},
-			{Name: "rich", Kind: "rule", Rule: json.RawMessage(`{"min_balance_usd": 1000}`)},
+			{Name: "rich", Kind: "rule", Rule: json.RawMessage(`{"chain": "osmosis-1", "holds": {"denom": "uosmo", "min_amount": "1000"}}`)},
 		},
 		Campaigns: []engagement.CampaignSpec{
 			{Name: "g-low", Owner: "o", StartDate: day(-10), EndDate: day(10), Audiences: []string{"everyone"},

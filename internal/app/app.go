@@ -10,6 +10,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/chainlens/chainlens/aggregator"
+	"github.com/chainlens/chainlens/aggregator/campaigns"
 	aggdex "github.com/chainlens/chainlens/aggregator/dex"
 	"github.com/chainlens/chainlens/api"
 	apidex "github.com/chainlens/chainlens/api/dex"
@@ -42,9 +43,19 @@ func HandlersWith(cfg *config.Config, db *bun.DB, deps Deps) api.Handlers {
 // order they must run (later jobs may read earlier jobs' tables).
 func Jobs(cfg *config.Config) []aggregator.Job {
 	var jobs []aggregator.Job
+	var prices *campaigns.Prices
 	if ch, ok := aggdex.Chain(cfg); ok {
 		m := aggdex.NewMarket(ch)
 		jobs = append(jobs, aggdex.Prices{Market: m}, aggdex.Volume{Market: m}, aggdex.Liquidity{Market: m}, aggdex.Revenue{Market: m})
+		prices = &campaigns.Prices{Market: m}
 	}
+	// Engagement: conversions per indexed chain, then website events, rule
+	// audiences and the per-campaign report (which reads the conversions).
+	byID := map[string]config.Chain{}
+	for _, ch := range cfg.Chains {
+		byID[ch.ID] = ch
+		jobs = append(jobs, campaigns.Onchain{Chain: ch, Prices: prices})
+	}
+	jobs = append(jobs, campaigns.Website{}, campaigns.Audiences{Chains: byID, Prices: prices}, campaigns.Report{})
 	return jobs
 }

@@ -1,0 +1,221 @@
+package campaigns
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"time"
+
+	"cosmossdk.io/math"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"github.com/chainlens/chainlens/config"
+	"github.com/chainlens/chainlens/engagement"
+)
+
+// Audiences materialises the members of every rule audience
+// (engagement.Rule) into audience_members, replacing the previous members
+// in the same transaction, so /campaign never sees a half-built audience.
+type Audiences struct {
+	// Chains are the configured chains by id.
+	Chains map[string]config.Chain
+	// Prices values dex volume; nil without a dex chain.
+	Prices *Prices
+	Now    func() time.Time
+	Log    *slog.Logger
+}
+
+// Name is engagement_audiences.
+func (Audiences) Name() string { return "engagement_audiences" }
+
+// Run rebuilds every rule audience.
+func (j Audiences) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
+	now := time.Now()
+	if j.Now != nil {
+		now = j.Now()
+	}
+	var auds []struct {
+		ID   int64  `bun:"id"`
+		Name string `bun:"name"`
+		Rule string `bun:"rule"`
+	}
+	if err := tx.NewRaw(`SELECT id, name, rule::text AS rule FROM audiences WHERE kind = 'rule' ORDER BY id`).Scan(ctx, &auds); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return wm, 0, fmt.Errorf("rule audiences: %w", err)
+	}
+	var rows int64
+	for _, a := range auds {
+		r, err := engagement.ParseRule([]byte(a.Rule))
+		if err != nil {
+			return wm, rows, fmt.Errorf("audience %q: %w", a.Name, err)
+		}
+		ch, ok := j.Chains[r.Chain]
+		if !ok {
+			// Refused at import; a chain removed from the config since keeps
+			// the audience's last members rather than emptying it.
+			if j.Log != nil {
+				j.Log.Warn("rule audience names a chain not configured; members kept", "audience", a.Name, "chain", r.Chain)
+			}
+			continue
+		}
+		members, err := j.members(ctx, tx, ch, r, now)
+		if err != nil {
+			return wm, rows, fmt.Errorf("audience %q: %w", a.Name, err)
+		}
+		if _, err := tx.NewRaw(`DELETE FROM audience_members WHERE audience_id = ?`, a.ID).Exec(ctx); err != nil {
+			return wm, rows, fmt.Errorf("audience %q: %w", a.Name, err)
+		}
+		if len(members) > 0 {
+			res, err := tx.NewRaw(`INSERT INTO audience_members (audience_id, address) SELECT ?, unnest(?::text[]) ON CONFLICT DO NOTHING`,
+				a.ID, pgdialect.Array(members)).Exec(ctx)
+			if err != nil {
+				return wm, rows, fmt.Errorf("audience %q members: %w", a.Name, err)
+			}
+			n, _ := res.RowsAffected()
+			rows += n
+		}
+		if _, err := tx.NewRaw(`UPDATE audiences SET refreshed_at = ? WHERE id = ?`, now, a.ID).Exec(ctx); err != nil {
+			return wm, rows, fmt.Errorf("audience %q: %w", a.Name, err)
+		}
+	}
+	return now.Unix(), rows, nil
+}
+
+// members evaluates r on ch: the normalised addresses meeting every
+// condition, sorted.
+func (j Audiences) members(ctx context.Context, tx bun.Tx, ch config.Chain, r *engagement.Rule, now time.Time) ([]string, error) {
+	var sets [][]string
+	evm := ch.Kind == "evm"
+	if r.ActiveWithinDays > 0 {
+		since := now.Add(-time.Duration(r.ActiveWithinDays) * 24 * time.Hour)
+		var addrs []string
+		var err error
+		if evm {
+			err = tx.NewRaw(`SELECT DISTINCT t.sender FROM erc20_transfers t
+				WHERE t.chain_id = ? AND t.kind = 'transfer' AND t.height >= (SELECT coalesce(min(height), 0) FROM evm_blocks WHERE chain_id = ? AND time >= ?)`,
+				ch.ID, ch.ID, since).Scan(ctx, &addrs)
+		} else {
+			err = tx.NewRaw(`SELECT DISTINCT s FROM txs t, unnest(t.signers) s
+				WHERE t.chain_id = ? AND t.code = 0 AND t.height >= (SELECT coalesce(min(height), 0) FROM blocks WHERE chain_id = ? AND time >= ?)`,
+				ch.ID, ch.ID, since).Scan(ctx, &addrs)
+		}
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("active addresses: %w", err)
+		}
+		sets = append(sets, normalizeAll(addrs))
+	}
+	if r.Holds != nil {
+		var addrs []string
+		var err error
+		if evm {
+			err = tx.NewRaw(`SELECT a FROM (
+					SELECT recipient AS a, amount AS d FROM erc20_transfers WHERE chain_id = ? AND lower(token) = lower(?)
+					UNION ALL SELECT sender, -amount FROM erc20_transfers WHERE chain_id = ? AND lower(token) = lower(?)) m
+				GROUP BY a HAVING sum(d) >= ?::numeric AND sum(d) > 0`, ch.ID, r.Holds.Denom, ch.ID, r.Holds.Denom, r.Holds.MinAmount).Scan(ctx, &addrs)
+		} else {
+			err = tx.NewRaw(`SELECT address FROM balance_changes WHERE chain_id = ? AND denom = ?
+				GROUP BY address HAVING sum(delta) >= ?::numeric AND sum(delta) > 0`, ch.ID, r.Holds.Denom, r.Holds.MinAmount).Scan(ctx, &addrs)
+		}
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("holders of %s: %w", r.Holds.Denom, err)
+		}
+		sets = append(sets, normalizeAll(addrs))
+	}
+	if r.MinDexVolumeUSD != "" {
+		if j.Prices == nil || j.Prices.Market.ChainID != ch.ID {
+			return nil, fmt.Errorf("min_dex_volume_usd needs the dex chain, not %s", ch.ID)
+		}
+		addrs, err := j.dexTraders(ctx, tx, ch, r, now)
+		if err != nil {
+			return nil, err
+		}
+		sets = append(sets, normalizeAll(addrs))
+	}
+	return intersect(sets), nil
+}
+
+// dexTraders are the senders whose swap volume in USD (amount in at the
+// hour's price) reaches the rule's minimum.
+func (j Audiences) dexTraders(ctx context.Context, tx bun.Tx, ch config.Chain, r *engagement.Rule, now time.Time) ([]string, error) {
+	since := time.Time{}
+	if r.ActiveWithinDays > 0 {
+		since = now.Add(-time.Duration(r.ActiveWithinDays) * 24 * time.Hour)
+	}
+	var rows []struct {
+		Sender string `bun:"sender"`
+		Denom  string `bun:"denom_in"`
+		Amount string `bun:"amount"`
+		Price  string `bun:"price_usd"`
+	}
+	if err := tx.NewRaw(`SELECT s.sender, s.denom_in, sum(s.amount_in)::text AS amount, p.price_usd::text AS price_usd
+		FROM osmosis_swaps s JOIN osmosis_asset_prices p ON p.chain_id = s.chain_id AND p.denom = s.denom_in AND p.hour = date_trunc('hour', s.time)
+		WHERE s.chain_id = ? AND s.tx_index >= 0 AND s.time >= ?
+		GROUP BY s.sender, s.denom_in, p.hour, p.price_usd`, ch.ID, since).Scan(ctx, &rows); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("dex volume: %w", err)
+	}
+	min, err := math.LegacyNewDecFromStr(r.MinDexVolumeUSD)
+	if err != nil {
+		return nil, err
+	}
+	vol := map[string]math.LegacyDec{}
+	for _, row := range rows {
+		amt, ok := math.NewIntFromString(row.Amount)
+		if !ok {
+			return nil, fmt.Errorf("swap amount %q", row.Amount)
+		}
+		price, err := math.LegacyNewDecFromStr(row.Price)
+		if err != nil {
+			return nil, fmt.Errorf("price %q: %w", row.Price, err)
+		}
+		v := j.Prices.Market.USDValue(row.Denom, amt, price)
+		if cur, ok := vol[row.Sender]; ok {
+			v = v.Add(cur)
+		}
+		vol[row.Sender] = v
+	}
+	var out []string
+	for s, v := range vol {
+		if v.GTE(min) && v.IsPositive() {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+func normalizeAll(addrs []string) []string {
+	out := make([]string, 0, len(addrs))
+	for _, a := range addrs {
+		if n, err := engagement.Normalize(a); err == nil {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// intersect is the sorted set of strings present in every set.
+func intersect(sets [][]string) []string {
+	if len(sets) == 0 {
+		return nil
+	}
+	count := map[string]int{}
+	for _, s := range sets {
+		seen := map[string]bool{}
+		for _, a := range s {
+			if !seen[a] {
+				seen[a] = true
+				count[a]++
+			}
+		}
+	}
+	var out []string
+	for a, n := range count {
+		if n == len(sets) {
+			out = append(out, a)
+		}
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,304 @@
+package campaigns
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"github.com/chainlens/chainlens/engagement"
+)
+
+// EventsPerRun bounds the website events one run attributes.
+const EventsPerRun = 10000
+
+// TxLookupWindow is how long a website event's tx hash is looked for in
+// the indexed chains before it is marked not_found.
+const TxLookupWindow = 24 * time.Hour
+
+// Website attributes /track and /sdk/track events to campaigns with an
+// event goal of that name: through the click the event names
+// (meta.click_id), else through a view or click of the campaign by the
+// event's address within the attribution window before the event. It first
+// checks the tx hash an event carries (attributes.tx_hash) against the
+// indexed chains. Events are marked attributed_at once processed, so no
+// watermark can skip an event committed late.
+type Website struct {
+	// Now is the wall clock (tests fix it).
+	Now func() time.Time
+}
+
+// Name is engagement_website_conversions.
+func (Website) Name() string { return "engagement_website_conversions" }
+
+func (j Website) now() time.Time {
+	if j.Now != nil {
+		return j.Now()
+	}
+	return time.Now()
+}
+
+// Run verifies pending tx hashes, then attributes unattributed events.
+func (j Website) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
+	verified, err := j.verify(ctx, tx)
+	if err != nil {
+		return wm, 0, err
+	}
+	n, err := j.attribute(ctx, tx)
+	return wm, verified + n, err
+}
+
+type pendingTx struct {
+	ID          string    `bun:"id"`
+	IdentityNrm string    `bun:"identity_norm"`
+	Hash        string    `bun:"tx_hash"`
+	ReceivedAt  time.Time `bun:"received_at"`
+}
+
+// verify looks up the tx hash of every event still pending: found and
+// successful and signed (cosmos) or sent (EVM) by the event's identity is
+// verified; found otherwise is failed or signer_mismatch; not found within
+// TxLookupWindow of receipt is not_found.
+func (j Website) verify(ctx context.Context, tx bun.Tx) (int64, error) {
+	var pend []pendingTx
+	if err := tx.NewRaw(`SELECT id, identity_norm, attributes->>'tx_hash' AS tx_hash, received_at FROM tracked_events
+		WHERE tx_status IS NULL AND (attributes->>'tx_hash') IS NOT NULL ORDER BY received_at LIMIT ?`, EventsPerRun).Scan(ctx, &pend); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return 0, fmt.Errorf("pending tx hashes: %w", err)
+	}
+	var n int64
+	for _, p := range pend {
+		status, chainID, height, err := lookupTx(ctx, tx, p.Hash, p.IdentityNrm)
+		if err != nil {
+			return n, err
+		}
+		if status == "" {
+			if j.now().Sub(p.ReceivedAt) < TxLookupWindow {
+				continue
+			}
+			status = "not_found"
+		}
+		if _, err := tx.NewRaw(`UPDATE tracked_events SET tx_status = ?, tx_chain_id = ?, tx_height = ? WHERE id = ?`,
+			status, nullStr(chainID), nullInt(height), p.ID).Exec(ctx); err != nil {
+			return n, fmt.Errorf("event %s tx status: %w", p.ID, err)
+		}
+		if status == "verified" {
+			if _, err := tx.NewRaw(`UPDATE conversions SET verified = true WHERE event_id = ?`, p.ID).Exec(ctx); err != nil {
+				return n, fmt.Errorf("event %s conversions: %w", p.ID, err)
+			}
+		}
+		n++
+	}
+	return n, nil
+}
+
+func nullStr(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func nullInt(v int64) *int64 {
+	if v == 0 {
+		return nil
+	}
+	return &v
+}
+
+// lookupTx finds hash among the indexed cosmos txs (upper-case hex) and
+// EVM ERC-20 transfers (0x lower-case hex); status "" when not indexed.
+func lookupTx(ctx context.Context, tx bun.Tx, hash, identity string) (status, chainID string, height int64, err error) {
+	h := strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(hash), "0x"), "0X")
+	if h == "" {
+		return "", "", 0, nil
+	}
+	var ctxs []struct {
+		ChainID string   `bun:"chain_id"`
+		Height  int64    `bun:"height"`
+		Code    int64    `bun:"code"`
+		Signers []string `bun:"signers,array"`
+	}
+	if err := tx.NewRaw(`SELECT chain_id, height, code, signers FROM txs WHERE hash = ? ORDER BY height LIMIT 1`, strings.ToUpper(h)).
+		Scan(ctx, &ctxs); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return "", "", 0, fmt.Errorf("look up tx %s: %w", hash, err)
+	}
+	if len(ctxs) > 0 {
+		t := ctxs[0]
+		if t.Code != 0 {
+			return "failed", t.ChainID, t.Height, nil
+		}
+		for _, s := range t.Signers {
+			if n, err := engagement.Normalize(s); err == nil && n == identity {
+				return "verified", t.ChainID, t.Height, nil
+			}
+		}
+		return "signer_mismatch", t.ChainID, t.Height, nil
+	}
+	var etxs []struct {
+		ChainID string `bun:"chain_id"`
+		Height  int64  `bun:"height"`
+		Sender  string `bun:"sender"`
+	}
+	if err := tx.NewRaw(`SELECT chain_id, height, sender FROM erc20_transfers WHERE tx_hash = ? ORDER BY log_index`, "0x"+strings.ToLower(h)).
+		Scan(ctx, &etxs); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return "", "", 0, fmt.Errorf("look up evm tx %s: %w", hash, err)
+	}
+	if len(etxs) == 0 {
+		return "", "", 0, nil
+	}
+	for _, t := range etxs {
+		if strings.TrimPrefix(t.Sender, "0x") == identity {
+			return "verified", t.ChainID, t.Height, nil
+		}
+	}
+	return "signer_mismatch", etxs[0].ChainID, etxs[0].Height, nil
+}
+
+type websiteEvent struct {
+	ID          string    `bun:"id"`
+	Name        string    `bun:"name"`
+	IdentityNrm string    `bun:"identity_norm"`
+	ClickID     *string   `bun:"click_id"`
+	Timestamp   time.Time `bun:"timestamp"`
+	Verified    bool      `bun:"verified"`
+}
+
+type eventGoal struct {
+	ID         int64  `bun:"id"`
+	CampaignID int64  `bun:"campaign_id"`
+	EventName  string `bun:"event_name"`
+	WindowS    int64  `bun:"attribution_window_s"`
+}
+
+func (j Website) attribute(ctx context.Context, tx bun.Tx) (int64, error) {
+	var evs []websiteEvent
+	if err := tx.NewRaw(`SELECT id, name, identity_norm, click_id, timestamp, coalesce(tx_status = 'verified', false) AS verified
+		FROM tracked_events WHERE attributed_at IS NULL ORDER BY received_at LIMIT ?`, EventsPerRun).Scan(ctx, &evs); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return 0, fmt.Errorf("unattributed events: %w", err)
+	}
+	if len(evs) == 0 {
+		return 0, nil
+	}
+	names := map[string]bool{}
+	var nameList []string
+	for _, e := range evs {
+		if !names[e.Name] {
+			names[e.Name] = true
+			nameList = append(nameList, e.Name)
+		}
+	}
+	var goals []eventGoal
+	if err := tx.NewRaw(`SELECT g.id, g.campaign_id, g.event_name, c.attribution_window_s FROM campaign_goals g
+		JOIN campaigns c ON c.id = g.campaign_id WHERE g.kind = 'event' AND g.event_name = ANY(?::text[]) ORDER BY g.id`,
+		pgdialect.Array(nameList)).Scan(ctx, &goals); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return 0, fmt.Errorf("event goals: %w", err)
+	}
+	var convs []conversion
+	if len(goals) > 0 {
+		var err error
+		if convs, err = j.match(ctx, tx, evs, goals); err != nil {
+			return 0, err
+		}
+	}
+	n, err := insertConversions(ctx, tx, convs)
+	if err != nil {
+		return 0, err
+	}
+	ids := make([]string, len(evs))
+	for i, e := range evs {
+		ids[i] = e.ID
+	}
+	if _, err := tx.NewRaw(`UPDATE tracked_events SET attributed_at = ? WHERE id = ANY(?::text[])`, j.now(), pgdialect.Array(ids)).Exec(ctx); err != nil {
+		return 0, fmt.Errorf("mark events attributed: %w", err)
+	}
+	return n, nil
+}
+
+func (j Website) match(ctx context.Context, tx bun.Tx, evs []websiteEvent, goals []eventGoal) ([]conversion, error) {
+	campaignSet := map[int64]bool{}
+	var campaigns []int64
+	var maxWindow time.Duration
+	for _, g := range goals {
+		if !campaignSet[g.CampaignID] {
+			campaignSet[g.CampaignID] = true
+			campaigns = append(campaigns, g.CampaignID)
+		}
+		maxWindow = max(maxWindow, time.Duration(g.WindowS)*time.Second)
+	}
+	// The clicks the events name.
+	var clickIDs []string
+	addrSet := map[string]bool{}
+	var addrs []string
+	from, to := evs[0].Timestamp, evs[0].Timestamp
+	for _, e := range evs {
+		if e.ClickID != nil {
+			clickIDs = append(clickIDs, *e.ClickID)
+		}
+		if e.IdentityNrm != "" && !addrSet[e.IdentityNrm] {
+			addrSet[e.IdentityNrm] = true
+			addrs = append(addrs, e.IdentityNrm)
+		}
+		if e.Timestamp.Before(from) {
+			from = e.Timestamp
+		}
+		if e.Timestamp.After(to) {
+			to = e.Timestamp
+		}
+	}
+	type click struct {
+		ID          string    `bun:"click_id"`
+		CampaignID  int64     `bun:"campaign_id"`
+		AddressNorm string    `bun:"address_norm"`
+		ClickedAt   time.Time `bun:"clicked_at"`
+	}
+	clicks := map[string]click{}
+	if len(clickIDs) > 0 {
+		var cs []click
+		if err := tx.NewRaw(`SELECT click_id, campaign_id, address_norm, clicked_at FROM clicks WHERE click_id = ANY(?::text[])`,
+			pgdialect.Array(clickIDs)).Scan(ctx, &cs); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("clicks of events: %w", err)
+		}
+		for _, c := range cs {
+			clicks[c.ID] = c
+		}
+	}
+	exp, err := loadExposures(ctx, tx, campaigns, addrs, from.Add(-maxWindow), to)
+	if err != nil {
+		return nil, err
+	}
+	var out []conversion
+	for _, e := range evs {
+		for _, g := range goals {
+			if g.EventName != e.Name {
+				continue
+			}
+			window := time.Duration(g.WindowS) * time.Second
+			c := conversion{CampaignID: g.CampaignID, GoalID: g.ID, SourceKey: e.ID, Source: "website", ConvertedAt: e.Timestamp,
+				EventID: ptr(e.ID), Verified: e.Verified, AddressNorm: e.IdentityNrm}
+			if e.ClickID != nil {
+				if cl, ok := clicks[*e.ClickID]; ok && cl.CampaignID == g.CampaignID &&
+					!e.Timestamp.Before(cl.ClickedAt) && !e.Timestamp.After(cl.ClickedAt.Add(window)) {
+					c.Attribution, c.ExposedAt = "click", cl.ClickedAt
+					if c.AddressNorm == "" {
+						c.AddressNorm = cl.AddressNorm
+					}
+					out = append(out, c)
+					continue
+				}
+			}
+			if e.IdentityNrm == "" {
+				continue
+			}
+			if at, attribution, ok := exp.attribute(g.CampaignID, e.IdentityNrm, e.Timestamp, window, 0); ok {
+				c.Attribution, c.ExposedAt = attribution, at
+				out = append(out, c)
+			}
+		}
+	}
+	return out, nil
+}
