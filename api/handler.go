@@ -52,10 +52,18 @@ type Handler func(ctx context.Context, req *Request) (*Response, error)
 // returns an error to have it answered as problem+json instead.
 type RawHandler func(w http.ResponseWriter, req *Request) error
 
+// AdminHandler serves one admin API route; it returns an error to have it
+// answered as problem+json.
+type AdminHandler func(w http.ResponseWriter, r *http.Request) error
+
 // Handlers binds operations (by route.Operation.ID) to their handlers.
 type Handlers struct {
 	JSON map[string]Handler
 	Raw  map[string]RawHandler
+	// Admin are the admin API routes by pattern ("GET /admin/campaigns"),
+	// served under the engagement base address to secret keys with the
+	// admin scope. They are not operations of the interface.
+	Admin map[string]AdminHandler
 }
 
 // implemented reports whether an operation has a handler.

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -125,6 +126,13 @@ func (s *Server) Handler(addr string) http.Handler {
 		}
 		pl := place{g.Host, g.Prefix}
 		docs[pl] = append(docs[pl], op)
+	}
+	if slices.Contains(bases, route.Engagement.Base()) {
+		g := s.opt.Config.Groups[route.Engagement.Base()]
+		for pattern, h := range s.opt.Handlers.Admin {
+			method, path, _ := strings.Cut(pattern, " ")
+			mux.Handle(method+" "+g.Host+g.Prefix+path, s.admin(h))
+		}
 	}
 	for pl, ops := range docs {
 		mux.Handle("GET "+pl.host+pl.prefix+"/openapi.json", s.openAPI(ops, pl.prefix))

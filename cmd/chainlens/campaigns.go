@@ -23,7 +23,11 @@ The file of "import" (and the output of "export") is one JSON object:
     "audiences": [
       {"name": "osmo-lps", "kind": "addresses", "addresses": ["osmo1...", "cosmos1...", "0xabc..."]},
       {"name": "everyone", "kind": "global"},
-      {"name": "whales",   "kind": "rule", "rule": {"min_balance_usd": 100000}}
+      {"name": "osmo holders", "kind": "rule",    // members filled by the engagement_audiences job
+       "rule": {"chain": "osmosis-1",             // a configured chain; every condition given must hold:
+                "active_within_days": 30,         //   signed a successful tx in the last 30 days
+                "holds": {"denom": "uosmo", "min_amount": "1000000"},  // balance, base units
+                "min_dex_volume_usd": "1000"}}    //   dex swap volume (dex chain only)
     ],
     "campaigns": [
       {
@@ -44,6 +48,15 @@ The file of "import" (and the output of "export") is one JSON object:
           {"position_id": "keplr_home", "logo": "https://.../logo.png", "title": "...", "body": "...",
            "cta": "Dive deeper", "url": "https://app.example/?utm_source=wallet",
            "banner_url": "https://.../banner.png"}   // banner_url may be null (text-only ad)
+        ],
+        "goals": [                        // optional: the conversions counted in the report
+          {"kind": "event", "event": "open_position"},          // a /track or /sdk/track event name
+          {"kind": "onchain", "chain": "osmosis-1",             // an action on an indexed chain by a wallet
+           "msg_type": "/osmosis.concentratedliquidity.v1beta1.MsgCreatePosition",  // that saw or clicked
+           "denom": "uosmo", "min_amount": "1000000"},          // the campaign within the window
+          {"kind": "onchain", "chain": "osmosis-1", "contract": "osmo1...wasm"},   // a wasm contract executed
+          {"kind": "onchain", "chain": "osmosis-1", "event_type": "token_swapped"},
+          {"kind": "onchain", "chain": "eth-mainnet", "contract": "0xa0b8...", "min_amount": "1000000"}  // ERC-20 sent
         ]
       }
     ]
@@ -53,6 +66,8 @@ The file of "import" (and the output of "export") is one JSON object:
 Audiences are upserted by name; an addresses audience's member list is replaced.
 Addresses match across bech32 prefixes (the same key on every cosmos chain) and
 0x addresses case-insensitively. A rule audience's members are filled by a job.
+Goals and rules must name configured chains. Conversions are attributed by the
+aggregator jobs; "campaigns report ID" prints a campaign's report.
 Import validates everything first (dates, http(s) urls, non-empty position ids,
 audience names) and writes nothing when any check fails. New position ids
 become configured placements.`
@@ -73,11 +88,18 @@ func newCampaignsCmd(g *globals) *cobra.Command {
 			if err := f.Validate(); err != nil {
 				return fmt.Errorf("%s is invalid:\n%w", args[0], err)
 			}
-			_, _, db, err := g.setup(cmd.Context())
+			cfg, _, db, err := g.setup(cmd.Context())
 			if err != nil {
 				return err
 			}
 			defer db.Close()
+			known := map[string]bool{}
+			for _, ch := range cfg.Chains {
+				known[ch.ID] = true
+			}
+			if err := f.CheckChains(known); err != nil {
+				return fmt.Errorf("%s is invalid:\n%w", args[0], err)
+			}
 			res, err := engagement.Import(cmd.Context(), db, f)
 			if err != nil {
 				return fmt.Errorf("import %s: %w", args[0], err)
@@ -150,7 +172,28 @@ func newCampaignsCmd(g *globals) *cobra.Command {
 			},
 		}
 	}
-	cmd.AddCommand(importCmd, export, list,
+	report := &cobra.Command{
+		Use:   "report ID",
+		Short: "Print a campaign's report (impressions, clicks, CTR, conversions, value, wallets, retention) as JSON",
+		Args:  cobra.ExactArgs(1),
+		RunE: g.withDB(func(cmd *cobra.Command, args []string, e env) error {
+			id, err := strconv.ParseInt(args[0], 10, 64)
+			if err != nil || id <= 0 {
+				return fmt.Errorf("campaign id must be a positive integer, not %q", args[0])
+			}
+			r, err := engagement.ReadReport(cmd.Context(), e.db, id)
+			if errors.Is(err, engagement.ErrNotFound) {
+				return fmt.Errorf("campaign %d does not exist", id)
+			}
+			if err != nil {
+				return err
+			}
+			enc := json.NewEncoder(cmd.OutOrStdout())
+			enc.SetIndent("", "  ")
+			return enc.Encode(r)
+		}),
+	}
+	cmd.AddCommand(importCmd, export, list, report,
 		status("pause", "Stop serving a campaign", "paused"),
 		status("resume", "Serve a paused campaign again", "active"))
 	return cmd

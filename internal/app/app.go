@@ -31,11 +31,16 @@ func Handlers(cfg *config.Config, db *bun.DB) api.Handlers { return HandlersWith
 // HandlersWith returns the handlers of every built endpoint group,
 // reporting to deps.
 func HandlersWith(cfg *config.Config, db *bun.DB, deps Deps) api.Handlers {
-	h := api.Handlers{JSON: map[string]api.Handler{}, Raw: map[string]api.RawHandler{}}
+	h := api.Handlers{JSON: map[string]api.Handler{}, Raw: map[string]api.RawHandler{}, Admin: map[string]api.AdminHandler{}}
 	for id, fn := range apidex.New(cfg, db).Handlers() {
 		h.JSON[id] = fn
 	}
 	engagement.NewService(db, engagement.RecorderOptions{Log: deps.Log, Registerer: deps.Registry}).Register(h)
+	chains := map[string]bool{}
+	for _, ch := range cfg.Chains {
+		chains[ch.ID] = true
+	}
+	engagement.NewAdmin(db, chains).Register(h)
 	return h
 }
 
