@@ -15,7 +15,11 @@ import (
 
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/engagement"
+	"github.com/chainlens/chainlens/indexer/snapshot"
 )
+
+// errNotReady is returned for a rule whose data does not exist yet.
+var errNotReady = errors.New("rule data not ready")
 
 // Audiences materialises the members of every rule audience
 // (engagement.Rule) into audience_members, replacing the previous members
@@ -62,6 +66,13 @@ func (j Audiences) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, 
 			continue
 		}
 		members, err := j.members(ctx, tx, ch, r, now)
+		if errors.Is(err, errNotReady) {
+			// Members stay as they were (refreshed_at tells how old they are).
+			if j.Log != nil {
+				j.Log.Warn("rule audience not refreshed", "audience", a.Name, "err", err)
+			}
+			continue
+		}
 		if err != nil {
 			return wm, rows, fmt.Errorf("audience %q: %w", a.Name, err)
 		}
@@ -116,8 +127,18 @@ func (j Audiences) members(ctx context.Context, tx bun.Tx, ch config.Chain, r *e
 					UNION ALL SELECT sender, -amount FROM erc20_transfers WHERE chain_id = ? AND lower(token) = lower(?)) m
 				GROUP BY a HAVING sum(d) >= ?::numeric AND sum(d) > 0`, ch.ID, r.Holds.Denom, ch.ID, r.Holds.Denom, r.Holds.MinAmount).Scan(ctx, &addrs)
 		} else {
-			err = tx.NewRaw(`SELECT address FROM balance_changes WHERE chain_id = ? AND denom = ?
-				GROUP BY address HAVING sum(delta) >= ?::numeric AND sum(delta) > 0`, ch.ID, r.Holds.Denom, r.Holds.MinAmount).Scan(ctx, &addrs)
+			// The newest holder list the snapshotter took (DenomOwners at a
+			// fixed height): exact whatever height indexing started at.
+			var h sql.NullInt64
+			if err := tx.NewRaw(`SELECT max(height) FROM state_snapshots WHERE chain_id = ? AND kind = ? AND key = ?`,
+				ch.ID, snapshot.KindTaken, snapshot.HolderMarker(r.Holds.Denom)).Scan(ctx, &h); err != nil {
+				return nil, fmt.Errorf("holder list of %s: %w", r.Holds.Denom, err)
+			}
+			if !h.Valid {
+				return nil, fmt.Errorf("%w: no holder list of %s on %s yet (state snapshots must be on: snapshot_every)", errNotReady, r.Holds.Denom, ch.ID)
+			}
+			err = tx.NewRaw(`SELECT key FROM state_snapshots WHERE chain_id = ? AND height = ? AND kind = ? AND denom = ? AND amount >= ?::numeric`,
+				ch.ID, h.Int64, snapshot.KindHolder, r.Holds.Denom, r.Holds.MinAmount).Scan(ctx, &addrs)
 		}
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return nil, fmt.Errorf("holders of %s: %w", r.Holds.Denom, err)

@@ -3,6 +3,7 @@ package campaigns_test
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,12 +11,15 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
 
+	sdkmath "cosmossdk.io/math"
 	sdk "github.com/cosmos/cosmos-sdk/types"
 	"github.com/cosmos/cosmos-sdk/types/bech32"
+	banktypes "github.com/cosmos/cosmos-sdk/x/bank/types"
 	"github.com/uptrace/bun"
 
 	"github.com/chainlens/chainlens/aggregator"
@@ -28,6 +32,7 @@ import (
 	"github.com/chainlens/chainlens/engagement"
 	"github.com/chainlens/chainlens/indexer"
 	"github.com/chainlens/chainlens/indexer/cometbft"
+	"github.com/chainlens/chainlens/indexer/snapshot"
 	"github.com/chainlens/chainlens/internal/app"
 	"github.com/chainlens/chainlens/internal/testdb"
 )
@@ -78,6 +83,26 @@ func (s server) do(t *testing.T, method, path, body string) (int, []byte) {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, b
+}
+
+// richMin is the "rich" rules' minimum: a user's genesis funds.
+const richMin = devnet.UserFunds
+
+func bankBalance(t *testing.T, ctx context.Context, c *cometbft.Client, address string, height int64) sdkmath.Int {
+	t.Helper()
+	req, err := (&banktypes.QueryBalanceRequest{Address: address, Denom: devnet.BondDenom}).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := c.ABCIQuery(ctx, "/cosmos.bank.v1beta1.Query/Balance", req, height)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var resp banktypes.QueryBalanceResponse
+	if err := resp.Unmarshal(raw); err != nil {
+		t.Fatal(err)
+	}
+	return resp.Balance.Amount
 }
 
 func reprefix(t *testing.T, addr, hrp string) string {
@@ -136,7 +161,11 @@ func TestConversionsOnDevnet(t *testing.T) {
 	start := time.Now().Add(-time.Hour).UTC().Truncate(time.Second)
 	f := &engagement.File{
 		Audiences: []engagement.AudienceSpec{{Name: "devnet users", Kind: "addresses",
-			Addresses: []string{reprefix(t, addr["user0"], "osmo"), addr["user1"]}}},
+			Addresses: []string{reprefix(t, addr["user0"], "osmo"), addr["user1"]}},
+			{Name: "active", Kind: "rule", Rule: json.RawMessage(fmt.Sprintf(`{"chain": %q, "active_within_days": 1}`, chain.ID))},
+			{Name: "rich", Kind: "rule", Rule: json.RawMessage(fmt.Sprintf(`{"chain": %q, "holds": {"denom": "stake", "min_amount": "%d"}}`, chain.ID, richMin))},
+			{Name: "active and rich", Kind: "rule", Rule: json.RawMessage(fmt.Sprintf(
+				`{"chain": %q, "active_within_days": 1, "holds": {"denom": "stake", "min_amount": "%d"}}`, chain.ID, richMin))}},
 		Campaigns: []engagement.CampaignSpec{{Owner: "acme", Name: "stake more", Priority: 1,
 			StartDate: start.Format(time.RFC3339), EndDate: start.Add(48 * time.Hour).Format(time.RFC3339),
 			Audiences: []string{"devnet users"},
@@ -225,6 +254,12 @@ func TestConversionsOnDevnet(t *testing.T) {
 	if err := x.Run(ctx, until); err != nil {
 		t.Fatal(err)
 	}
+	// The snapshotter takes the holder list the "rich" rules need at until.
+	snapChain := chain
+	snapChain.SnapshotEvery = until
+	if taken, err := snapshot.NewSnapshotter(db, client, snapChain, nil).Poll(ctx); err != nil || fmt.Sprint(taken) != fmt.Sprint([]int64{until}) {
+		t.Fatalf("snapshot: %v %v", taken, err)
+	}
 	sched, err := aggregator.New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, app.Jobs(cfg)...)
 	if err != nil {
 		t.Fatal(err)
@@ -290,6 +325,36 @@ func TestConversionsOnDevnet(t *testing.T) {
 	}
 	if r != (report{Impressions: 1, Clicks: 1, Website: 2, Onchain: 2, Value: "0", Unique: 2, Converting: 2}) {
 		t.Errorf("report %+v", r)
+	}
+
+	// Rule audiences: every user signed a tx today; only user2 holds at
+	// least richMin (it received more than it sent); every other holder the
+	// chain lists (module accounts, the validator) holds that much at until.
+	members := func(name string) []string {
+		var out []string
+		if err := db.NewRaw(`SELECT m.address FROM audience_members m JOIN audiences a ON a.id = m.audience_id WHERE a.name = ? ORDER BY 1`, name).Scan(ctx, &out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	users := []string{norm(t, addr["user0"]), norm(t, addr["user1"]), norm(t, addr["user2"])}
+	slices.Sort(users)
+	if got := members("active"); fmt.Sprint(got) != fmt.Sprint(users) {
+		t.Errorf("active members %v, want %v", got, users)
+	}
+	if got := members("active and rich"); fmt.Sprint(got) != fmt.Sprint([]string{norm(t, addr["user2"])}) {
+		t.Errorf("active and rich members %v, want user2 %s", got, norm(t, addr["user2"]))
+	}
+	rich := members("rich")
+	if !slices.Contains(rich, norm(t, addr["user2"])) || slices.Contains(rich, norm(t, addr["user0"])) || slices.Contains(rich, norm(t, addr["user1"])) {
+		t.Errorf("rich members %v", rich)
+	}
+	for _, m := range rich {
+		raw, _ := hex.DecodeString(m)
+		a, _ := bech32.ConvertAndEncode("cosmos", raw)
+		if b := bankBalance(t, ctx, client, a, until); b.LT(sdkmath.NewInt(richMin)) {
+			t.Errorf("rich member %s holds %s at %d", a, b, until)
+		}
 	}
 
 	// Idempotent: running every job again adds nothing.

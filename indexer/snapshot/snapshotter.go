@@ -140,6 +140,17 @@ func (s *Snapshotter) takeAt(ctx context.Context, h int64) error {
 	if err != nil {
 		return err
 	}
+	denoms, err := RuleHolderDenoms(ctx, s.db, s.chainID)
+	if err != nil {
+		return err
+	}
+	if len(denoms) > 0 {
+		holders, err := TakeHolders(ctx, s.q, h, denoms)
+		if err != nil {
+			return fmt.Errorf("snapshot %s at %d: %w", s.chainID, h, err)
+		}
+		rows = append(rows, holders...)
+	}
 	if err := Store(ctx, s.db, s.chainID, h, t, rows); err != nil {
 		return err
 	}

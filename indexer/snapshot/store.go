@@ -52,7 +52,7 @@ func Store(ctx context.Context, db bun.IDB, chainID string, height int64, t time
 				return fmt.Errorf("insert: %w", err)
 			}
 		}
-		return nil
+		return pruneHolders(ctx, tx, chainID, height, rows)
 	})
 	if err != nil {
 		return fmt.Errorf("store snapshot of %s at %d: %w", chainID, height, err)
