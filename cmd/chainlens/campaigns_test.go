@@ -91,7 +91,31 @@ func TestCampaignsCommand(t *testing.T) {
 	if out, _, _ = run(t, "campaigns", "list", "--config", cfg); strings.Count(out, "\n") != 2 {
 		t.Errorf("a failed import wrote campaigns: %q", out)
 	}
-	if out, _, _ = run(t, "campaigns", "import", "--help"); !strings.Contains(out, `"frequency_cap"`) {
+	if out, _, _ = run(t, "campaigns", "import", "--help"); !strings.Contains(out, `"frequency_cap"`) || !strings.Contains(out, `"goals"`) {
 		t.Errorf("import help does not document the format")
+	}
+	// Goals and rules must name a configured chain (this config has none).
+	goal := strings.Replace(campaignFile, `"audiences": ["lps", "everyone"],`,
+		`"audiences": ["lps", "everyone"], "goals": [{"kind": "onchain", "chain": "osmosis-1", "msg_type": "/x.MsgY"}],`, 1)
+	_ = os.WriteFile(badFile, []byte(goal), 0o644)
+	if _, stderr, code = run(t, "campaigns", "import", badFile, "--config", cfg); code == 0 ||
+		!strings.Contains(stderr, `campaigns[0].goals[0].chain: "osmosis-1" is not a configured chain`) {
+		t.Errorf("goal on an unconfigured chain: exit %d %q", code, stderr)
+	}
+
+	// The report exists once the aggregator has run.
+	if _, stderr, code = run(t, "campaigns", "report", "1", "--config", cfg); code == 0 || !strings.Contains(stderr, "no report yet") {
+		t.Errorf("report before aggregate: exit %d %q", code, stderr)
+	}
+	if _, stderr, code = run(t, "aggregate", "--once", "--config", cfg); code != 0 {
+		t.Fatalf("aggregate: %d %q", code, stderr)
+	}
+	out, stderr, code = run(t, "campaigns", "report", "1", "--config", cfg)
+	var rep map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || rep["impressions"] != 0.0 || rep["ctr"] != nil || rep["campaign_id"] != 1.0 {
+		t.Errorf("report: %d %q %q", code, out, stderr)
+	}
+	if _, stderr, code = run(t, "campaigns", "report", "7", "--config", cfg); code == 0 || !strings.Contains(stderr, "campaign 7 does not exist") {
+		t.Errorf("report of an unknown campaign: exit %d %q", code, stderr)
 	}
 }
