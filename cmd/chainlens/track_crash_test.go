@@ -1,0 +1,137 @@
+package main_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chainlens/chainlens/internal/testdb"
+)
+
+// TestTrackSurvivesSIGKILL posts events to a real `chainlens serve` process
+// from many connections and SIGKILLs it mid-load, three times: every event
+// answered 200 is in the database exactly once.
+func TestTrackSurvivesSIGKILL(t *testing.T) {
+	db, dbURL := testdb.New(t)
+	apiAddr := freeAddr(t)
+	cfg := filepath.Join(t.TempDir(), "c.yaml")
+	_ = os.WriteFile(cfg, []byte(fmt.Sprintf(`database: {url: %q}
+api: {listen: %s, rate_limit: {per_second: 1000000, burst: 1000000}, quota: {credits: 1000000000000}}
+log: {level: error}
+`, dbURL, apiAddr)), 0o644)
+	if _, stderr, code := run(t, "migrate", "up", "--config", cfg); code != 0 {
+		t.Fatalf("migrate: %s", stderr)
+	}
+	key, stderr, code := run(t, "keys", "create", "--config", cfg, "--name", "site", "--scopes", "engagement")
+	if code != 0 {
+		t.Fatalf("keys create: %s", stderr)
+	}
+	key = strings.TrimSpace(key)
+
+	var (
+		mu    sync.Mutex
+		acked = map[string]string{} // event id -> messageId
+		seq   atomic.Int64
+	)
+	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	for round := range 3 {
+		srv := exec.Command(bin, "serve", "--config", cfg)
+		stderrPipe, _ := srv.StderrPipe()
+		if err := srv.Start(); err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			s := bufio.NewScanner(stderrPipe)
+			for s.Scan() {
+			}
+		}()
+		waitHTTP(t, "http://"+apiAddr+"/healthz")
+
+		ctx, stop := context.WithCancel(context.Background())
+		var wg sync.WaitGroup
+		var roundAcks atomic.Int64
+		for range 32 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for ctx.Err() == nil {
+					i := seq.Add(1)
+					msg := fmt.Sprintf("m-%d", i)
+					body := fmt.Sprintf(`{"name":"trade_made","identity":{"type":"address","id":"osmo1w%d"},"meta":{"messageId":%q},"timestamp":%d}`,
+						i, msg, time.Now().UnixMilli())
+					req, _ := http.NewRequest("POST", "http://"+apiAddr+"/track", strings.NewReader(body))
+					req.Header.Set("Authorization", "Bearer "+key)
+					req.Header.Set("Content-Type", "application/json")
+					resp, err := client.Do(req)
+					if err != nil {
+						return // the server is gone
+					}
+					b, _ := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					if resp.StatusCode != 200 {
+						continue // 503 when the queue is full: not acknowledged
+					}
+					var a struct {
+						ID string `json:"id"`
+					}
+					if err := json.Unmarshal(b, &a); err != nil || a.ID == "" {
+						t.Errorf("answer %s", b)
+						return
+					}
+					mu.Lock()
+					acked[a.ID] = msg
+					mu.Unlock()
+					roundAcks.Add(1)
+				}
+			}()
+		}
+		// Kill once the load is flowing: after a few hundred acknowledgements.
+		deadline := time.Now().Add(20 * time.Second)
+		for roundAcks.Load() < int64(300+200*round) && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+		_ = srv.Process.Kill()
+		_ = srv.Wait()
+		stop()
+		wg.Wait()
+		if roundAcks.Load() == 0 {
+			t.Fatalf("round %d: no event acknowledged", round)
+		}
+	}
+
+	var rows []struct {
+		ID  string `bun:"id"`
+		Msg string `bun:"msg"`
+	}
+	if err := db.NewRaw(`SELECT id, meta->>'messageId' AS msg FROM tracked_events`).Scan(context.Background(), &rows); err != nil {
+		t.Fatal(err)
+	}
+	stored := map[string]int{}
+	for _, r := range rows {
+		stored[r.ID]++
+		if m, ok := acked[r.ID]; ok && m != r.Msg {
+			t.Errorf("event %s stored with messageId %s, acknowledged for %s", r.ID, r.Msg, m)
+		}
+	}
+	lost := 0
+	for id := range acked {
+		if stored[id] != 1 {
+			lost++
+			if lost < 5 {
+				t.Errorf("acknowledged event %s stored %d times", id, stored[id])
+			}
+		}
+	}
+	t.Logf("%d events acknowledged over 3 SIGKILLs, %d rows stored, %d acknowledged events missing", len(acked), len(rows), lost)
+}
