@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# bench-track.sh: durable POST /track events/s and latency of a real
+# `chainlens serve`, compared in the same run with the raw Postgres insert
+# ceiling of the same row (pgbench: one INSERT of a tracked_events row per
+# transaction, the same number of connections). Both on loopback; wrk and
+# pgbench from Debian packages (installed when missing and running as root).
+#
+#   CONNS=64 DURATION=10s scripts/bench-track.sh
+#
+# Every wrk request is a distinct event (unique messageId), so each 200 is
+# one committed row; the script checks the row count against wrk's count.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DURATION=${DURATION:-10s}
+CONNS=${CONNS:-64}
+BIN=bin/chainlens
+
+if ! command -v wrk >/dev/null; then
+	[ "$(id -u)" = 0 ] || { echo "bench-track: wrk missing (apt-get install wrk)" >&2; exit 1; }
+	apt-get install -y -qq wrk >/dev/null
+fi
+command -v pgbench >/dev/null || { echo "bench-track: pgbench missing (Debian postgresql-client)" >&2; exit 1; }
+go build -o "$BIN" ./cmd/chainlens
+
+work=$(mktemp -d)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	if [ -n "${admin:-}" ]; then psql -q -d "$admin" -c "DROP DATABASE IF EXISTS \"$db\" WITH (FORCE)" >/dev/null 2>&1 || true; fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+db="chainlens_bench_track_$$"
+admin=$(scripts/db.sh ensure postgres)
+url=$(scripts/db.sh ensure "$db")
+api_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+cat > "$work/c.yaml" <<CFG
+database: {url: "$url"}
+api: {listen: "127.0.0.1:$api_port", rate_limit: {per_second: 1000000, burst: 1000000}, quota: {credits: 1000000000000}}
+log: {level: error}
+CFG
+"$BIN" migrate up --config "$work/c.yaml" >/dev/null
+key=$("$BIN" keys create --config "$work/c.yaml" --name bench --scopes engagement 2>/dev/null)
+"$BIN" serve --config "$work/c.yaml" &
+pids+=($!)
+for _ in $(seq 50); do curl -sf "http://127.0.0.1:$api_port/healthz" >/dev/null && break; sleep 0.1; done
+
+cat > "$work/track.lua" <<LUA
+local counter = 0
+local threads = {}
+function setup(thread)
+  thread:set("tid", #threads + 1)
+  table.insert(threads, thread)
+end
+function init(args)
+  wrk.method = "POST"
+  wrk.headers["Authorization"] = "Bearer $key"
+  wrk.headers["Content-Type"] = "application/json"
+end
+function request()
+  counter = counter + 1
+  local body = string.format('{"name":"trade_made","identity":{"type":"address","id":"osmo1w%d"},"meta":{"messageId":"m-%d-%d"},"attributes":{"amount_usd":12.5},"timestamp":%d}',
+    counter, tid, counter, os.time() * 1000)
+  return wrk.format(nil, "/track", nil, body)
+end
+LUA
+out=$(wrk -t2 -c"$CONNS" -d"$DURATION" --latency -s "$work/track.lua" "http://127.0.0.1:$api_port")
+track_rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
+track_p50=$(awk '/^ +50%/ {print $2}' <<<"$out")
+track_p99=$(awk '/^ +99%/ {print $2}' <<<"$out")
+non2xx=$(awk '/Non-2xx/ {print $NF}' <<<"$out")
+sleep 1
+rows=$(psql -qtA -d "$url" -c "SELECT count(*) FROM tracked_events")
+reqs=$(awk '/requests in/ {print $1}' <<<"$out")
+
+# The same row, inserted one per transaction by pgbench at the same concurrency.
+cat > "$work/insert.sql" <<'SQL'
+INSERT INTO tracked_events (id, key_id, source, name, identity_type, identity_id, identity_norm, attributes, meta, timestamp, dedupe_key)
+VALUES ('evt_' || gen_random_uuid(), 1, 'track', 'trade_made', 'address', 'osmo1w', '', '{"amount_usd":12.5}', '{"messageId":"m"}', now(), 'm');
+SQL
+secs=${DURATION%s}
+pg_tps=$(pgbench -n -c "$CONNS" -j 2 -T "$secs" -f "$work/insert.sql" "$url" 2>/dev/null | awk '/^tps/ {print $3}')
+ratio=$(python3 -c "print(f'{$track_rps/$pg_tps:.2f}')")
+echo "bench-track: $reqs requests, ${non2xx:-0} non-2xx, $rows rows stored after the run" >&2
+echo "| connections | /track events/s | p50 | p99 | pgbench INSERT tx/s | ratio |"
+echo "|---|---|---|---|---|---|"
+echo "| $CONNS | $track_rps | $track_p50 | $track_p99 | $pg_tps | $ratio |"
