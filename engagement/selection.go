@@ -3,12 +3,13 @@ package engagement
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/pgdialect"
 )
 
 // ErrUnknownPosition is returned for a position_id that is not a configured placement.
@@ -59,6 +60,9 @@ type Query struct {
 // Selector picks campaigns and records their views.
 type Selector struct {
 	db *bun.DB
+
+	mu   sync.Mutex
+	stmt *sql.Stmt // selectQuery, prepared on first use
 }
 
 // NewSelector returns a Selector over db.
@@ -74,117 +78,157 @@ func NewSelector(db *bun.DB) *Selector { return &Selector{db: db} }
 // earlier address in the query, lower campaign id.
 // Addresses must already be valid (see Normalize).
 func (s *Selector) Select(ctx context.Context, q Query, now time.Time) ([]Selected, error) {
-	ok, err := s.KnownPosition(ctx, q.PositionID)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, ErrUnknownPosition
-	}
 	globalOnly := len(q.Addresses) == 0 || (len(q.Addresses) == 1 && q.Addresses[0] == Global)
-	var norm []string
-	byNorm := map[string]string{}
+	norm, spelled := []string{}, []string{}
 	if !globalOnly {
+		seen := map[string]bool{}
 		for _, a := range q.Addresses {
 			n, err := Normalize(a)
 			if err != nil {
 				return nil, fmt.Errorf("address %q: %w", a, err)
 			}
-			if _, dup := byNorm[n]; !dup {
-				byNorm[n] = a
-				norm = append(norm, n)
+			if !seen[n] {
+				seen[n] = true
+				norm, spelled = append(norm, n), append(spelled, a)
 			}
 		}
 	}
-	if norm == nil {
-		norm = []string{}
+	firstNorm := ""
+	if len(norm) > 0 {
+		firstNorm = norm[0]
+	}
+	normJSON, err := json.Marshal(norm)
+	if err != nil {
+		return nil, err
+	}
+	spelledJSON, err := json.Marshal(spelled)
+	if err != nil {
+		return nil, err
 	}
 	dayStart := now.UTC().Truncate(24 * time.Hour)
 	for attempt := 0; attempt < 5; attempt++ {
-		var out []Selected
-		err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-			var (
-				sel      Selected
-				matched  sql.NullString
-				banner   sql.NullString
-				start    time.Time
-				end      time.Time
-				specific bool
-			)
-			err := tx.QueryRowContext(ctx, `
-SELECT c.id, c.owner, c.name, c.topic, a.id, a.name, m.address, c.start_date, c.end_date,
-       cr.position_id, cr.logo, cr.title, cr.body, cr.cta, cr.url, cr.banner_url, m.address IS NOT NULL AS specific
-FROM campaigns c
-JOIN creatives cr ON cr.campaign_id = c.id AND cr.position_id = ?
-JOIN campaign_audiences ca ON ca.campaign_id = c.id
-JOIN audiences a ON a.id = ca.audience_id
-LEFT JOIN LATERAL (
-    SELECT am.address, u.ord FROM audience_members am
-    JOIN unnest(?::text[]) WITH ORDINALITY AS u(addr, ord) ON u.addr = am.address
-    WHERE am.audience_id = a.id AND a.kind <> 'global'
-    ORDER BY u.ord LIMIT 1
-) m ON true
-WHERE c.status = 'active' AND c.start_date <= ? AND ? < c.end_date
-  AND ((a.kind = 'global') OR (m.address IS NOT NULL))
-  AND (NOT ? OR a.kind = 'global')
-  AND (c.impression_budget IS NULL OR c.impressions < c.impression_budget)
-  AND (c.click_budget IS NULL OR c.clicks < c.click_budget)
-  AND (c.frequency_cap IS NULL OR cardinality(?::text[]) = 0 OR (
-      SELECT count(*) FROM impressions i
-      WHERE i.campaign_id = c.id AND i.address_norm = ANY(?::text[]) AND i.shown_at >= ?) < c.frequency_cap)
-ORDER BY specific DESC, c.priority DESC, c.start_date DESC, m.ord NULLS LAST, c.id
-LIMIT 1`,
-				q.PositionID, pgdialect.Array(norm), now, now, globalOnly, pgdialect.Array(norm), pgdialect.Array(norm), dayStart,
-			).Scan(&sel.CampaignID, &sel.CampaignOwner, &sel.CampaignName, &sel.CampaignTopic, &sel.AudienceID, &sel.AudienceName,
-				&matched, &start, &end, &sel.Creatives.PositionID, &sel.Creatives.Logo, &sel.Creatives.Title, &sel.Creatives.Body,
-				&sel.Creatives.CTA, &sel.Creatives.URL, &banner, &specific)
-			if errors.Is(err, sql.ErrNoRows) {
-				out = []Selected{}
-				return nil
-			}
-			if err != nil {
-				return fmt.Errorf("select campaign: %w", err)
-			}
-			sel.StartDate, sel.EndDate = JSONTime(start), JSONTime(end)
-			if banner.Valid {
-				sel.Creatives.BannerURL = &banner.String
-			}
-			// The user is counted by the matched address, or by their first
-			// address for a global campaign; a global request counts nobody.
-			userNorm := ""
-			sel.Address = Global
-			if specific && matched.Valid {
-				userNorm = matched.String
-				sel.Address = byNorm[matched.String]
-			} else if len(norm) > 0 {
-				userNorm = norm[0]
-			}
-			// Spend the impression budget atomically: a concurrent view may
-			// have taken the last one, in which case selection runs again.
-			r, err := tx.ExecContext(ctx, `UPDATE campaigns SET impressions = impressions + 1
-				WHERE id = ? AND (impression_budget IS NULL OR impressions < impression_budget)`, sel.CampaignID)
-			if err != nil {
-				return fmt.Errorf("count view: %w", err)
-			}
-			if n, _ := r.RowsAffected(); n == 0 {
-				return nil // out stays nil: retry
-			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO impressions (campaign_id, audience_id, position_id, address, address_norm, key_id, shown_at)
-				VALUES (?, ?, ?, ?, ?, ?, ?)`, sel.CampaignID, sel.AudienceID, q.PositionID, sel.Address, userNorm,
-				sql.NullInt64{Int64: q.KeyID, Valid: q.KeyID != 0}, now); err != nil {
-				return fmt.Errorf("record view: %w", err)
-			}
-			out = []Selected{sel}
-			return nil
-		})
+		var (
+			sel      Selected
+			banner   sql.NullString
+			start    time.Time
+			end      time.Time
+			recorded int
+		)
+		// One statement, one round trip: pick the campaign, spend one view
+		// of its budget and record the view. The pick's candidates come from
+		// the user's memberships (index on audience_members.address) and
+		// the global audiences, so the cost follows the user's audiences,
+		// not the number of campaigns. A view is analytics, not money: its
+		// commit does not wait for the WAL flush (a Postgres crash may forget
+		// the last few hundred milliseconds of views; the data stays
+		// consistent).
+		stmt, err := s.prepared(ctx)
 		if err != nil {
 			return nil, err
 		}
-		if out != nil {
-			return out, nil
+		err = stmt.QueryRowContext(ctx,
+			string(normJSON), string(spelledJSON), globalOnly, Global, firstNorm, q.PositionID, now, dayStart,
+			sql.NullInt64{Int64: q.KeyID, Valid: q.KeyID != 0},
+		).Scan(&sel.CampaignID, &sel.CampaignOwner, &sel.CampaignName, &sel.CampaignTopic, &sel.AudienceID, &sel.AudienceName,
+			&start, &end, &sel.Creatives.PositionID, &sel.Creatives.Logo, &sel.Creatives.Title, &sel.Creatives.Body,
+			&sel.Creatives.CTA, &sel.Creatives.URL, &banner, &sel.Address, &recorded)
+		if errors.Is(err, sql.ErrNoRows) {
+			// No campaign fits; an unknown placement is the caller's error.
+			ok, err := s.KnownPosition(ctx, q.PositionID)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				return nil, ErrUnknownPosition
+			}
+			return []Selected{}, nil
 		}
+		if err != nil {
+			return nil, fmt.Errorf("select campaign: %w", err)
+		}
+		if recorded == 0 {
+			continue // the last view of the budget went to a concurrent request
+		}
+		sel.StartDate, sel.EndDate = JSONTime(start), JSONTime(end)
+		if banner.Valid {
+			sel.Creatives.BannerURL = &banner.String
+		}
+		return []Selected{sel}, nil
 	}
 	return []Selected{}, nil
+}
+
+// selectQuery is the statement of Select, prepared once per connection:
+// planning it costs more than running it.
+const selectQuery = `
+WITH cfg AS (
+    SELECT set_config('synchronous_commit', 'off', true) AS v
+), u AS (
+    SELECT n.addr, sp.spelled, n.ord FROM jsonb_array_elements_text($1::jsonb) WITH ORDINALITY AS n(addr, ord)
+    JOIN jsonb_array_elements_text($2::jsonb) WITH ORDINALITY AS sp(spelled, ord2) ON sp.ord2 = n.ord
+), m AS (
+    SELECT DISTINCT ON (am.audience_id) am.audience_id, am.address, u.spelled, u.ord
+    FROM u JOIN audience_members am ON am.address = u.addr
+    ORDER BY am.audience_id, u.ord
+), cand AS (
+    SELECT ca.campaign_id, a.id AS audience_id, a.name AS audience_name, m.address, m.spelled, m.ord, true AS specific
+    FROM m JOIN audiences a ON a.id = m.audience_id AND a.kind <> 'global'
+    JOIN campaign_audiences ca ON ca.audience_id = m.audience_id
+    WHERE NOT $3
+    UNION ALL
+    SELECT ca.campaign_id, a.id, a.name, NULL, NULL, NULL, false
+    FROM audiences a JOIN campaign_audiences ca ON ca.audience_id = a.id
+    WHERE a.kind = 'global'
+), pick AS (
+    SELECT c.id, c.owner, c.name, c.topic, cand.audience_id, cand.audience_name, c.start_date, c.end_date,
+           cr.position_id, cr.logo, cr.title, cr.body, cr.cta, cr.url, cr.banner_url,
+           -- The user is counted by the matched address, or by their first
+           -- address for a global campaign; a global request counts nobody.
+           CASE WHEN cand.specific THEN cand.spelled ELSE $4 END AS answered,
+           CASE WHEN cand.specific THEN cand.address ELSE $5 END AS user_norm
+    FROM cand
+    -- A lateral probe per candidate (OFFSET 0 keeps the planner from
+    -- flattening it into a hash join over every campaign in the generic
+    -- plan of the prepared statement).
+    CROSS JOIN LATERAL (SELECT * FROM campaigns WHERE id = cand.campaign_id OFFSET 0) c
+    JOIN creatives cr ON cr.campaign_id = c.id AND cr.position_id = $6
+    WHERE c.status = 'active' AND c.start_date <= $7 AND $7 < c.end_date
+      AND (c.impression_budget IS NULL OR c.impressions < c.impression_budget)
+      AND (c.click_budget IS NULL OR c.clicks < c.click_budget)
+      AND (c.frequency_cap IS NULL OR $5 = '' OR (
+          SELECT count(*) FROM impressions i
+          WHERE i.campaign_id = c.id AND i.address_norm IN (SELECT addr FROM u) AND i.shown_at >= $8) < c.frequency_cap)
+    ORDER BY cand.specific DESC, c.priority DESC, c.start_date DESC, cand.ord NULLS LAST, c.id
+    LIMIT 1
+), spend AS (
+    -- Spend the budget atomically: a concurrent view may have taken the
+    -- last one, and then nothing is recorded and selection runs again.
+    UPDATE campaigns c SET impressions = c.impressions + 1 FROM pick
+    WHERE c.id = pick.id AND (c.impression_budget IS NULL OR c.impressions < c.impression_budget)
+    RETURNING c.id
+), view AS (
+    INSERT INTO impressions (campaign_id, audience_id, position_id, address, address_norm, key_id, shown_at)
+    SELECT pick.id, pick.audience_id, pick.position_id, pick.answered, pick.user_norm, $9, $7
+    FROM pick JOIN spend ON spend.id = pick.id
+    RETURNING 1
+)
+SELECT pick.id, pick.owner, pick.name, pick.topic, pick.audience_id, pick.audience_name, pick.start_date, pick.end_date,
+       pick.position_id, pick.logo, pick.title, pick.body, pick.cta, pick.url, pick.banner_url, pick.answered,
+       (SELECT count(*) FROM view) AS recorded
+FROM pick, cfg`
+
+// prepared returns the prepared selection statement.
+func (s *Selector) prepared(ctx context.Context) (*sql.Stmt, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stmt == nil {
+		stmt, err := s.db.DB.PrepareContext(ctx, selectQuery)
+		if err != nil {
+			return nil, fmt.Errorf("prepare campaign selection: %w", err)
+		}
+		s.stmt = stmt
+	}
+	return s.stmt, nil
 }
 
 // KnownPosition reports whether id is a configured placement.
