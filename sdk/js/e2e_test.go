@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"html/template"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -24,12 +25,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/uptrace/bun"
 
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/apikey"
 	"github.com/chainlens/chainlens/api/route"
 	"github.com/chainlens/chainlens/config"
+	"github.com/chainlens/chainlens/internal/apitest"
 	"github.com/chainlens/chainlens/internal/app"
 	"github.com/chainlens/chainlens/internal/testdb"
 )
@@ -70,10 +73,12 @@ func bundle(t *testing.T) []byte {
 	return b
 }
 
-// hit is one request the API received from a browser.
+// hit is one request the API received from a browser, with its answer.
 type hit struct {
 	Method, Path, Origin string
 	Status               int
+	Body, Answer         []byte
+	Header               http.Header
 }
 
 // recorder keeps every request the API answers.
@@ -82,27 +87,44 @@ type recorder struct {
 	hits []hit
 }
 
-type statusWriter struct {
+// teeWriter keeps a copy of the answer.
+type teeWriter struct {
 	http.ResponseWriter
 	status int
+	body   bytes.Buffer
 }
 
-func (w *statusWriter) WriteHeader(code int) {
+func (w *teeWriter) WriteHeader(code int) {
 	if w.status == 0 {
 		w.status = code
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
 
+func (w *teeWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	w.body.Write(b)
+	return w.ResponseWriter.Write(b)
+}
+
 func (rec *recorder) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		sw := &statusWriter{ResponseWriter: w}
-		next.ServeHTTP(sw, r)
-		if sw.status == 0 {
-			sw.status = http.StatusOK
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		tw := &teeWriter{ResponseWriter: w}
+		next.ServeHTTP(tw, r)
+		if tw.status == 0 {
+			tw.status = http.StatusOK
 		}
 		rec.mu.Lock()
-		rec.hits = append(rec.hits, hit{r.Method, r.URL.Path, r.Header.Get("Origin"), sw.status})
+		rec.hits = append(rec.hits, hit{Method: r.Method, Path: r.URL.Path, Origin: r.Header.Get("Origin"), Status: tw.status,
+			Body: body, Answer: tw.body.Bytes(), Header: tw.Header().Clone()})
 		rec.mu.Unlock()
 	})
 }
@@ -439,6 +461,53 @@ func TestBrowserSDKEndToEnd(t *testing.T) {
 	checkWire(t, rec.from(allowed.URL), 5, 204, 200)
 	// The denied origin got 403 preflights and the browser sent no POST.
 	checkWire(t, rec.from(denied.URL), 0, 403, 0)
+
+	// The bodies the browser sent and the answers it got match the served
+	// OpenAPI document.
+	resp, err := http.Get(apiSrv.URL + "/openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range rec.from(allowed.URL) {
+		if h.Method != http.MethodPost {
+			continue
+		}
+		if h.Header.Get("Access-Control-Allow-Origin") != allowed.URL {
+			t.Errorf("POST answer without the CORS grant: %v", h.Header)
+		}
+		validateBody(t, doc, "/sdk/track", h.Body)
+		apitest.Validate(t, doc, h.Method, h.Path, &http.Response{StatusCode: h.Status, Header: h.Header}, h.Answer)
+	}
+}
+
+// validateBody checks a JSON request body (sent as text/plain) against the
+// application/json request schema of POST path in document.
+func validateBody(t *testing.T, document []byte, path string, body []byte) {
+	t.Helper()
+	doc, err := openapi3.NewLoader().LoadFromData(document)
+	if err != nil {
+		t.Fatalf("openapi document: %v", err)
+	}
+	op := doc.Paths.Find(path)
+	if op == nil || op.Post == nil || op.Post.RequestBody == nil {
+		t.Fatalf("POST %s has no request body in the document", path)
+	}
+	media := op.Post.RequestBody.Value.Content.Get("application/json")
+	if media == nil || media.Schema == nil {
+		t.Fatalf("POST %s has no application/json body schema", path)
+	}
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		t.Fatalf("body %s: %v", body, err)
+	}
+	if err := media.Schema.Value.VisitJSON(v); err != nil {
+		t.Errorf("body %s does not match the OpenAPI request schema: %v", body, err)
+	}
 }
 
 // checkWire checks the requests from one origin: at least one preflight with
