@@ -21,6 +21,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -120,8 +121,11 @@ func (rec *recorder) wrap(next http.Handler) http.Handler {
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		tw := &teeWriter{ResponseWriter: w}
-		if rec.fault != nil {
-			defer rec.fault(body)()
+		rec.mu.Lock()
+		fault := rec.fault
+		rec.mu.Unlock()
+		if fault != nil {
+			defer fault(body)()
 		}
 		next.ServeHTTP(tw, r)
 		if tw.status == 0 {
@@ -132,6 +136,12 @@ func (rec *recorder) wrap(next http.Handler) http.Handler {
 			Body: body, Answer: tw.body.Bytes(), Header: tw.Header().Clone()})
 		rec.mu.Unlock()
 	})
+}
+
+func (rec *recorder) setFault(f func(body []byte) (repair func())) {
+	rec.mu.Lock()
+	rec.fault = f
+	rec.mu.Unlock()
 }
 
 // from returns the requests sent from origin, in order.
@@ -198,8 +208,17 @@ try {
 }
 </script></body></html>`))
 
-// site serves the test dapp from its own loopback origin.
-func site(t *testing.T, js []byte, apiURL string, key *string) *httptest.Server {
+// site returns a loopback listener for the test dapp and its origin; serve
+// starts it.
+func site(t *testing.T) (*httptest.Server, string) {
+	t.Helper()
+	srv := httptest.NewUnstartedServer(nil)
+	t.Cleanup(srv.Close)
+	return srv, "http://" + srv.Listener.Addr().String()
+}
+
+// serve starts srv serving the test dapp that calls apiURL with key.
+func serve(t *testing.T, srv *httptest.Server, js []byte, apiURL, key string) {
 	t.Helper()
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /engage.js", func(w http.ResponseWriter, r *http.Request) {
@@ -213,15 +232,14 @@ func site(t *testing.T, js []byte, apiURL string, key *string) *httptest.Server 
 	})
 	mux.HandleFunc("GET /app", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		err := page.Execute(w, map[string]string{"Key": *key, "API": apiURL, "Scenario": r.URL.Query().Get("scenario"),
+		err := page.Execute(w, map[string]string{"Key": key, "API": apiURL, "Scenario": r.URL.Query().Get("scenario"),
 			"Cosmos": cosmosUser, "EVM": evmUser})
 		if err != nil {
 			t.Error(err)
 		}
 	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	return srv
+	srv.Config.Handler = mux
+	srv.Start()
 }
 
 // outcome is what the app page printed.
@@ -350,17 +368,18 @@ func TestBrowserSDKEndToEnd(t *testing.T) {
 	rec := &recorder{}
 	apiSrv := startAPI(t, db, rec)
 
-	var key string
-	allowed := site(t, js, apiSrv.URL, &key)
-	denied := site(t, js, apiSrv.URL, &key)
 	// The API, the allowed site and the denied site are three loopback
 	// origins (different ports): every SDK request is cross-origin.
+	allowed, allowedOrigin := site(t)
+	denied, _ := site(t)
 	key, k, err := apikey.Create(context.Background(), db, apikey.Spec{Name: "dapp", Kind: apikey.Publishable,
-		Scopes: []string{"engagement"}, Origins: []string{allowed.URL}, QuotaCredits: 1 << 30, QuotaPeriod: time.Hour,
+		Scopes: []string{"engagement"}, Origins: []string{allowedOrigin}, QuotaCredits: 1 << 30, QuotaPeriod: time.Hour,
 		RatePerSec: 1000, RateBurst: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
+	serve(t, allowed, js, apiSrv.URL, key)
+	serve(t, denied, js, apiSrv.URL, key)
 
 	profile, err := os.MkdirTemp("", "chainlens-sdk-e2e-")
 	if err != nil {
@@ -384,12 +403,11 @@ func TestBrowserSDKEndToEnd(t *testing.T) {
 	// anonymous id and the user id come back from localStorage.
 	// The first "flaky" POST finds tracked_events gone: the real handler
 	// answers 503 with Retry-After.
-	failed := false
-	rec.fault = func(body []byte) func() {
-		if failed || !bytes.Contains(body, []byte(`"name":"flaky"`)) {
+	var failed atomic.Bool
+	rec.setFault(func(body []byte) func() {
+		if !bytes.Contains(body, []byte(`"name":"flaky"`)) || failed.Swap(true) {
 			return func() {}
 		}
-		failed = true
 		exec := func(q string) {
 			if _, err := db.ExecContext(context.Background(), q); err != nil {
 				t.Error(err)
@@ -397,9 +415,9 @@ func TestBrowserSDKEndToEnd(t *testing.T) {
 		}
 		exec(`ALTER TABLE tracked_events RENAME TO tracked_events_away`)
 		return func() { exec(`ALTER TABLE tracked_events_away RENAME TO tracked_events`) }
-	}
+	})
 	second := browse(t, bin, filepath.Join(profile, "allowed"), allowed.URL+"/app?scenario=second")
-	rec.fault = nil
+	rec.setFault(nil)
 	if len(second.Results) != 2 || second.AnonymousID != first.AnonymousID || !second.Results[0].OK || second.Results[0].Attempts != 1 ||
 		!second.Results[1].OK || second.Results[1].Attempts != 2 {
 		t.Errorf("second run: %+v (first anonymousId %s)", second, first.AnonymousID)
