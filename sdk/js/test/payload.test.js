@@ -168,3 +168,27 @@ test("storage that throws falls back to memory", async () => {
   const sdk = createEngage({ apiKey: "pk_x", baseUrl: "http://127.0.0.1:1", storage: broken, sessionStorage: broken, context: () => ctx });
   assert.match(sdk.anonymousId, UUID_V4);
 });
+
+test("fetch options: POST, keepalive, CORS without credentials, text/plain", async () => {
+  const calls = [];
+  const sdk = createEngage({
+    apiKey: "pk_opts", baseUrl: "https://engage.example/base//", storage: memoryStorage(), sessionStorage: memoryStorage(),
+    context: () => ctx, now: () => 5,
+    fetch: async (url, init) => {
+      calls.push([url, init]);
+      return new Response('{"ok":true,"id":"evt_9"}', { status: 200, headers: { "Content-Type": "application/json" } });
+    },
+  });
+  assert.deepEqual(await sdk.track("a"), { ok: true, id: "evt_9", status: 200, attempts: 1 });
+  assert.equal(calls.length, 1);
+  const [url, init] = calls[0];
+  assert.equal(url, "https://engage.example/base/sdk/track");
+  assert.deepEqual(
+    { ...init, body: undefined },
+    {
+      method: "POST", keepalive: true, mode: "cors", credentials: "omit", body: undefined,
+      headers: { Authorization: "Bearer pk_opts", "Content-Type": "text/plain;charset=UTF-8" },
+    },
+  );
+  assert.equal(JSON.parse(init.body).timestamp, 5);
+});
