@@ -16,8 +16,10 @@ build:
 run: build
 	CONFIG=$(CONFIG) scripts/run-local.sh
 
-## test: every test (unit, Postgres, in-process chain, end to end); each test gets its own database
+## test: every test (unit, Postgres, in-process chain, end to end); each test gets its own database.
+## scripts/sdk.sh builds and unit-tests the JavaScript SDK first (its browser test loads the bundle).
 test:
+	scripts/sdk.sh
 	@url=$$(scripts/db.sh ensure postgres) && \
 	  CHAINLENS_TEST_DATABASE_URL="$$url" $(GO) test -count=1 -p 2 -timeout 25m $(TESTFLAGS) $(PKGS)
 

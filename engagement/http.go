@@ -240,6 +240,8 @@ func (s *Service) track(w http.ResponseWriter, req *api.Request) error {
 func (s *Service) sdkTrack(w http.ResponseWriter, req *api.Request) error {
 	if origin := req.HTTP.Header.Get("Origin"); origin != "" && (req.Key == nil || req.Key.AllowsOrigin(origin)) {
 		w.Header().Set("Access-Control-Allow-Origin", origin)
+		// The SDK waits for Retry-After (503 answers); a page reads it only when exposed.
+		w.Header().Set("Access-Control-Expose-Headers", "Retry-After")
 	}
 	w.Header().Add("Vary", "Origin")
 	body, err := readBody(req.HTTP, "text/plain", "application/json")
