@@ -57,6 +57,8 @@ func (s *Service) Handlers() map[string]api.Handler {
 		OpChainRevenue:        s.chainRevenue,
 		OpToken:               s.token,
 		OpCumulativeProtocolR: s.cumulativeProtocolRevenue,
+		OpTokenChart:          s.tokenChart,
+		OpPairChart:           s.pairChart,
 	}
 }
 

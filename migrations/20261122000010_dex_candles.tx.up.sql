@@ -1,0 +1,36 @@
+-- OHLC candles of the Osmosis dex (dex_candles job) at every bar size of the
+-- chart endpoints (tf, minutes): 1-minute bars from the swaps, coarser bars
+-- rolled up from finer ones. Weekly bars start on ISO Monday, 43800-minute
+-- bars on the first of the calendar month (UTC).
+
+-- USD price of one display unit of a denom, and its USD swap volume.
+CREATE TABLE osmosis_asset_candles (
+    chain_id   text        NOT NULL,
+    denom      text        NOT NULL,
+    tf         integer     NOT NULL,  -- minutes per bar
+    bucket     timestamptz NOT NULL,  -- bar start
+    open       numeric     NOT NULL,
+    high       numeric     NOT NULL,
+    low        numeric     NOT NULL,
+    close      numeric     NOT NULL,
+    volume_usd numeric     NOT NULL,
+    PRIMARY KEY (chain_id, denom, tf, bucket)
+);
+--bun:split
+-- Execution price of a pool's pair: display units of quote per display unit
+-- of base (both directions are stored), and the base-unit amounts traded.
+CREATE TABLE osmosis_pair_candles (
+    chain_id     text        NOT NULL,
+    pool_id      bigint      NOT NULL,
+    base         text        NOT NULL,
+    quote        text        NOT NULL,
+    tf           integer     NOT NULL,
+    bucket       timestamptz NOT NULL,
+    open         numeric     NOT NULL,
+    high         numeric     NOT NULL,
+    low          numeric     NOT NULL,
+    close        numeric     NOT NULL,
+    base_amount  numeric     NOT NULL,  -- base units of base traded in the bar
+    quote_amount numeric     NOT NULL,  -- base units of quote traded in the bar
+    PRIMARY KEY (chain_id, pool_id, base, quote, tf, bucket)
+);
