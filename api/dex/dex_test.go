@@ -126,6 +126,29 @@ func TestEndpointsOnLocalnet(t *testing.T) {
 		{"chain revenue", "/tokenomics/chain_revenue?start_date=2026-11-21&end_date=2026-11-21", 200, "REV"},
 		{"chain revenue, other days", "/tokenomics/chain_revenue?start_date=2026-11-01&end_date=2026-11-20", 200, "[]"},
 		{"cumulative protocol revenue", "/kpi/cumulative_protocol_revenue", 200, "CUMREV"},
+		{"token chart, hourly, open bar left out", "/tokens/v2/historical/OSMO/chart", 200,
+			`[{"time":1795294800,"open":1.672045227366185554,"close":1.81103865829427774,"high":1.832435014918613138,"low":1.672045227366185554,"volume":21956.825307805597234465}]`},
+		{"token chart, daily bar still open", "/tokens/v2/historical/uatom/chart?tf=1440", 200, "[]"},
+		{"token chart, daily bar with realtime", "/tokens/v2/historical/uatom/chart?tf=1440&realtime=true", 200,
+			`[{"time":1795219200,"open":16.681356665597766691,"close":17.145233255422220063,"high":18.247657185379260812,"low":16.669277144722144816,"volume":2542.042277485590742693}]`},
+		{"token chart, minutes of the anchor", "/tokens/v2/historical/uusdc/chart?tf=1", 200,
+			`[{"time":1795296480,"open":1,"close":1,"high":1,"low":1,"volume":489.073420857459668781},{"time":1795296540,"open":1,"close":1,"high":1,"low":1,"volume":214.800767939736039595},{"time":1795296600,"open":1,"close":1,"high":1,"low":1,"volume":393.873669843021500903},{"time":1795296660,"open":1,"close":1,"high":1,"low":1,"volume":276.311070294655567037},{"time":1795296720,"open":1,"close":1,"high":1,"low":1,"volume":221.448981165715003581}]`},
+		{"token chart, weekly", "/tokens/v2/historical/uion/chart?tf=10080&realtime=true", 200,
+			`[{"time":1794787200,"open":3.347344987025339671,"close":4.153327807957258175,"high":4.991270146552424329,"low":3.347344987025339671,"volume":19757.46430111701378005}]`},
+		{"token chart, unknown asset", "/tokens/v2/historical/ufoo/chart", 404, "ufoo symbol not found"},
+		{"token chart, bad tf", "/tokens/v2/historical/uosmo/chart?tf=7", 400, "tf"},
+		{"pair chart, 1d in 15 min bars", "/pairs/v1/historical/3/chart?asset_in=uatom&asset_out=uosmo&range=1d", 200,
+			`[{"time":1795295700,"open":9.97661809176916078,"close":9.768229614190934875,"high":10.00726391743266673,"low":9.768229614190934875},{"time":1795296600,"open":9.7616042182631621,"close":9.46707193515704154,"high":9.7616042182631621,"low":9.46707193515704154}]`},
+		{"pair chart, by symbol, reversed", "/pairs/v1/historical/3/chart?asset_in=OSMO&asset_out=atom&asset_type=symbol&range=1d", 200,
+			`[{"time":1795295700,"open":0.100234367077257669,"close":0.102372695923039702,"high":0.102372695923039702,"low":0.099927413551869927},{"time":1795296600,"open":0.102442178318301606,"close":0.105629280821917808,"high":0.105629280821917808,"low":0.102442178318301606}]`},
+		{"pair chart, last hour in minutes", "/pairs/v1/historical/1/chart?asset_in=uion&asset_out=uusdc&range=1h", 200,
+			`[{"time":1795296600,"open":4.240680857719679876,"close":4.212104275470389795,"high":4.240680857719679876,"low":4.212104275470389795},{"time":1795296660,"open":4.207792356822678589,"close":4.186132601157782995,"high":4.207792356822678589,"low":4.186132601157782995},{"time":1795296720,"open":4.183082889057498756,"close":4.153327807957258175,"high":4.183082889057498756,"low":4.153327807957258175}]`},
+		{"pair chart, default 7d", "/pairs/v1/historical/4/chart?asset_in=uweth&asset_out=uusdc", 200,
+			`[{"time":1795294800,"open":1.287355556004026744,"close":1.281698821270455963,"high":1.287355556004026744,"low":1.278464661218824602}]`},
+		{"pair chart, unknown pool", "/pairs/v1/historical/99/chart?asset_in=uatom&asset_out=uosmo", 404, "pool 99 not found"},
+		{"pair chart, asset not in pool", "/pairs/v1/historical/3/chart?asset_in=uusdc&asset_out=uosmo", 404, "asset_in uusdc not found in pool 3"},
+		{"pair chart, bad range", "/pairs/v1/historical/3/chart?asset_in=uatom&asset_out=uosmo&range=2d", 400, "range"},
+		{"pair chart, missing asset", "/pairs/v1/historical/3/chart?asset_in=uatom", 400, "asset_out"},
 		{"liquidity of an unknown pool", "/pools/liquidity/99/over_time", 404, "pool 99 not found"},
 		{"liquidity of a bad pool id", "/pools/liquidity/x1/over_time", 400, "pool_id"},
 	}
@@ -176,8 +199,11 @@ func TestEndpointsOnLocalnet(t *testing.T) {
 
 	// Two hours later the last hour holds no swaps.
 	later := serve(t, db, cfg.Chains, time.Date(2026, 11, 21, 23, 30, 0, 0, time.UTC))
-	if resp, body := later.get(t, "/trading/volume/top_assets_last_period_hours?period=1"); resp.StatusCode != 200 || body != "[]" {
-		t.Errorf("later: %d %s", resp.StatusCode, body)
+	for _, path := range []string{"/trading/volume/top_assets_last_period_hours?period=1",
+		"/pairs/v1/historical/3/chart?asset_in=uatom&asset_out=uosmo&range=1h"} {
+		if resp, body := later.get(t, path); resp.StatusCode != 200 || body != "[]" {
+			t.Errorf("later, %s: %d %s", path, resp.StatusCode, body)
+		}
 	}
 }
 
