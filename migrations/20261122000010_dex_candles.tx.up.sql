@@ -18,7 +18,8 @@ CREATE TABLE osmosis_asset_candles (
 );
 --bun:split
 -- Execution price of a pool's pair: display units of quote per display unit
--- of base (both directions are stored), and the base-unit amounts traded.
+-- of base (both directions are stored; each row counts every hop between
+-- the two denoms), and the amounts traded.
 CREATE TABLE osmosis_pair_candles (
     chain_id     text        NOT NULL,
     pool_id      bigint      NOT NULL,
@@ -32,5 +33,6 @@ CREATE TABLE osmosis_pair_candles (
     close        numeric     NOT NULL,
     base_amount  numeric     NOT NULL,  -- base units of base traded in the bar
     quote_amount numeric     NOT NULL,  -- base units of quote traded in the bar
+    volume_usd   numeric     NOT NULL,  -- USD value of the bar's hops (as osmosis_pool_volume_hourly)
     PRIMARY KEY (chain_id, pool_id, base, quote, tf, bucket)
 );

@@ -67,7 +67,8 @@ func barSQL(tf int) string {
 //
 // Pair bars: the execution price of every hop in its pool, in display units
 // of the token out per display unit of the token in, and the inverse for
-// the opposite direction; base_amount/quote_amount the base units traded.
+// the opposite direction; base_amount/quote_amount the base units traded
+// and volume_usd the USD value of the hops (by the convention of Volume).
 //
 // Coarser bars are rolled up in SQL from the finer bars of rollupSource.
 // It follows the dex_prices job's watermark and recomputes from the start
@@ -151,7 +152,8 @@ func (j Candles) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, er
 				assetBar(assets, assetKey{d, minute}).price(p)
 			}
 		}
-		if value, ok := vol.hopValue(s, hour, closes); ok {
+		value, valued := vol.hopValue(s, hour, closes)
+		if valued {
 			for _, d := range []string{s.DenomIn, s.DenomOut} {
 				c := assetBar(assets, assetKey{d, minute})
 				c.volume = c.volume.Add(value)
@@ -169,11 +171,14 @@ func (j Candles) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, er
 			k := pairKey{s.PoolID, side.base, side.quote, minute}
 			c := pairs[k]
 			if c == nil {
-				c = &candle{base: math.ZeroInt(), quote: math.ZeroInt()}
+				c = &candle{base: math.ZeroInt(), quote: math.ZeroInt(), volume: math.LegacyZeroDec()}
 				pairs[k] = c
 			}
 			c.price(j.pairPrice(side.base, side.quote, side.baseAmt, side.quoteAmt))
 			c.base, c.quote = c.base.Add(side.baseAmt), c.quote.Add(side.quoteAmt)
+			if valued {
+				c.volume = c.volume.Add(value)
+			}
 		}
 	}
 	n, err := j.write(ctx, tx, h0, assets, pairs)
@@ -232,7 +237,7 @@ func (j Candles) write(ctx context.Context, tx bun.Tx, h0 time.Time, assets map[
 	for k, c := range pairs {
 		prows = append(prows, pairCandleRow{ChainID: chain, PoolID: k.pool, Base: k.base, Quote: k.quote, TF: 1, Bucket: k.minute,
 			Open: c.open.String(), High: c.high.String(), Low: c.low.String(), Close: c.close.String(),
-			BaseAmount: c.base.String(), QuoteAmount: c.quote.String()})
+			BaseAmount: c.base.String(), QuoteAmount: c.quote.String(), VolumeUSD: c.volume.String()})
 	}
 	slices.SortFunc(prows, func(a, b pairCandleRow) int {
 		if c := a.Bucket.Compare(b.Bucket); c != 0 {
@@ -257,7 +262,7 @@ func (j Candles) write(ctx context.Context, tx bun.Tx, h0 time.Time, assets map[
 		start, src, bar := BarStart(h0, tf), rollupSource[tf], barSQL(tf)
 		for _, q := range []struct{ table, keys, sums string }{
 			{"osmosis_asset_candles", "denom", "sum(volume_usd)"},
-			{"osmosis_pair_candles", "pool_id, base, quote", "sum(base_amount), sum(quote_amount)"},
+			{"osmosis_pair_candles", "pool_id, base, quote", "sum(base_amount), sum(quote_amount), sum(volume_usd)"},
 		} {
 			if _, err := tx.NewRaw("DELETE FROM "+q.table+" WHERE chain_id = ? AND tf = ? AND bucket >= ?", chain, tf, start).Exec(ctx); err != nil {
 				return 0, fmt.Errorf("delete %d-minute bars of %s: %w", tf, q.table, err)
@@ -316,6 +321,7 @@ type pairCandleRow struct {
 	Close         string    `bun:"close"`
 	BaseAmount    string    `bun:"base_amount"`
 	QuoteAmount   string    `bun:"quote_amount"`
+	VolumeUSD     string    `bun:"volume_usd"`
 }
 
 // hourlyCloses reads the USD closes of every hour from h0.

@@ -112,6 +112,16 @@ func TestCandlesOnLocalnet(t *testing.T) {
 		}
 	}
 
+	// Each pair row counts every hop between its two denoms: a pool's hourly
+	// pair rows (one direction) add up to its dex_volume hour.
+	var mismatched []string
+	if err := db.NewRaw(`SELECT v.pool_id || ': ' || v.volume_usd || ' vs ' || coalesce(c.v, 0) FROM osmosis_pool_volume_hourly v
+		LEFT JOIN (SELECT pool_id, bucket, sum(volume_usd) AS v FROM osmosis_pair_candles WHERE tf = 60 AND base < quote GROUP BY 1, 2) c
+			ON c.pool_id = v.pool_id AND c.bucket = v.hour
+		WHERE c.v IS DISTINCT FROM v.volume_usd`).Scan(ctx, &mismatched); err != nil || len(mismatched) > 0 {
+		t.Errorf("pair volume vs pool volume: %v %v", mismatched, err)
+	}
+
 	// Asset bars: the hour's close is dex_prices' close, the minutes' volume
 	// adds up to dex_volume's hour, and every coarser bar is the roll-up of
 	// its minutes.

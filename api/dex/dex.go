@@ -59,6 +59,7 @@ func (s *Service) Handlers() map[string]api.Handler {
 		OpCumulativeProtocolR: s.cumulativeProtocolRevenue,
 		OpTokenChart:          s.tokenChart,
 		OpPairChart:           s.pairChart,
+		OpPairsSummary:        s.pairsSummary,
 	}
 }
 
