@@ -45,7 +45,7 @@ func Jobs(cfg *config.Config) []aggregator.Job {
 	if ch, ok := aggdex.Chain(cfg); ok {
 		m := aggdex.NewMarket(ch)
 		jobs = append(jobs, aggdex.Prices{Market: m}, aggdex.Volume{Market: m}, aggdex.Liquidity{Market: m}, aggdex.Revenue{Market: m},
-			aggdex.Candles{Market: m})
+			aggdex.Candles{Market: m}, aggdex.Activity{Market: m})
 	}
 	return jobs
 }
