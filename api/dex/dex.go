@@ -60,6 +60,9 @@ func (s *Service) Handlers() map[string]api.Handler {
 		OpTokenChart:          s.tokenChart,
 		OpPairChart:           s.pairChart,
 		OpPairsSummary:        s.pairsSummary,
+		OpTradingMetrics:      s.tradingMetrics,
+		OpActiveWhales:        s.activeWhales,
+		OpLiquidityFlow:       s.liquidityFlow,
 	}
 }
 

@@ -156,6 +156,29 @@ func TestEndpointsOnLocalnet(t *testing.T) {
 		{"pairs summary", "/pairs/v2/summary", 200, `{"last_update_at":1795296773,"data":[{"pool_address":"osmo19e2mf7cywkv7zaug6nk5f87d07fxrdgrladvymh2gwv5crvm3vnsuewhh7","pool_id":"1","base_name":"","base_symbol":"","base_address":"uion","quote_name":"Osmosis","quote_symbol":"OSMO","quote_address":"uosmo","price":2.351940633973080115,"base_volume_24h":989.715336,"quote_volume_24h":2621.259679,"volume_24h":4428.907419533805202298,"volume_7d":4428.907419533805202298,"liquidity":98637.88914931192898811,"liquidity_atom":5753.079452454662065153},{"pool_address":"osmo19e2mf7cywkv7zaug6nk5f87d07fxrdgrladvymh2gwv5crvm3vnsuewhh7","pool_id":"1","base_name":"","base_symbol":"","base_address":"uion","quote_name":"USD Coin","quote_symbol":"USDC","quote_address":"uusdc","price":4.153327807957258175,"base_volume_24h":121.828298,"quote_volume_24h":517.591962,"volume_24h":511.792409939751810097,"volume_7d":511.792409939751810097,"liquidity":98637.88914931192898811,"liquidity_atom":5753.079452454662065153},{"pool_address":"osmo19e2mf7cywkv7zaug6nk5f87d07fxrdgrladvymh2gwv5crvm3vnsuewhh7","pool_id":"1","base_name":"Osmosis","base_symbol":"OSMO","base_address":"uosmo","quote_name":"USD Coin","quote_symbol":"USDC","quote_address":"uusdc","price":1.81103865829427774,"base_volume_24h":93.360883,"quote_volume_24h":169.14211,"volume_24h":169.111139142744521819,"volume_7d":169.111139142744521819,"liquidity":98637.88914931192898811,"liquidity_atom":5753.079452454662065153},{"pool_address":"osmo18ddcsq4jzf33x9f3vplv9779uvjq6ypx3en3wt9sd93njmas7ykst6z34u","pool_id":"2","base_name":"Wrapped Ether","base_symbol":"WETH","base_address":"uweth","quote_name":"USD Coin","quote_symbol":"USDC","quote_address":"uusdc","price":1.615393772862984062,"base_volume_24h":193.563187,"quote_volume_24h":401.943363,"volume_24h":325.016535809626422565,"volume_7d":325.016535809626422565,"liquidity":448.674000645585420725,"liquidity_atom":26.169022839260073645},{"pool_address":"osmo1aft40l3naq7mc9da59yc7mr7p7s02jx5ks7u3ujc6mhtl4vle47snef2ha","pool_id":"3","base_name":"Cosmos Hub","base_symbol":"ATOM","base_address":"uatom","quote_name":"Osmosis","quote_symbol":"OSMO","quote_address":"uosmo","price":9.46707193515704154,"base_volume_24h":146.284448,"quote_volume_24h":1422.390163,"volume_24h":2542.042277485590742693,"volume_7d":2542.042277485590742693,"liquidity":190314.180574310816262158,"liquidity_atom":11100.121983707833904234},{"pool_address":"osmo1ad4r3uh5pdn5pgg5hnl6u5utfeqmpwstlvgvg2h2jdztrcnwkqgs3hs85z","pool_id":"4","base_name":"USD Coin","base_symbol":"USDC","base_address":"uusdc","quote_name":"Wrapped Ether","quote_symbol":"WETH","quote_address":"uweth","price":0.7802144961081979,"base_volume_24h":589.900088,"quote_volume_24h":459.761336,"volume_24h":589.587825208465025416,"volume_7d":589.587825208465025416,"liquidity":43245.674484269175518346,"liquidity_atom":2522.314735531091707612},{"pool_address":"osmo1pjkt93g9lhntcpxk6pn04xwa87gf23wpjghjudql5p7n2exujh7szrdvtc","pool_id":"5","base_name":"","base_symbol":"","base_address":"uion","quote_name":"Osmosis","quote_symbol":"OSMO","quote_address":"uosmo","price":2.491072006210778288,"base_volume_24h":3538.276562,"quote_volume_24h":8248.253806,"volume_24h":14816.764471643456767655,"volume_7d":14816.764471643456767655,"liquidity":16352.25155078376574091,"liquidity_atom":953.749144568349806157}]}`},
 		{"pairs summary, paged", "/pairs/v2/summary?offset=2&limit=2", 200, `{"last_update_at":1795296773,"data":[{"pool_address":"osmo19e2mf7cywkv7zaug6nk5f87d07fxrdgrladvymh2gwv5crvm3vnsuewhh7","pool_id":"1","base_name":"Osmosis","base_symbol":"OSMO","base_address":"uosmo","quote_name":"USD Coin","quote_symbol":"USDC","quote_address":"uusdc","price":1.81103865829427774,"base_volume_24h":93.360883,"quote_volume_24h":169.14211,"volume_24h":169.111139142744521819,"volume_7d":169.111139142744521819,"liquidity":98637.88914931192898811,"liquidity_atom":5753.079452454662065153},{"pool_address":"osmo18ddcsq4jzf33x9f3vplv9779uvjq6ypx3en3wt9sd93njmas7ykst6z34u","pool_id":"2","base_name":"Wrapped Ether","base_symbol":"WETH","base_address":"uweth","quote_name":"USD Coin","quote_symbol":"USDC","quote_address":"uusdc","price":1.615393772862984062,"base_volume_24h":193.563187,"quote_volume_24h":401.943363,"volume_24h":325.016535809626422565,"volume_7d":325.016535809626422565,"liquidity":448.674000645585420725,"liquidity_atom":26.169022839260073645}]}`},
 		{"pairs summary, bad limit", "/pairs/v2/summary?limit=0", 400, "limit"},
+		// assets_in_chain = the five pools' liquidity of the pairs summary above;
+		// 7 wallets sent swaps (aggregator/dex TestActivityOnLocalnet); the
+		// cumulative and 24 h volumes = the cumulative volume KPI; growth rates
+		// are those values per second of a day (nothing a day before), and
+		// 7 / (30 × 86400) traders per second.
+		{"trading metrics", "/trading_metrics", 200,
+			`{"assets_in_chain":{"value":348998.669759321271930249,"growth_rate_seconds":4.039336455547699906},"traders_last_30_days":{"value":7,"growth_rate_seconds":0.00000270061728395},"cumulative_volume":{"value":23383.222078763440492543,"growth_rate_seconds":0.270639144430132413},"volume_24h":{"value":23383.222078763440492543,"growth_rate_seconds":0.270639144430132413}}`},
+		// dave's (osmo1dwyz79...) staking and liquidity are checked movement by
+		// movement in aggregator/dex TestActivityOnLocalnet; totals add up the three.
+		{"whales", "/activity/active_whales", 200,
+			`[{"wallet":"osmo16kaefa02pez2jkxsnwrqmsc4ap9jnaadnac95n","trading_volume_last_7_days":2244.622091277846699479,"lp_volume_last_7_days":177136.317481754546954676,"staking_volume_last_7_days":685.22776331402957387,"total_volume_last_7_days":180066.167336346423228025},{"wallet":"osmo19cntltr3qf7pcny7xeq4lm7cl64xn54hvswrdh","trading_volume_last_7_days":1713.700195178746891383,"lp_volume_last_7_days":128179.694819263924083671,"staking_volume_last_7_days":608.886838859427863865,"total_volume_last_7_days":130502.281853302098838919},{"wallet":"osmo1rlnwmr3j2hkgvsaf0ldere6u0ca8rdg7xvx0sk","trading_volume_last_7_days":2247.0807000455341904,"lp_volume_last_7_days":54515.384326773084056863,"staking_volume_last_7_days":1368.690153309533760212,"total_volume_last_7_days":58131.155180128152007475},{"wallet":"osmo17qdmjdumw4xawam4g46gtwzle5rd4zwyfqvvza","trading_volume_last_7_days":8319.130060926116204143,"lp_volume_last_7_days":0,"staking_volume_last_7_days":0,"total_volume_last_7_days":8319.130060926116204143},{"wallet":"osmo1dwyz79xpa3ax9aa2l8rc0lpqg9thd0kfsexefg","trading_volume_last_7_days":3907.618447468899756781,"lp_volume_last_7_days":3186.782224040890394179,"staking_volume_last_7_days":899.161098404826153825,"total_volume_last_7_days":7993.561769914616304785},{"wallet":"osmo10djef6v9uls3svdz3438m05l8hak33rlwhk90s","trading_volume_last_7_days":2687.191272550097084156,"lp_volume_last_7_days":1674.1680515142230488,"staking_volume_last_7_days":521.232725358348092852,"total_volume_last_7_days":4882.592049422668225808},{"wallet":"osmo1e3l0nsmyaquh8f30kyzmtek6j02d0swu3jpyvs","trading_volume_last_7_days":2255.912654976417005266,"lp_volume_last_7_days":1811.038656483239081706,"staking_volume_last_7_days":0,"total_volume_last_7_days":4066.951311459656086972}]`},
+		{"whales by staking, top 2", "/activity/active_whales?order=delegations_volume_last_7_days&limit=2", 200,
+			`[{"wallet":"osmo1rlnwmr3j2hkgvsaf0ldere6u0ca8rdg7xvx0sk","trading_volume_last_7_days":2247.0807000455341904,"lp_volume_last_7_days":54515.384326773084056863,"staking_volume_last_7_days":1368.690153309533760212,"total_volume_last_7_days":58131.155180128152007475},{"wallet":"osmo1dwyz79xpa3ax9aa2l8rc0lpqg9thd0kfsexefg","trading_volume_last_7_days":3907.618447468899756781,"lp_volume_last_7_days":3186.782224040890394179,"staking_volume_last_7_days":899.161098404826153825,"total_volume_last_7_days":7993.561769914616304785}]`},
+		{"whales by lp", "/activity/active_whales?order=lp_volume_last_7_days&limit=3", 200,
+			`[{"wallet":"osmo16kaefa02pez2jkxsnwrqmsc4ap9jnaadnac95n","trading_volume_last_7_days":2244.622091277846699479,"lp_volume_last_7_days":177136.317481754546954676,"staking_volume_last_7_days":685.22776331402957387,"total_volume_last_7_days":180066.167336346423228025},{"wallet":"osmo19cntltr3qf7pcny7xeq4lm7cl64xn54hvswrdh","trading_volume_last_7_days":1713.700195178746891383,"lp_volume_last_7_days":128179.694819263924083671,"staking_volume_last_7_days":608.886838859427863865,"total_volume_last_7_days":130502.281853302098838919},{"wallet":"osmo1rlnwmr3j2hkgvsaf0ldere6u0ca8rdg7xvx0sk","trading_volume_last_7_days":2247.0807000455341904,"lp_volume_last_7_days":54515.384326773084056863,"staking_volume_last_7_days":1368.690153309533760212,"total_volume_last_7_days":58131.155180128152007475}]`},
+		{"whales, bad order", "/activity/active_whales?order=volume", 400, "order"},
+		// Pool 3's net = its creation and join minus its exit, as in
+		// aggregator/dex TestActivityOnLocalnet; total = every pool.
+		{"liquidity flow", "/liquidity/liquidity_flow?start_date=2026-11-20&end_date=2026-11-23&pool=3,total&pool=5", 200,
+			`[{"labels":"2026-11-20 00:00:00","3":0,"total":0,"5":0},{"labels":"2026-11-21 00:00:00","3":190380.239993032330960756,"total":350065.393654710998798481,"5":16650.547658983850295026}]`},
+		{"liquidity flow, default total", "/liquidity/liquidity_flow?start_date=2026-11-21", 200,
+			`[{"labels":"2026-11-21 00:00:00","total":350065.393654710998798481}]`},
+		{"liquidity flow, unknown pool", "/liquidity/liquidity_flow?pool=99", 400, "pool"},
 		{"liquidity of an unknown pool", "/pools/liquidity/99/over_time", 404, "pool 99 not found"},
 		{"liquidity of a bad pool id", "/pools/liquidity/x1/over_time", 400, "pool_id"},
 	}
@@ -206,6 +229,19 @@ func TestEndpointsOnLocalnet(t *testing.T) {
 
 	// Two hours later the last hour holds no swaps.
 	later := serve(t, db, cfg.Chains, time.Date(2026, 11, 21, 23, 30, 0, 0, time.UTC))
+	// Eight days later the 7-day and 24-hour windows hold nothing.
+	weekLater := serve(t, db, cfg.Chains, time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC))
+	for path, want := range map[string]string{
+		"/activity/active_whales": "[]",
+		"/trading_metrics": `{"assets_in_chain":{"value":348998.669759321271930249,"growth_rate_seconds":0},` +
+			`"traders_last_30_days":{"value":7,"growth_rate_seconds":0.00000270061728395},` +
+			`"cumulative_volume":{"value":23383.222078763440492543,"growth_rate_seconds":0},"volume_24h":{"value":0,"growth_rate_seconds":0}}`,
+	} {
+		if resp, body := weekLater.get(t, path); resp.StatusCode != 200 || body != want {
+			t.Errorf("a week later, %s: %d %s", path, resp.StatusCode, body)
+		}
+	}
+
 	for _, path := range []string{"/trading/volume/top_assets_last_period_hours?period=1",
 		"/pairs/v1/historical/3/chart?asset_in=uatom&asset_out=uosmo&range=1h"} {
 		if resp, body := later.get(t, path); resp.StatusCode != 200 || body != "[]" {
@@ -225,7 +261,9 @@ func TestWithoutDexChain(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			s := serve(t, db, chains, time.Now())
 			for _, path := range []string{"/trading/volume/top_assets_date_range", "/trading/volume/top_assets_last_period_hours",
-				"/tokens/v2/real-time/uosmo/price", "/kpi/cumulative_trading_volume"} {
+				"/tokens/v2/real-time/uosmo/price", "/kpi/cumulative_trading_volume", "/tokens/v2/historical/uosmo/chart",
+				"/pairs/v1/historical/1/chart?asset_in=uosmo&asset_out=uion", "/pairs/v2/summary", "/trading_metrics",
+				"/activity/active_whales", "/liquidity/liquidity_flow"} {
 				if resp, body := s.get(t, path); resp.StatusCode != 503 {
 					t.Errorf("%s: %d %s", path, resp.StatusCode, body)
 				}
