@@ -179,6 +179,17 @@ func TestEndpointsOnLocalnet(t *testing.T) {
 		{"liquidity flow, default total", "/liquidity/liquidity_flow?start_date=2026-11-21", 200,
 			`[{"labels":"2026-11-21 00:00:00","total":350065.393654710998798481}]`},
 		{"liquidity flow, unknown pool", "/liquidity/liquidity_flow?pool=99", 400, "pool"},
+		// Σ pool volume × swap fee (truth/pools.json: pool 1 0.003, 2 0.0005, 3 0.002,
+		// 4 0.001, 5 0.002) over the pool volumes of the pairs summary above:
+		// 5109.810968616301534214 (pool 1's three pairs), 325.016535809626422565,
+		// 2542.042277485590742693, 589.587825208465025416, 14816.764471643456767655
+		// = 50.7991424972202778600365, rounded to 18 decimals.
+		{"cumulative supply-side revenue", "/kpi/cumulative_supply_side_revenue?start_date=2026-11-20&end_date=2026-11-25", 200,
+			`[{"labels":"2026-11-21 00:00:00","value":50.79914249722027786}]`},
+		{"cumulative supply-side revenue, default range", "/kpi/cumulative_supply_side_revenue", 200,
+			`[{"labels":"2026-11-21 00:00:00","value":50.79914249722027786}]`},
+		{"cumulative supply-side revenue, before the data", "/kpi/cumulative_supply_side_revenue?start_date=2026-11-01&end_date=2026-11-20", 200, "[]"},
+		{"cumulative supply-side revenue, bad range", "/kpi/cumulative_supply_side_revenue?start_date=2026-11-22&end_date=2026-11-21", 400, "start_date"},
 		{"liquidity of an unknown pool", "/pools/liquidity/99/over_time", 404, "pool 99 not found"},
 		{"liquidity of a bad pool id", "/pools/liquidity/x1/over_time", 400, "pool_id"},
 	}
@@ -263,7 +274,7 @@ func TestWithoutDexChain(t *testing.T) {
 			for _, path := range []string{"/trading/volume/top_assets_date_range", "/trading/volume/top_assets_last_period_hours",
 				"/tokens/v2/real-time/uosmo/price", "/kpi/cumulative_trading_volume", "/tokens/v2/historical/uosmo/chart",
 				"/pairs/v1/historical/1/chart?asset_in=uosmo&asset_out=uion", "/pairs/v2/summary", "/trading_metrics",
-				"/activity/active_whales", "/liquidity/liquidity_flow"} {
+				"/activity/active_whales", "/liquidity/liquidity_flow", "/kpi/cumulative_supply_side_revenue"} {
 				if resp, body := s.get(t, path); resp.StatusCode != 503 {
 					t.Errorf("%s: %d %s", path, resp.StatusCode, body)
 				}
