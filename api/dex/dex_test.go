@@ -230,7 +230,11 @@ func TestEndpointsOnLocalnet(t *testing.T) {
 
 	// Malformed and hostile values on indexed data: never a 5xx.
 	for _, path := range []string{"/tokens/v2/real-time/%s/price", "/trading/volume/top_assets_date_range?start_date=%s&end_date=%[1]s&limit=%[1]s",
-		"/trading/volume/top_assets_last_period_hours?period=%s&limit=%[1]s", "/kpi/cumulative_trading_volume?start_date=%s"} {
+		"/trading/volume/top_assets_last_period_hours?period=%s&limit=%[1]s", "/kpi/cumulative_trading_volume?start_date=%s",
+		"/tokens/v2/historical/%s/chart?tf=%[1]s&realtime=%[1]s", "/pairs/v1/historical/%s/chart?asset_in=%[1]s&asset_out=%[1]s&range=%[1]s",
+		"/pairs/v1/historical/3/chart?asset_in=%s&asset_out=uosmo&asset_type=symbol", "/pairs/v2/summary?limit=%s&offset=%[1]s",
+		"/activity/active_whales?limit=%s&order=%[1]s", "/liquidity/liquidity_flow?pool=%s&start_date=%[1]s",
+		"/kpi/cumulative_supply_side_revenue?start_date=%s&end_date=%[1]s"} {
 		for _, v := range []string{"' OR 1=1--", "%00", "ibc%2F498A", "..%2F..", "9999999999999999999", "-1", "1e309", "0001-01-01", "9999-12-31"} {
 			if resp, body := s.get(t, fmt.Sprintf(path, v)); resp.StatusCode >= 500 {
 				t.Errorf("%s with %q: %d %s", path, v, resp.StatusCode, body)
