@@ -14,8 +14,11 @@ CREATE TABLE osmosis_asset_candles (
     low        numeric     NOT NULL,
     close      numeric     NOT NULL,
     volume_usd numeric     NOT NULL,
-    PRIMARY KEY (chain_id, denom, tf, bucket)
+    PRIMARY KEY (chain_id, tf, denom, bucket)  -- a chart is one range scan; all denoms of one size too
 );
+--bun:split
+-- The job's recompute-from-an-hour deletes and roll-ups.
+CREATE INDEX osmosis_asset_candles_bucket_idx ON osmosis_asset_candles (chain_id, tf, bucket);
 --bun:split
 -- Execution price of a pool's pair: display units of quote per display unit
 -- of base (both directions are stored; each row counts every hop between
@@ -34,5 +37,7 @@ CREATE TABLE osmosis_pair_candles (
     base_amount  numeric     NOT NULL,  -- base units of base traded in the bar
     quote_amount numeric     NOT NULL,  -- base units of quote traded in the bar
     volume_usd   numeric     NOT NULL,  -- USD value of the bar's hops (as osmosis_pool_volume_hourly)
-    PRIMARY KEY (chain_id, pool_id, base, quote, tf, bucket)
+    PRIMARY KEY (chain_id, tf, pool_id, base, quote, bucket)
 );
+--bun:split
+CREATE INDEX osmosis_pair_candles_bucket_idx ON osmosis_pair_candles (chain_id, tf, bucket);

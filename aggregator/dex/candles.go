@@ -260,14 +260,14 @@ func (j Candles) write(ctx context.Context, tx bun.Tx, h0 time.Time, assets map[
 	n := int64(len(arows) + len(prows))
 	for _, tf := range Resolutions[1:] {
 		start, src, bar := BarStart(h0, tf), rollupSource[tf], barSQL(tf)
-		for _, q := range []struct{ table, keys, sums string }{
-			{"osmosis_asset_candles", "denom", "sum(volume_usd)"},
-			{"osmosis_pair_candles", "pool_id, base, quote", "sum(base_amount), sum(quote_amount), sum(volume_usd)"},
+		for _, q := range []struct{ table, keys, sumCols, sums string }{
+			{"osmosis_asset_candles", "denom", "volume_usd", "sum(volume_usd)"},
+			{"osmosis_pair_candles", "pool_id, base, quote", "base_amount, quote_amount, volume_usd", "sum(base_amount), sum(quote_amount), sum(volume_usd)"},
 		} {
 			if _, err := tx.NewRaw("DELETE FROM "+q.table+" WHERE chain_id = ? AND tf = ? AND bucket >= ?", chain, tf, start).Exec(ctx); err != nil {
 				return 0, fmt.Errorf("delete %d-minute bars of %s: %w", tf, q.table, err)
 			}
-			res, err := tx.NewRaw(`INSERT INTO `+q.table+`
+			res, err := tx.NewRaw(`INSERT INTO `+q.table+` (chain_id, `+q.keys+`, tf, bucket, open, high, low, close, `+q.sumCols+`)
 				SELECT chain_id, `+q.keys+`, ?, `+bar+` AS b, (array_agg(open ORDER BY bucket))[1], max(high), min(low),
 					(array_agg(close ORDER BY bucket DESC))[1], `+q.sums+`
 				FROM `+q.table+` WHERE chain_id = ? AND tf = ? AND bucket >= ?

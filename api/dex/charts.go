@@ -46,8 +46,8 @@ func (s *Service) tokenChart(ctx context.Context, req *api.Request) (*api.Respon
 	denom := s.denomOf(asset)
 	tf := int(req.Params.Int("tf"))
 	var known bool
-	if err := s.db.NewRaw("SELECT EXISTS (SELECT 1 FROM osmosis_asset_candles WHERE chain_id = ? AND denom = ?)", s.market.ChainID, denom).
-		Scan(ctx, &known); err != nil {
+	if err := s.db.NewRaw("SELECT EXISTS (SELECT 1 FROM osmosis_asset_candles WHERE chain_id = ? AND tf = ? AND denom = ?)",
+		s.market.ChainID, aggdex.Month, denom).Scan(ctx, &known); err != nil {
 		return nil, fmt.Errorf("bars of %s: %w", denom, err)
 	}
 	if _, configured := s.market.Assets[denom]; !known && !configured {
