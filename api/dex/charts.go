@@ -135,6 +135,9 @@ func (s *Service) pairChart(ctx context.Context, req *api.Request) (*api.Respons
 		}
 		pair[i] = d
 	}
+	if pair[0] == pair[1] {
+		return nil, problem.BadParam("asset_out", "must differ from asset_in")
+	}
 	rg := pairRanges[req.Params.String("range")]
 	now := req.Now.UTC()
 	from := time.Time{}

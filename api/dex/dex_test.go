@@ -147,6 +147,7 @@ func TestEndpointsOnLocalnet(t *testing.T) {
 			`[{"time":1795294800,"open":1.287355556004026744,"close":1.281698821270455963,"high":1.287355556004026744,"low":1.278464661218824602}]`},
 		{"pair chart, unknown pool", "/pairs/v1/historical/99/chart?asset_in=uatom&asset_out=uosmo", 404, "pool 99 not found"},
 		{"pair chart, asset not in pool", "/pairs/v1/historical/3/chart?asset_in=uusdc&asset_out=uosmo", 404, "asset_in uusdc not found in pool 3"},
+		{"pair chart, same asset twice", "/pairs/v1/historical/3/chart?asset_in=uatom&asset_out=ATOM&asset_type=symbol", 400, "must differ"},
 		{"pair chart, bad range", "/pairs/v1/historical/3/chart?asset_in=uatom&asset_out=uosmo&range=2d", 400, "range"},
 		{"pair chart, missing asset", "/pairs/v1/historical/3/chart?asset_in=uatom", 400, "asset_out"},
 		// Pool 3's row checked by hand: price = 74752/7896 (its last hop, height 294);
@@ -178,6 +179,8 @@ func TestEndpointsOnLocalnet(t *testing.T) {
 			`[{"labels":"2026-11-20 00:00:00","3":0,"total":0,"5":0},{"labels":"2026-11-21 00:00:00","3":190380.239993032330960756,"total":350065.393654710998798481,"5":16650.547658983850295026}]`},
 		{"liquidity flow, default total", "/liquidity/liquidity_flow?start_date=2026-11-21", 200,
 			`[{"labels":"2026-11-21 00:00:00","total":350065.393654710998798481}]`},
+		{"liquidity flow, repeated pool", "/liquidity/liquidity_flow?start_date=2026-11-21&pool=%203%20,3,4", 200,
+			`[{"labels":"2026-11-21 00:00:00","3":190380.239993032330960756,"4":43245.158195067464887809}]`},
 		{"liquidity flow, unknown pool", "/liquidity/liquidity_flow?pool=99", 400, "pool"},
 		// Σ pool volume × swap fee (truth/pools.json: pool 1 0.003, 2 0.0005, 3 0.002,
 		// 4 0.001, 5 0.002) over the pool volumes of the pairs summary above:
