@@ -1,6 +1,6 @@
-// Package dex serves the Osmosis dex and dex lens endpoints that are built:
-// top assets by volume, real-time token prices and the cumulative trading
-// volume KPI. Every number comes from the tables of the aggregator/dex jobs.
+// Package dex serves the Osmosis dex and dex lens endpoints that are built
+// (Service.Handlers lists them). Every number comes from the tables of the
+// aggregator/dex jobs.
 package dex
 
 import (
