@@ -1,6 +1,6 @@
-// Package dex serves the Osmosis dex and dex lens endpoints that are built:
-// top assets by volume, real-time token prices and the cumulative trading
-// volume KPI. Every number comes from the tables of the aggregator/dex jobs.
+// Package dex serves the Osmosis dex and dex lens endpoints that are built
+// (Service.Handlers lists them). Every number comes from the tables of the
+// aggregator/dex jobs.
 package dex
 
 import (
@@ -47,16 +47,23 @@ func New(cfg *config.Config, db *bun.DB) *Service {
 // Handlers binds the built operations to the service.
 func (s *Service) Handlers() map[string]api.Handler {
 	return map[string]api.Handler{
-		OpTopAssetsDateRange:  s.topAssetsDateRange,
-		OpTopAssetsLastPeriod: s.topAssetsLastPeriod,
-		OpRealTimePrice:       s.realTimePrice,
-		OpCumulativeVolume:    s.cumulativeVolume,
-		OpPoolListings:        s.poolListings,
-		OpPoolFees:            s.poolFees,
-		OpPoolLiquidity:       s.poolLiquidity,
-		OpChainRevenue:        s.chainRevenue,
-		OpToken:               s.token,
-		OpCumulativeProtocolR: s.cumulativeProtocolRevenue,
+		OpTopAssetsDateRange:    s.topAssetsDateRange,
+		OpTopAssetsLastPeriod:   s.topAssetsLastPeriod,
+		OpRealTimePrice:         s.realTimePrice,
+		OpCumulativeVolume:      s.cumulativeVolume,
+		OpPoolListings:          s.poolListings,
+		OpPoolFees:              s.poolFees,
+		OpPoolLiquidity:         s.poolLiquidity,
+		OpChainRevenue:          s.chainRevenue,
+		OpToken:                 s.token,
+		OpCumulativeProtocolR:   s.cumulativeProtocolRevenue,
+		OpTokenChart:            s.tokenChart,
+		OpPairChart:             s.pairChart,
+		OpPairsSummary:          s.pairsSummary,
+		OpTradingMetrics:        s.tradingMetrics,
+		OpActiveWhales:          s.activeWhales,
+		OpLiquidityFlow:         s.liquidityFlow,
+		OpCumulativeSupplySideR: s.cumulativeSupplySideRevenue,
 	}
 }
 

@@ -126,6 +126,73 @@ func TestEndpointsOnLocalnet(t *testing.T) {
 		{"chain revenue", "/tokenomics/chain_revenue?start_date=2026-11-21&end_date=2026-11-21", 200, "REV"},
 		{"chain revenue, other days", "/tokenomics/chain_revenue?start_date=2026-11-01&end_date=2026-11-20", 200, "[]"},
 		{"cumulative protocol revenue", "/kpi/cumulative_protocol_revenue", 200, "CUMREV"},
+		{"token chart, hourly, open bar left out", "/tokens/v2/historical/OSMO/chart", 200,
+			`[{"time":1795294800,"open":1.672045227366185554,"close":1.81103865829427774,"high":1.832435014918613138,"low":1.672045227366185554,"volume":21956.825307805597234465}]`},
+		{"token chart, daily bar still open", "/tokens/v2/historical/uatom/chart?tf=1440", 200, "[]"},
+		{"token chart, daily bar with realtime", "/tokens/v2/historical/uatom/chart?tf=1440&realtime=true", 200,
+			`[{"time":1795219200,"open":16.681356665597766691,"close":17.145233255422220063,"high":18.247657185379260812,"low":16.669277144722144816,"volume":2542.042277485590742693}]`},
+		{"token chart, minutes of the anchor", "/tokens/v2/historical/uusdc/chart?tf=1", 200,
+			`[{"time":1795296480,"open":1,"close":1,"high":1,"low":1,"volume":489.073420857459668781},{"time":1795296540,"open":1,"close":1,"high":1,"low":1,"volume":214.800767939736039595},{"time":1795296600,"open":1,"close":1,"high":1,"low":1,"volume":393.873669843021500903},{"time":1795296660,"open":1,"close":1,"high":1,"low":1,"volume":276.311070294655567037},{"time":1795296720,"open":1,"close":1,"high":1,"low":1,"volume":221.448981165715003581}]`},
+		{"token chart, weekly", "/tokens/v2/historical/uion/chart?tf=10080&realtime=true", 200,
+			`[{"time":1794787200,"open":3.347344987025339671,"close":4.153327807957258175,"high":4.991270146552424329,"low":3.347344987025339671,"volume":19757.46430111701378005}]`},
+		{"token chart, unknown asset", "/tokens/v2/historical/ufoo/chart", 404, "ufoo symbol not found"},
+		{"token chart, bad tf", "/tokens/v2/historical/uosmo/chart?tf=7", 400, "tf"},
+		{"pair chart, 1d in 15 min bars", "/pairs/v1/historical/3/chart?asset_in=uatom&asset_out=uosmo&range=1d", 200,
+			`[{"time":1795295700,"open":9.97661809176916078,"close":9.768229614190934875,"high":10.00726391743266673,"low":9.768229614190934875},{"time":1795296600,"open":9.7616042182631621,"close":9.46707193515704154,"high":9.7616042182631621,"low":9.46707193515704154}]`},
+		{"pair chart, by symbol, reversed", "/pairs/v1/historical/3/chart?asset_in=OSMO&asset_out=atom&asset_type=symbol&range=1d", 200,
+			`[{"time":1795295700,"open":0.100234367077257669,"close":0.102372695923039702,"high":0.102372695923039702,"low":0.099927413551869927},{"time":1795296600,"open":0.102442178318301606,"close":0.105629280821917808,"high":0.105629280821917808,"low":0.102442178318301606}]`},
+		{"pair chart, last hour in minutes", "/pairs/v1/historical/1/chart?asset_in=uion&asset_out=uusdc&range=1h", 200,
+			`[{"time":1795296600,"open":4.240680857719679876,"close":4.212104275470389795,"high":4.240680857719679876,"low":4.212104275470389795},{"time":1795296660,"open":4.207792356822678589,"close":4.186132601157782995,"high":4.207792356822678589,"low":4.186132601157782995},{"time":1795296720,"open":4.183082889057498756,"close":4.153327807957258175,"high":4.183082889057498756,"low":4.153327807957258175}]`},
+		{"pair chart, default 7d", "/pairs/v1/historical/4/chart?asset_in=uweth&asset_out=uusdc", 200,
+			`[{"time":1795294800,"open":1.287355556004026744,"close":1.281698821270455963,"high":1.287355556004026744,"low":1.278464661218824602}]`},
+		{"pair chart, unknown pool", "/pairs/v1/historical/99/chart?asset_in=uatom&asset_out=uosmo", 404, "pool 99 not found"},
+		{"pair chart, asset not in pool", "/pairs/v1/historical/3/chart?asset_in=uusdc&asset_out=uosmo", 404, "asset_in uusdc not found in pool 3"},
+		{"pair chart, same asset twice", "/pairs/v1/historical/3/chart?asset_in=uatom&asset_out=ATOM&asset_type=symbol", 400, "must differ"},
+		{"pair chart, bad range", "/pairs/v1/historical/3/chart?asset_in=uatom&asset_out=uosmo&range=2d", 400, "range"},
+		{"pair chart, missing asset", "/pairs/v1/historical/3/chart?asset_in=uatom", 400, "asset_out"},
+		// Pool 3's row checked by hand: price = 74752/7896 (its last hop, height 294);
+		// 146284448uatom and 1422390163uosmo traded (its token_swapped events in
+		// block_results); liquidity = truth/pools.json reserves 5544494494uatom and
+		// 52595525090uosmo at the ATOM and OSMO prices; liquidity_atom = that / ATOM's price.
+		{"pairs summary", "/pairs/v2/summary", 200, `{"last_update_at":1795296773,"data":[{"pool_address":"osmo19e2mf7cywkv7zaug6nk5f87d07fxrdgrladvymh2gwv5crvm3vnsuewhh7","pool_id":"1","base_name":"","base_symbol":"","base_address":"uion","quote_name":"Osmosis","quote_symbol":"OSMO","quote_address":"uosmo","price":2.351940633973080115,"base_volume_24h":989.715336,"quote_volume_24h":2621.259679,"volume_24h":4428.907419533805202298,"volume_7d":4428.907419533805202298,"liquidity":98637.88914931192898811,"liquidity_atom":5753.079452454662065153},{"pool_address":"osmo19e2mf7cywkv7zaug6nk5f87d07fxrdgrladvymh2gwv5crvm3vnsuewhh7","pool_id":"1","base_name":"","base_symbol":"","base_address":"uion","quote_name":"USD Coin","quote_symbol":"USDC","quote_address":"uusdc","price":4.153327807957258175,"base_volume_24h":121.828298,"quote_volume_24h":517.591962,"volume_24h":511.792409939751810097,"volume_7d":511.792409939751810097,"liquidity":98637.88914931192898811,"liquidity_atom":5753.079452454662065153},{"pool_address":"osmo19e2mf7cywkv7zaug6nk5f87d07fxrdgrladvymh2gwv5crvm3vnsuewhh7","pool_id":"1","base_name":"Osmosis","base_symbol":"OSMO","base_address":"uosmo","quote_name":"USD Coin","quote_symbol":"USDC","quote_address":"uusdc","price":1.81103865829427774,"base_volume_24h":93.360883,"quote_volume_24h":169.14211,"volume_24h":169.111139142744521819,"volume_7d":169.111139142744521819,"liquidity":98637.88914931192898811,"liquidity_atom":5753.079452454662065153},{"pool_address":"osmo18ddcsq4jzf33x9f3vplv9779uvjq6ypx3en3wt9sd93njmas7ykst6z34u","pool_id":"2","base_name":"Wrapped Ether","base_symbol":"WETH","base_address":"uweth","quote_name":"USD Coin","quote_symbol":"USDC","quote_address":"uusdc","price":1.615393772862984062,"base_volume_24h":193.563187,"quote_volume_24h":401.943363,"volume_24h":325.016535809626422565,"volume_7d":325.016535809626422565,"liquidity":448.674000645585420725,"liquidity_atom":26.169022839260073645},{"pool_address":"osmo1aft40l3naq7mc9da59yc7mr7p7s02jx5ks7u3ujc6mhtl4vle47snef2ha","pool_id":"3","base_name":"Cosmos Hub","base_symbol":"ATOM","base_address":"uatom","quote_name":"Osmosis","quote_symbol":"OSMO","quote_address":"uosmo","price":9.46707193515704154,"base_volume_24h":146.284448,"quote_volume_24h":1422.390163,"volume_24h":2542.042277485590742693,"volume_7d":2542.042277485590742693,"liquidity":190314.180574310816262158,"liquidity_atom":11100.121983707833904234},{"pool_address":"osmo1ad4r3uh5pdn5pgg5hnl6u5utfeqmpwstlvgvg2h2jdztrcnwkqgs3hs85z","pool_id":"4","base_name":"USD Coin","base_symbol":"USDC","base_address":"uusdc","quote_name":"Wrapped Ether","quote_symbol":"WETH","quote_address":"uweth","price":0.7802144961081979,"base_volume_24h":589.900088,"quote_volume_24h":459.761336,"volume_24h":589.587825208465025416,"volume_7d":589.587825208465025416,"liquidity":43245.674484269175518346,"liquidity_atom":2522.314735531091707612},{"pool_address":"osmo1pjkt93g9lhntcpxk6pn04xwa87gf23wpjghjudql5p7n2exujh7szrdvtc","pool_id":"5","base_name":"","base_symbol":"","base_address":"uion","quote_name":"Osmosis","quote_symbol":"OSMO","quote_address":"uosmo","price":2.491072006210778288,"base_volume_24h":3538.276562,"quote_volume_24h":8248.253806,"volume_24h":14816.764471643456767655,"volume_7d":14816.764471643456767655,"liquidity":16352.25155078376574091,"liquidity_atom":953.749144568349806157}]}`},
+		{"pairs summary, paged", "/pairs/v2/summary?offset=2&limit=2", 200, `{"last_update_at":1795296773,"data":[{"pool_address":"osmo19e2mf7cywkv7zaug6nk5f87d07fxrdgrladvymh2gwv5crvm3vnsuewhh7","pool_id":"1","base_name":"Osmosis","base_symbol":"OSMO","base_address":"uosmo","quote_name":"USD Coin","quote_symbol":"USDC","quote_address":"uusdc","price":1.81103865829427774,"base_volume_24h":93.360883,"quote_volume_24h":169.14211,"volume_24h":169.111139142744521819,"volume_7d":169.111139142744521819,"liquidity":98637.88914931192898811,"liquidity_atom":5753.079452454662065153},{"pool_address":"osmo18ddcsq4jzf33x9f3vplv9779uvjq6ypx3en3wt9sd93njmas7ykst6z34u","pool_id":"2","base_name":"Wrapped Ether","base_symbol":"WETH","base_address":"uweth","quote_name":"USD Coin","quote_symbol":"USDC","quote_address":"uusdc","price":1.615393772862984062,"base_volume_24h":193.563187,"quote_volume_24h":401.943363,"volume_24h":325.016535809626422565,"volume_7d":325.016535809626422565,"liquidity":448.674000645585420725,"liquidity_atom":26.169022839260073645}]}`},
+		{"pairs summary, bad limit", "/pairs/v2/summary?limit=0", 400, "limit"},
+		// assets_in_chain = the five pools' liquidity of the pairs summary above;
+		// 7 wallets sent swaps (aggregator/dex TestActivityOnLocalnet); the
+		// cumulative and 24 h volumes = the cumulative volume KPI; growth rates
+		// are those values per second of a day (nothing a day before), and
+		// 7 / (30 × 86400) traders per second.
+		{"trading metrics", "/trading_metrics", 200,
+			`{"assets_in_chain":{"value":348998.669759321271930249,"growth_rate_seconds":4.039336455547699906},"traders_last_30_days":{"value":7,"growth_rate_seconds":0.00000270061728395},"cumulative_volume":{"value":23383.222078763440492543,"growth_rate_seconds":0.270639144430132413},"volume_24h":{"value":23383.222078763440492543,"growth_rate_seconds":0.270639144430132413}}`},
+		// dave's (osmo1dwyz79...) staking and liquidity are checked movement by
+		// movement in aggregator/dex TestActivityOnLocalnet; totals add up the three.
+		{"whales", "/activity/active_whales", 200,
+			`[{"wallet":"osmo16kaefa02pez2jkxsnwrqmsc4ap9jnaadnac95n","trading_volume_last_7_days":2244.622091277846699479,"lp_volume_last_7_days":177136.317481754546954676,"staking_volume_last_7_days":685.22776331402957387,"total_volume_last_7_days":180066.167336346423228025},{"wallet":"osmo19cntltr3qf7pcny7xeq4lm7cl64xn54hvswrdh","trading_volume_last_7_days":1713.700195178746891383,"lp_volume_last_7_days":128179.694819263924083671,"staking_volume_last_7_days":608.886838859427863865,"total_volume_last_7_days":130502.281853302098838919},{"wallet":"osmo1rlnwmr3j2hkgvsaf0ldere6u0ca8rdg7xvx0sk","trading_volume_last_7_days":2247.0807000455341904,"lp_volume_last_7_days":54515.384326773084056863,"staking_volume_last_7_days":1368.690153309533760212,"total_volume_last_7_days":58131.155180128152007475},{"wallet":"osmo17qdmjdumw4xawam4g46gtwzle5rd4zwyfqvvza","trading_volume_last_7_days":8319.130060926116204143,"lp_volume_last_7_days":0,"staking_volume_last_7_days":0,"total_volume_last_7_days":8319.130060926116204143},{"wallet":"osmo1dwyz79xpa3ax9aa2l8rc0lpqg9thd0kfsexefg","trading_volume_last_7_days":3907.618447468899756781,"lp_volume_last_7_days":3186.782224040890394179,"staking_volume_last_7_days":899.161098404826153825,"total_volume_last_7_days":7993.561769914616304785},{"wallet":"osmo10djef6v9uls3svdz3438m05l8hak33rlwhk90s","trading_volume_last_7_days":2687.191272550097084156,"lp_volume_last_7_days":1674.1680515142230488,"staking_volume_last_7_days":521.232725358348092852,"total_volume_last_7_days":4882.592049422668225808},{"wallet":"osmo1e3l0nsmyaquh8f30kyzmtek6j02d0swu3jpyvs","trading_volume_last_7_days":2255.912654976417005266,"lp_volume_last_7_days":1811.038656483239081706,"staking_volume_last_7_days":0,"total_volume_last_7_days":4066.951311459656086972}]`},
+		{"whales by staking, top 2", "/activity/active_whales?order=delegations_volume_last_7_days&limit=2", 200,
+			`[{"wallet":"osmo1rlnwmr3j2hkgvsaf0ldere6u0ca8rdg7xvx0sk","trading_volume_last_7_days":2247.0807000455341904,"lp_volume_last_7_days":54515.384326773084056863,"staking_volume_last_7_days":1368.690153309533760212,"total_volume_last_7_days":58131.155180128152007475},{"wallet":"osmo1dwyz79xpa3ax9aa2l8rc0lpqg9thd0kfsexefg","trading_volume_last_7_days":3907.618447468899756781,"lp_volume_last_7_days":3186.782224040890394179,"staking_volume_last_7_days":899.161098404826153825,"total_volume_last_7_days":7993.561769914616304785}]`},
+		{"whales by lp", "/activity/active_whales?order=lp_volume_last_7_days&limit=3", 200,
+			`[{"wallet":"osmo16kaefa02pez2jkxsnwrqmsc4ap9jnaadnac95n","trading_volume_last_7_days":2244.622091277846699479,"lp_volume_last_7_days":177136.317481754546954676,"staking_volume_last_7_days":685.22776331402957387,"total_volume_last_7_days":180066.167336346423228025},{"wallet":"osmo19cntltr3qf7pcny7xeq4lm7cl64xn54hvswrdh","trading_volume_last_7_days":1713.700195178746891383,"lp_volume_last_7_days":128179.694819263924083671,"staking_volume_last_7_days":608.886838859427863865,"total_volume_last_7_days":130502.281853302098838919},{"wallet":"osmo1rlnwmr3j2hkgvsaf0ldere6u0ca8rdg7xvx0sk","trading_volume_last_7_days":2247.0807000455341904,"lp_volume_last_7_days":54515.384326773084056863,"staking_volume_last_7_days":1368.690153309533760212,"total_volume_last_7_days":58131.155180128152007475}]`},
+		{"whales, bad order", "/activity/active_whales?order=volume", 400, "order"},
+		// Pool 3's net = its creation and join minus its exit, as in
+		// aggregator/dex TestActivityOnLocalnet; total = every pool.
+		{"liquidity flow", "/liquidity/liquidity_flow?start_date=2026-11-20&end_date=2026-11-23&pool=3,total&pool=5", 200,
+			`[{"labels":"2026-11-20 00:00:00","3":0,"total":0,"5":0},{"labels":"2026-11-21 00:00:00","3":190380.239993032330960756,"total":350065.393654710998798481,"5":16650.547658983850295026}]`},
+		{"liquidity flow, default total", "/liquidity/liquidity_flow?start_date=2026-11-21", 200,
+			`[{"labels":"2026-11-21 00:00:00","total":350065.393654710998798481}]`},
+		{"liquidity flow, repeated pool", "/liquidity/liquidity_flow?start_date=2026-11-21&pool=%203%20,3,4", 200,
+			`[{"labels":"2026-11-21 00:00:00","3":190380.239993032330960756,"4":43245.158195067464887809}]`},
+		{"liquidity flow, unknown pool", "/liquidity/liquidity_flow?pool=99", 400, "pool"},
+		// Σ pool volume × swap fee (truth/pools.json: pool 1 0.003, 2 0.0005, 3 0.002,
+		// 4 0.001, 5 0.002) over the pool volumes of the pairs summary above:
+		// 5109.810968616301534214 (pool 1's three pairs), 325.016535809626422565,
+		// 2542.042277485590742693, 589.587825208465025416, 14816.764471643456767655
+		// = 50.7991424972202778600365, rounded to 18 decimals.
+		{"cumulative supply-side revenue", "/kpi/cumulative_supply_side_revenue?start_date=2026-11-20&end_date=2026-11-25", 200,
+			`[{"labels":"2026-11-21 00:00:00","value":50.79914249722027786}]`},
+		{"cumulative supply-side revenue, default range", "/kpi/cumulative_supply_side_revenue", 200,
+			`[{"labels":"2026-11-21 00:00:00","value":50.79914249722027786}]`},
+		{"cumulative supply-side revenue, before the data", "/kpi/cumulative_supply_side_revenue?start_date=2026-11-01&end_date=2026-11-20", 200, "[]"},
+		{"cumulative supply-side revenue, bad range", "/kpi/cumulative_supply_side_revenue?start_date=2026-11-22&end_date=2026-11-21", 400, "start_date"},
 		{"liquidity of an unknown pool", "/pools/liquidity/99/over_time", 404, "pool 99 not found"},
 		{"liquidity of a bad pool id", "/pools/liquidity/x1/over_time", 400, "pool_id"},
 	}
@@ -166,7 +233,11 @@ func TestEndpointsOnLocalnet(t *testing.T) {
 
 	// Malformed and hostile values on indexed data: never a 5xx.
 	for _, path := range []string{"/tokens/v2/real-time/%s/price", "/trading/volume/top_assets_date_range?start_date=%s&end_date=%[1]s&limit=%[1]s",
-		"/trading/volume/top_assets_last_period_hours?period=%s&limit=%[1]s", "/kpi/cumulative_trading_volume?start_date=%s"} {
+		"/trading/volume/top_assets_last_period_hours?period=%s&limit=%[1]s", "/kpi/cumulative_trading_volume?start_date=%s",
+		"/tokens/v2/historical/%s/chart?tf=%[1]s&realtime=%[1]s", "/pairs/v1/historical/%s/chart?asset_in=%[1]s&asset_out=%[1]s&range=%[1]s",
+		"/pairs/v1/historical/3/chart?asset_in=%s&asset_out=uosmo&asset_type=symbol", "/pairs/v2/summary?limit=%s&offset=%[1]s",
+		"/activity/active_whales?limit=%s&order=%[1]s", "/liquidity/liquidity_flow?pool=%s&start_date=%[1]s",
+		"/kpi/cumulative_supply_side_revenue?start_date=%s&end_date=%[1]s"} {
 		for _, v := range []string{"' OR 1=1--", "%00", "ibc%2F498A", "..%2F..", "9999999999999999999", "-1", "1e309", "0001-01-01", "9999-12-31"} {
 			if resp, body := s.get(t, fmt.Sprintf(path, v)); resp.StatusCode >= 500 {
 				t.Errorf("%s with %q: %d %s", path, v, resp.StatusCode, body)
@@ -176,8 +247,24 @@ func TestEndpointsOnLocalnet(t *testing.T) {
 
 	// Two hours later the last hour holds no swaps.
 	later := serve(t, db, cfg.Chains, time.Date(2026, 11, 21, 23, 30, 0, 0, time.UTC))
-	if resp, body := later.get(t, "/trading/volume/top_assets_last_period_hours?period=1"); resp.StatusCode != 200 || body != "[]" {
-		t.Errorf("later: %d %s", resp.StatusCode, body)
+	// Eight days later the 7-day and 24-hour windows hold nothing.
+	weekLater := serve(t, db, cfg.Chains, time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC))
+	for path, want := range map[string]string{
+		"/activity/active_whales": "[]",
+		"/trading_metrics": `{"assets_in_chain":{"value":348998.669759321271930249,"growth_rate_seconds":0},` +
+			`"traders_last_30_days":{"value":7,"growth_rate_seconds":0.00000270061728395},` +
+			`"cumulative_volume":{"value":23383.222078763440492543,"growth_rate_seconds":0},"volume_24h":{"value":0,"growth_rate_seconds":0}}`,
+	} {
+		if resp, body := weekLater.get(t, path); resp.StatusCode != 200 || body != want {
+			t.Errorf("a week later, %s: %d %s", path, resp.StatusCode, body)
+		}
+	}
+
+	for _, path := range []string{"/trading/volume/top_assets_last_period_hours?period=1",
+		"/pairs/v1/historical/3/chart?asset_in=uatom&asset_out=uosmo&range=1h"} {
+		if resp, body := later.get(t, path); resp.StatusCode != 200 || body != "[]" {
+			t.Errorf("later, %s: %d %s", path, resp.StatusCode, body)
+		}
 	}
 }
 
@@ -192,7 +279,9 @@ func TestWithoutDexChain(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			s := serve(t, db, chains, time.Now())
 			for _, path := range []string{"/trading/volume/top_assets_date_range", "/trading/volume/top_assets_last_period_hours",
-				"/tokens/v2/real-time/uosmo/price", "/kpi/cumulative_trading_volume"} {
+				"/tokens/v2/real-time/uosmo/price", "/kpi/cumulative_trading_volume", "/tokens/v2/historical/uosmo/chart",
+				"/pairs/v1/historical/1/chart?asset_in=uosmo&asset_out=uion", "/pairs/v2/summary", "/trading_metrics",
+				"/activity/active_whales", "/liquidity/liquidity_flow", "/kpi/cumulative_supply_side_revenue"} {
 				if resp, body := s.get(t, path); resp.StatusCode != 503 {
 					t.Errorf("%s: %d %s", path, resp.StatusCode, body)
 				}

@@ -84,3 +84,63 @@ func (s *Service) cumulativeProtocolRevenue(ctx context.Context, req *api.Reques
 	}
 	return &api.Response{Body: out, Freshness: fresh}, nil
 }
+
+// OpCumulativeSupplySideR is the cumulative supply-side revenue operation.
+const OpCumulativeSupplySideR = "GET /kpi/cumulative_supply_side_revenue"
+
+// cumulativeSupplySideRevenue is the all-time USD swap fees paid to
+// liquidity providers at the end of each day whose start is in the range,
+// from the first day with swaps up to the day of the last indexed block:
+// each pool's hourly USD volume (osmosis_pool_volume_hourly, dex_volume
+// job) times its swap fee rate (spread factor for concentrated pools), as
+// /fees/v1/pools counts fees (each day rounded to 18 decimals); pools whose
+// rate is unknown add nothing.
+func (s *Service) cumulativeSupplySideRevenue(ctx context.Context, req *api.Request) (*api.Response, error) {
+	fresh, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r, err := req.Params.DateRange(req.Now, false)
+	if err != nil {
+		return nil, err
+	}
+	first := r.Start.UTC().Truncate(day)
+	if first.Before(r.Start) {
+		first = first.Add(day)
+	}
+	last := r.End.UTC().Truncate(day)
+	if tip := fresh.Chains[0].Time.UTC().Truncate(day); tip.Before(last) {
+		last = tip
+	}
+	out := []KPI{}
+	if last.Before(first) {
+		return &api.Response{Body: out, Freshness: fresh}, nil
+	}
+	var daily []struct {
+		Day  time.Time `bun:"day"`
+		Fees string    `bun:"fees"`
+	}
+	if err := s.db.NewRaw(`SELECT date_trunc('day', v.hour, 'UTC') AS day, round(coalesce(sum(v.volume_usd * p.swap_fee), 0), 18)::text AS fees
+		FROM osmosis_pool_volume_hourly v JOIN osmosis_pools p ON p.chain_id = v.chain_id AND p.pool_id = v.pool_id
+		WHERE v.chain_id = ? AND v.hour < ? GROUP BY 1 ORDER BY 1`, s.market.ChainID, last.Add(day)).Scan(ctx, &daily); err != nil {
+		return nil, fmt.Errorf("daily swap fees: %w", err)
+	}
+	if len(daily) == 0 {
+		return &api.Response{Body: out, Freshness: fresh}, nil
+	}
+	if start := daily[0].Day.UTC(); first.Before(start) {
+		first = start
+	}
+	cum, i := math.LegacyZeroDec(), 0
+	for d := first; !d.After(last); d = d.Add(day) {
+		for ; i < len(daily) && !daily[i].Day.UTC().After(d); i++ {
+			v, err := math.LegacyNewDecFromStr(daily[i].Fees)
+			if err != nil {
+				return nil, fmt.Errorf("swap fees of %s: %w", daily[i].Day, err)
+			}
+			cum = cum.Add(v)
+		}
+		out = append(out, KPI{Labels: d.Format(time.DateTime), Value: Number(cum.String())})
+	}
+	return &api.Response{Body: out, Freshness: fresh}, nil
+}

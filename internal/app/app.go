@@ -51,7 +51,8 @@ func Jobs(cfg *config.Config) []aggregator.Job {
 	var prices *campaigns.Prices
 	if ch, ok := aggdex.Chain(cfg); ok {
 		m := aggdex.NewMarket(ch)
-		jobs = append(jobs, aggdex.Prices{Market: m}, aggdex.Volume{Market: m}, aggdex.Liquidity{Market: m}, aggdex.Revenue{Market: m})
+		jobs = append(jobs, aggdex.Prices{Market: m}, aggdex.Volume{Market: m}, aggdex.Liquidity{Market: m}, aggdex.Revenue{Market: m},
+			aggdex.Candles{Market: m}, aggdex.Activity{Market: m})
 		prices = &campaigns.Prices{Market: m}
 	}
 	// Engagement: conversions per indexed chain, then website events, rule

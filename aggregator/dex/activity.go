@@ -1,0 +1,226 @@
+package dex
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"cosmossdk.io/math"
+	"github.com/uptrace/bun"
+)
+
+// Activity is the dex_activity job: osmosis_wallet_daily (per wallet and UTC
+// day: swap hops sent and their USD value, USD liquidity added plus removed,
+// USD delegated plus undelegated) and osmosis_pool_flow_daily (per pool and
+// day: USD liquidity added and removed).
+//
+// Swap hops are the tx-level rows of osmosis_swaps (block-level epoch swaps
+// have no trader), valued as Volume values them. Liquidity movements are
+// the rows of osmosis_pool_liquidity (create, join, exit) and
+// osmosis_cl_positions (create, withdraw; add_to_position is a withdraw
+// plus a create); staking the delegate and unbond rows of staking_events.
+// Each amount is valued at its denom's hourly close of its hour (the latest
+// close before, when that hour has none); amounts without a price add
+// nothing.
+//
+// It follows the dex_prices job's watermark and recomputes whole days from
+// the first day with a new event, so it is idempotent and exact.
+type Activity struct{ Market Market }
+
+// Name is the job name.
+func (Activity) Name() string { return "dex_activity" }
+
+// movements are the liquidity and staking amounts: who, which pool (0 for
+// staking), kind, denom, signed amount, time and height.
+const movements = `
+	SELECT l.sender AS address, l.pool_id, 'lp' AS kind, l.denom, l.delta AS amount, b.time, l.height FROM osmosis_pool_liquidity l
+		JOIN blocks b ON b.chain_id = l.chain_id AND b.height = l.height WHERE l.chain_id = ?0
+	UNION ALL SELECT c.sender, c.pool_id, 'lp', p.denoms[1], c.amount0, b.time, c.height FROM osmosis_cl_positions c
+		JOIN osmosis_pools p ON p.chain_id = c.chain_id AND p.pool_id = c.pool_id
+		JOIN blocks b ON b.chain_id = c.chain_id AND b.height = c.height WHERE c.chain_id = ?0
+	UNION ALL SELECT c.sender, c.pool_id, 'lp', p.denoms[2], c.amount1, b.time, c.height FROM osmosis_cl_positions c
+		JOIN osmosis_pools p ON p.chain_id = c.chain_id AND p.pool_id = c.pool_id
+		JOIN blocks b ON b.chain_id = c.chain_id AND b.height = c.height WHERE c.chain_id = ?0
+	UNION ALL SELECT s.delegator, 0, 'staking', s.denom, s.amount, b.time, s.height FROM staking_events s
+		JOIN blocks b ON b.chain_id = s.chain_id AND b.height = s.height
+		WHERE s.chain_id = ?0 AND s.kind IN ('delegate', 'unbond')`
+
+// Run advances the activity tables to the prices job's watermark.
+func (j Activity) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
+	var tip int64
+	err := tx.NewRaw("SELECT watermark FROM aggregator_jobs WHERE name = ?", Prices{}.Name()).Scan(ctx, &tip)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return 0, 0, fmt.Errorf("prices watermark: %w", err)
+	}
+	if tip <= wm {
+		return wm, 0, nil
+	}
+	chain := j.Market.ChainID
+	var first *time.Time
+	if err := tx.NewRaw(`SELECT least((SELECT min(time) FROM (`+movements+`) m WHERE height > ?1 AND height <= ?2),
+			(SELECT min(time) FROM osmosis_swaps WHERE chain_id = ?0 AND height > ?1 AND height <= ?2))`, chain, wm, tip).Scan(ctx, &first); err != nil {
+		return 0, 0, fmt.Errorf("first new activity: %w", err)
+	}
+	if first == nil {
+		return tip, 0, nil
+	}
+	d0 := first.UTC().Truncate(24 * time.Hour)
+	wallets := map[walletDay]*walletRow{}
+	pools := map[poolDay]*poolFlowRow{}
+	wallet := func(addr string, day time.Time) *walletRow {
+		k := walletDay{addr, day}
+		if wallets[k] == nil {
+			wallets[k] = &walletRow{ChainID: chain, Day: day, Address: addr, trading: math.LegacyZeroDec(), lp: math.LegacyZeroDec(), staking: math.LegacyZeroDec()}
+		}
+		return wallets[k]
+	}
+
+	closes, err := hourlyCloses(ctx, tx, chain, d0)
+	if err != nil {
+		return 0, 0, err
+	}
+	var swaps []struct {
+		Swap
+		Sender string `bun:"sender"`
+	}
+	if err := tx.NewRaw(`SELECT `+swapColumns+`, sender FROM osmosis_swaps WHERE chain_id = ? AND time >= ? AND height <= ? AND tx_index >= 0
+		ORDER BY height, tx_index, event_index`, chain, d0, tip).Scan(ctx, &swaps); err != nil {
+		return 0, 0, fmt.Errorf("swaps from %s: %w", d0, err)
+	}
+	vol := Volume{Market: j.Market}
+	for _, s := range swaps {
+		w := wallet(s.Sender, s.Time.UTC().Truncate(24*time.Hour))
+		w.Swaps++
+		if v, ok := vol.hopValue(s.Swap, s.Time.UTC().Truncate(time.Hour), closes); ok {
+			w.trading = w.trading.Add(v)
+		}
+	}
+
+	var moves []struct {
+		Address string    `bun:"address"`
+		PoolID  int64     `bun:"pool_id"`
+		Kind    string    `bun:"kind"`
+		Denom   string    `bun:"denom"`
+		Amount  string    `bun:"amount"`
+		Day     time.Time `bun:"day"`
+		Price   string    `bun:"price"`
+	}
+	if err := tx.NewRaw(`SELECT m.address, m.pool_id, m.kind, m.denom, m.amount::text AS amount, date_trunc('day', m.time, 'UTC') AS day,
+			coalesce((SELECT price_usd::text FROM osmosis_asset_prices a WHERE a.chain_id = ?0 AND a.denom = m.denom
+				AND a.hour <= date_trunc('hour', m.time) ORDER BY a.hour DESC LIMIT 1), '') AS price
+		FROM (`+movements+`) m WHERE m.time >= ?1 AND m.height <= ?2 ORDER BY m.height`, chain, d0, tip).Scan(ctx, &moves); err != nil {
+		return 0, 0, fmt.Errorf("movements from %s: %w", d0, err)
+	}
+	for _, m := range moves {
+		day := m.Day.UTC()
+		w := wallet(m.Address, day)
+		var pf *poolFlowRow
+		if m.Kind == "lp" {
+			k := poolDay{m.PoolID, day}
+			if pools[k] == nil {
+				pools[k] = &poolFlowRow{ChainID: chain, PoolID: m.PoolID, Day: day, added: math.LegacyZeroDec(), removed: math.LegacyZeroDec()}
+			}
+			pf = pools[k]
+		}
+		if m.Price == "" {
+			continue
+		}
+		amt, ok := math.NewIntFromString(m.Amount)
+		price, err := math.LegacyNewDecFromStr(m.Price)
+		if !ok || err != nil {
+			return 0, 0, fmt.Errorf("movement %s %s at %q", m.Amount, m.Denom, m.Price)
+		}
+		v := j.Market.USDValue(m.Denom, amt.Abs(), price)
+		switch {
+		case m.Kind == "staking":
+			w.staking = w.staking.Add(v)
+		case amt.IsNegative():
+			w.lp, pf.removed = w.lp.Add(v), pf.removed.Add(v)
+		default:
+			w.lp, pf.added = w.lp.Add(v), pf.added.Add(v)
+		}
+	}
+
+	n, err := j.write(ctx, tx, d0, wallets, pools)
+	if err != nil {
+		return 0, 0, err
+	}
+	return tip, n, nil
+}
+
+func (j Activity) write(ctx context.Context, tx bun.Tx, d0 time.Time, wallets map[walletDay]*walletRow, pools map[poolDay]*poolFlowRow) (int64, error) {
+	chain := j.Market.ChainID
+	for _, t := range []string{"osmosis_wallet_daily", "osmosis_pool_flow_daily"} {
+		if _, err := tx.NewRaw("DELETE FROM "+t+" WHERE chain_id = ? AND day >= ?", chain, d0).Exec(ctx); err != nil {
+			return 0, fmt.Errorf("delete %s: %w", t, err)
+		}
+	}
+	wrows := make([]walletRow, 0, len(wallets))
+	for _, w := range wallets {
+		w.TradingUSD, w.LPUSD, w.StakingUSD = w.trading.String(), w.lp.String(), w.staking.String()
+		wrows = append(wrows, *w)
+	}
+	slices.SortFunc(wrows, func(a, b walletRow) int {
+		if c := a.Day.Compare(b.Day); c != 0 {
+			return c
+		}
+		return cmpString(a.Address, b.Address)
+	})
+	prows := make([]poolFlowRow, 0, len(pools))
+	for _, p := range pools {
+		p.AddedUSD, p.RemovedUSD = p.added.String(), p.removed.String()
+		prows = append(prows, *p)
+	}
+	slices.SortFunc(prows, func(a, b poolFlowRow) int {
+		if c := a.Day.Compare(b.Day); c != 0 {
+			return c
+		}
+		return int(a.PoolID - b.PoolID)
+	})
+	if err := insertBatches(ctx, tx, wrows); err != nil {
+		return 0, fmt.Errorf("insert wallet activity: %w", err)
+	}
+	if err := insertBatches(ctx, tx, prows); err != nil {
+		return 0, fmt.Errorf("insert pool flows: %w", err)
+	}
+	return int64(len(wrows) + len(prows)), nil
+}
+
+type walletDay struct {
+	address string
+	day     time.Time
+}
+
+type poolDay struct {
+	pool int64
+	day  time.Time
+}
+
+// walletRow is a row of osmosis_wallet_daily.
+type walletRow struct {
+	bun.BaseModel `bun:"table:osmosis_wallet_daily"`
+	ChainID       string    `bun:"chain_id"`
+	Day           time.Time `bun:"day"`
+	Address       string    `bun:"address"`
+	Swaps         int       `bun:"swaps"`
+	TradingUSD    string    `bun:"trading_usd"`
+	LPUSD         string    `bun:"lp_usd"`
+	StakingUSD    string    `bun:"staking_usd"`
+
+	trading, lp, staking math.LegacyDec
+}
+
+// poolFlowRow is a row of osmosis_pool_flow_daily.
+type poolFlowRow struct {
+	bun.BaseModel `bun:"table:osmosis_pool_flow_daily"`
+	ChainID       string    `bun:"chain_id"`
+	PoolID        int64     `bun:"pool_id"`
+	Day           time.Time `bun:"day"`
+	AddedUSD      string    `bun:"added_usd"`
+	RemovedUSD    string    `bun:"removed_usd"`
+
+	added, removed math.LegacyDec
+}

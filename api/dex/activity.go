@@ -1,0 +1,260 @@
+package dex
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"cosmossdk.io/math"
+
+	"github.com/chainlens/chainlens/api"
+	"github.com/chainlens/chainlens/api/problem"
+)
+
+// Activity operations.
+const (
+	OpTradingMetrics = "GET /trading_metrics"
+	OpActiveWhales   = "GET /activity/active_whales"
+	OpLiquidityFlow  = "GET /liquidity/liquidity_flow"
+)
+
+// Metric is a value and its current change per second.
+type Metric struct {
+	Value             json.Number `json:"value"`
+	GrowthRateSeconds json.Number `json:"growth_rate_seconds"`
+}
+
+// TradingMetrics is the trading metrics answer.
+type TradingMetrics struct {
+	AssetsInChain     Metric `json:"assets_in_chain"`
+	TradersLast30Days Metric `json:"traders_last_30_days"`
+	CumulativeVolume  Metric `json:"cumulative_volume"`
+	Volume24h         Metric `json:"volume_24h"`
+}
+
+const secondsPerDay = 86400
+
+// tradingMetrics reports, at the request time:
+//   - assets_in_chain: the USD value of the assets in the dex pools (every
+//     pool's reserves at the latest prices), growing by its change over the
+//     last 24 hours spread over a day;
+//   - traders_last_30_days: distinct wallets that sent a swap on the 30 UTC
+//     days ending today (osmosis_wallet_daily), growing by the change from
+//     the 30 days before, spread over 30 days;
+//   - cumulative_volume: all-time USD swap volume (osmosis_pool_volume_hourly),
+//     growing by the last 24 hours' volume per second;
+//   - volume_24h: the volume of the hourly buckets that overlap the last 24
+//     hours, growing by its change from the 24 hours before, per second.
+func (s *Service) tradingMetrics(ctx context.Context, req *api.Request) (*api.Response, error) {
+	fresh, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	now := req.Now.UTC()
+	total := func(t time.Time) (math.LegacyDec, error) {
+		liq, _, err := s.poolLiquidityNow(ctx, t)
+		sum := math.LegacyZeroDec()
+		for _, v := range liq {
+			sum = sum.Add(v)
+		}
+		return sum, err
+	}
+	assets, err := total(now)
+	if err != nil {
+		return nil, err
+	}
+	assetsBefore, err := total(now.Add(-24 * time.Hour))
+	if err != nil {
+		return nil, err
+	}
+	today := now.Truncate(24 * time.Hour)
+	var traders, tradersBefore int64
+	if err := s.db.NewRaw(`SELECT count(DISTINCT address) FILTER (WHERE day >= ?1), count(DISTINCT address) FILTER (WHERE day < ?1)
+		FROM osmosis_wallet_daily WHERE chain_id = ?0 AND swaps > 0 AND day >= ?2 AND day <= ?3`,
+		s.market.ChainID, today.AddDate(0, 0, -29), today.AddDate(0, 0, -59), now).Scan(ctx, &traders, &tradersBefore); err != nil {
+		return nil, fmt.Errorf("traders: %w", err)
+	}
+	day := now.Add(-24 * time.Hour).Truncate(time.Hour)
+	var cum, v24, vPrev string
+	if err := s.db.NewRaw(`SELECT coalesce(sum(volume_usd), 0)::text, coalesce(sum(volume_usd) FILTER (WHERE hour >= ?1), 0)::text,
+			coalesce(sum(volume_usd) FILTER (WHERE hour >= ?2 AND hour < ?1), 0)::text
+		FROM osmosis_pool_volume_hourly WHERE chain_id = ?0 AND hour <= ?3`, s.market.ChainID, day, day.Add(-24*time.Hour), now).
+		Scan(ctx, &cum, &v24, &vPrev); err != nil {
+		return nil, fmt.Errorf("volume: %w", err)
+	}
+	vol, err := decs(cum, v24, vPrev)
+	if err != nil {
+		return nil, err
+	}
+	perDay := func(d math.LegacyDec) json.Number { return decNumber(d.QuoInt64(secondsPerDay)) }
+	out := TradingMetrics{
+		AssetsInChain:     Metric{decNumber(assets), perDay(assets.Sub(assetsBefore))},
+		TradersLast30Days: Metric{json.Number(strconv.FormatInt(traders, 10)), perDay(math.LegacyNewDec(traders - tradersBefore).QuoInt64(30))},
+		CumulativeVolume:  Metric{decNumber(vol[0]), perDay(vol[1])},
+		Volume24h:         Metric{decNumber(vol[1]), perDay(vol[1].Sub(vol[2]))},
+	}
+	return &api.Response{Body: out, Freshness: fresh}, nil
+}
+
+// decs parses decimal strings.
+func decs(ss ...string) ([]math.LegacyDec, error) {
+	out := make([]math.LegacyDec, len(ss))
+	for i, s := range ss {
+		d, err := math.LegacyNewDecFromStr(s)
+		if err != nil {
+			return nil, fmt.Errorf("decimal %q: %w", s, err)
+		}
+		out[i] = d
+	}
+	return out, nil
+}
+
+// Whale is one wallet's USD activity over the last 7 days.
+type Whale struct {
+	Wallet  string      `json:"wallet"`
+	Trading json.Number `json:"trading_volume_last_7_days"`
+	LP      json.Number `json:"lp_volume_last_7_days"`
+	Staking json.Number `json:"staking_volume_last_7_days"`
+	Total   json.Number `json:"total_volume_last_7_days"`
+}
+
+// whaleOrder maps the order parameter to the ranking column.
+var whaleOrder = map[string]string{
+	"active_volume_last_7_days":      "total",
+	"trading_volume_last_7_days":     "trading",
+	"lp_volume_last_7_days":          "lp",
+	"delegations_volume_last_7_days": "staking",
+}
+
+// activeWhales ranks the wallets active on the 7 UTC days ending today
+// (osmosis_wallet_daily, dex_activity job) by the ordered volume, then by
+// wallet; wallets whose ordered volume is 0 are left out.
+func (s *Service) activeWhales(ctx context.Context, req *api.Request) (*api.Response, error) {
+	fresh, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	col, ok := whaleOrder[req.Params.String("order")]
+	if !ok {
+		return nil, problem.BadParam("order", "unknown order")
+	}
+	now := req.Now.UTC()
+	var rows []struct {
+		Wallet  string `bun:"wallet"`
+		Trading string `bun:"trading"`
+		LP      string `bun:"lp"`
+		Staking string `bun:"staking"`
+		Total   string `bun:"total"`
+	}
+	if err := s.db.NewRaw(`SELECT wallet, trading::text, lp::text, staking::text, total::text FROM (
+			SELECT address AS wallet, sum(trading_usd) AS trading, sum(lp_usd) AS lp, sum(staking_usd) AS staking,
+				sum(trading_usd + lp_usd + staking_usd) AS total
+			FROM osmosis_wallet_daily WHERE chain_id = ? AND day >= ? AND day <= ? GROUP BY address) w
+		WHERE w.`+col+` > 0 ORDER BY w.`+col+` DESC, w.wallet LIMIT ?`,
+		s.market.ChainID, now.Truncate(24*time.Hour).AddDate(0, 0, -6), now, req.Params.Int("limit")).Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("whales: %w", err)
+	}
+	out := make([]Whale, len(rows))
+	for i, r := range rows {
+		out[i] = Whale{Wallet: r.Wallet, Trading: Number(r.Trading), LP: Number(r.LP), Staking: Number(r.Staking), Total: Number(r.Total)}
+	}
+	return &api.Response{Body: out, Freshness: fresh}, nil
+}
+
+// seriesRow is a generic lens series row: labels, then one column per
+// requested value in the order requested.
+type seriesRow struct {
+	labels  string
+	columns []string
+	values  []json.Number
+}
+
+func (r seriesRow) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString(`{"labels":`)
+	l, _ := json.Marshal(r.labels)
+	b.Write(l)
+	for i, c := range r.columns {
+		k, _ := json.Marshal(c)
+		b.WriteByte(',')
+		b.Write(k)
+		b.WriteByte(':')
+		b.WriteString(string(r.values[i]))
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// liquidityFlow is the daily net USD liquidity flow (added minus removed,
+// osmosis_pool_flow_daily, dex_activity job) of each requested pool and of
+// all pools (total), for every day whose start is in the range, up to the
+// day of the last indexed block. An unknown pool id is a 400.
+func (s *Service) liquidityFlow(ctx context.Context, req *api.Request) (*api.Response, error) {
+	fresh, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r, err := req.Params.DateRange(req.Now, false)
+	if err != nil {
+		return nil, err
+	}
+	cols := req.Params.Strings("pool")
+	var known []int64
+	if err := s.db.NewRaw("SELECT pool_id FROM osmosis_pools WHERE chain_id = ?", s.market.ChainID).Scan(ctx, &known); err != nil {
+		return nil, fmt.Errorf("pools: %w", err)
+	}
+	isPool := map[string]bool{}
+	for _, id := range known {
+		isPool[strconv.FormatInt(id, 10)] = true
+	}
+	for _, c := range cols {
+		if c != "total" && !isPool[c] {
+			return nil, problem.BadParam("pool", fmt.Sprintf("%q is not a pool id (query_key of /aux/pool_listings) or total", c))
+		}
+	}
+	first := r.Start.UTC().Truncate(24 * time.Hour)
+	if first.Before(r.Start) {
+		first = first.Add(24 * time.Hour)
+	}
+	last := r.End.UTC().Truncate(24 * time.Hour)
+	if tip := fresh.Chains[0].Time.UTC().Truncate(24 * time.Hour); tip.Before(last) {
+		last = tip
+	}
+	out := []seriesRow{}
+	if last.Before(first) {
+		return &api.Response{Body: out, Freshness: fresh}, nil
+	}
+	var flows []struct {
+		PoolID int64     `bun:"pool_id"`
+		Day    time.Time `bun:"day"`
+		Net    string    `bun:"net"`
+	}
+	if err := s.db.NewRaw(`SELECT pool_id, day, (added_usd - removed_usd)::text AS net FROM osmosis_pool_flow_daily
+		WHERE chain_id = ? AND day >= ? AND day <= ?`, s.market.ChainID, first, last).Scan(ctx, &flows); err != nil {
+		return nil, fmt.Errorf("liquidity flows: %w", err)
+	}
+	byDay := map[time.Time]map[string]math.LegacyDec{}
+	for _, f := range flows {
+		net, err := math.LegacyNewDecFromStr(f.Net)
+		if err != nil {
+			return nil, fmt.Errorf("flow %q: %w", f.Net, err)
+		}
+		d := f.Day.UTC()
+		if byDay[d] == nil {
+			byDay[d] = map[string]math.LegacyDec{"total": math.LegacyZeroDec()}
+		}
+		byDay[d][strconv.FormatInt(f.PoolID, 10)] = net
+		byDay[d]["total"] = byDay[d]["total"].Add(net)
+	}
+	for d := first; !d.After(last); d = d.Add(24 * time.Hour) {
+		row := seriesRow{labels: d.Format(time.DateTime), columns: cols, values: make([]json.Number, len(cols))}
+		for i, c := range cols {
+			row.values[i] = decNumber(byDay[d][c])
+		}
+		out = append(out, row)
+	}
+	return &api.Response{Body: out, Freshness: fresh}, nil
+}

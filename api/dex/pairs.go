@@ -1,0 +1,189 @@
+package dex
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"cosmossdk.io/math"
+
+	aggdex "github.com/chainlens/chainlens/aggregator/dex"
+	"github.com/chainlens/chainlens/api"
+	"github.com/chainlens/chainlens/chains/osmosis"
+)
+
+// OpPairsSummary is the pairs summary operation.
+const OpPairsSummary = "GET /pairs/v2/summary"
+
+// PairSummary is one pool pair of the summary.
+type PairSummary struct {
+	PoolAddress    string      `json:"pool_address"`
+	PoolID         string      `json:"pool_id"`
+	BaseName       string      `json:"base_name"`
+	BaseSymbol     string      `json:"base_symbol"`
+	BaseAddress    string      `json:"base_address"`
+	QuoteName      string      `json:"quote_name"`
+	QuoteSymbol    string      `json:"quote_symbol"`
+	QuoteAddress   string      `json:"quote_address"`
+	Price          json.Number `json:"price"`
+	BaseVolume24h  json.Number `json:"base_volume_24h"`
+	QuoteVolume24h json.Number `json:"quote_volume_24h"`
+	Volume24h      json.Number `json:"volume_24h"`
+	Volume7d       json.Number `json:"volume_7d"`
+	Liquidity      json.Number `json:"liquidity"`
+	LiquidityATOM  json.Number `json:"liquidity_atom"`
+}
+
+// PairsSummary is the pairs summary answer.
+type PairsSummary struct {
+	LastUpdateAt int64         `json:"last_update_at"`
+	Data         []PairSummary `json:"data"`
+}
+
+// pairsSummary lists every pair of denoms of a pool (base before quote in
+// the order of osmosis_pools.denoms) that has traded, by pool id, paged by
+// limit/offset. From the dex_candles bars (osmosis_pair_candles): price =
+// the last execution price (quote per base, display units), the display
+// amounts and USD value traded over the hourly bars that overlap the last
+// 24 hours and 7 days. liquidity = the pool's reserves (osmosis_pool_reserves_hourly)
+// at the latest prices (osmosis_asset_prices), and in ATOM at ATOM's price
+// (0 without a priced ATOM asset). last_update_at is the time of the last
+// indexed block.
+func (s *Service) pairsSummary(ctx context.Context, req *api.Request) (*api.Response, error) {
+	fresh, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	now := req.Now.UTC()
+	day, week := now.Add(-24*time.Hour).Truncate(time.Hour), now.Add(-7*24*time.Hour).Truncate(time.Hour)
+	var pools []struct {
+		PoolID int64    `bun:"pool_id"`
+		Denoms []string `bun:"denoms,array"`
+	}
+	if err := s.db.NewRaw("SELECT pool_id, denoms FROM osmosis_pools WHERE chain_id = ? ORDER BY pool_id", s.market.ChainID).Scan(ctx, &pools); err != nil {
+		return nil, fmt.Errorf("pools: %w", err)
+	}
+	var pairs []struct {
+		PoolID int64  `bun:"pool_id"`
+		Base   string `bun:"base"`
+		Quote  string `bun:"quote"`
+		Price  string `bun:"price"`
+		B24    string `bun:"b24"`
+		Q24    string `bun:"q24"`
+		V24    string `bun:"v24"`
+		V7     string `bun:"v7"`
+	}
+	if err := s.db.NewRaw(`SELECT l.pool_id, l.base, l.quote, l.close::text AS price,
+			coalesce(sum(h.base_amount) FILTER (WHERE h.bucket >= ?0), 0)::text AS b24,
+			coalesce(sum(h.quote_amount) FILTER (WHERE h.bucket >= ?0), 0)::text AS q24,
+			coalesce(sum(h.volume_usd) FILTER (WHERE h.bucket >= ?0), 0)::text AS v24,
+			coalesce(sum(h.volume_usd), 0)::text AS v7
+		FROM (SELECT DISTINCT ON (pool_id, base, quote) pool_id, base, quote, close FROM osmosis_pair_candles
+			WHERE chain_id = ?2 AND tf = ?3 ORDER BY pool_id, base, quote, bucket DESC) l
+		LEFT JOIN osmosis_pair_candles h ON h.chain_id = ?2 AND h.pool_id = l.pool_id AND h.base = l.base AND h.quote = l.quote
+			AND h.tf = 60 AND h.bucket >= ?1
+		GROUP BY l.pool_id, l.base, l.quote, l.close`, day, week, s.market.ChainID, aggdex.Month).Scan(ctx, &pairs); err != nil {
+		return nil, fmt.Errorf("pair bars: %w", err)
+	}
+	type key struct {
+		pool        int64
+		base, quote string
+	}
+	traded := make(map[key]int, len(pairs))
+	for i, p := range pairs {
+		traded[key{p.PoolID, p.Base, p.Quote}] = i
+	}
+	liq, atom, err := s.poolLiquidityNow(ctx, now)
+	if err != nil {
+		return nil, err
+	}
+	out := PairsSummary{Data: []PairSummary{}, LastUpdateAt: fresh.Chains[0].Time.Unix()}
+	skip, limit := req.Params.Int("offset"), req.Params.Int("limit")
+	for _, pool := range pools {
+		addr, err := osmosis.PoolAddress(s.market.Prefix, uint64(pool.PoolID))
+		if err != nil {
+			return nil, fmt.Errorf("address of pool %d: %w", pool.PoolID, err)
+		}
+		for i, base := range pool.Denoms {
+			for _, quote := range pool.Denoms[i+1:] {
+				at, ok := traded[key{pool.PoolID, base, quote}]
+				if !ok {
+					continue
+				}
+				if skip > 0 {
+					skip--
+					continue
+				}
+				if int64(len(out.Data)) == limit {
+					return &api.Response{Body: out, Freshness: fresh}, nil
+				}
+				p := pairs[at]
+				b, q := s.market.Assets[base], s.market.Assets[quote]
+				l := liq[pool.PoolID]
+				if l.IsNil() {
+					l = math.LegacyZeroDec()
+				}
+				inATOM := math.LegacyZeroDec()
+				if !atom.IsNil() && atom.IsPositive() {
+					inATOM = l.Quo(atom)
+				}
+				out.Data = append(out.Data, PairSummary{PoolAddress: addr, PoolID: fmt.Sprint(pool.PoolID),
+					BaseName: b.Name, BaseSymbol: b.Symbol, BaseAddress: base, QuoteName: q.Name, QuoteSymbol: q.Symbol, QuoteAddress: quote,
+					Price: Number(p.Price), BaseVolume24h: s.display(base, p.B24), QuoteVolume24h: s.display(quote, p.Q24),
+					Volume24h: Number(p.V24), Volume7d: Number(p.V7), Liquidity: decNumber(l), LiquidityATOM: decNumber(inATOM)})
+			}
+		}
+	}
+	return &api.Response{Body: out, Freshness: fresh}, nil
+}
+
+// display renders a base-unit amount of denom in display units.
+func (s *Service) display(denom, amount string) json.Number {
+	d, err := math.LegacyNewDecFromStr(amount)
+	if err != nil {
+		return "0"
+	}
+	return Number(d.Quo(math.LegacyNewDec(10).Power(uint64(s.market.Exponent(denom)))).String())
+}
+
+// poolLiquidityNow is the USD value of every pool's latest reserves
+// (osmosis_pool_reserves_hourly) at the latest prices up to t
+// (osmosis_asset_prices; a denom without a price adds nothing), and
+// ATOM's latest USD price (nil without one).
+func (s *Service) poolLiquidityNow(ctx context.Context, t time.Time) (map[int64]math.LegacyDec, math.LegacyDec, error) {
+	prices, err := s.decMap(ctx, `SELECT DISTINCT ON (denom) denom AS k, price_usd::text AS v FROM osmosis_asset_prices
+		WHERE chain_id = ? AND hour <= ? ORDER BY denom, hour DESC`, s.market.ChainID, t)
+	if err != nil {
+		return nil, math.LegacyDec{}, err
+	}
+	var reserves []struct {
+		PoolID int64  `bun:"pool_id"`
+		Denom  string `bun:"denom"`
+		Amount string `bun:"amount"`
+	}
+	if err := s.db.NewRaw(`SELECT DISTINCT ON (pool_id, denom) pool_id, denom, amount::text AS amount FROM osmosis_pool_reserves_hourly
+		WHERE chain_id = ? AND hour <= ? ORDER BY pool_id, denom, hour DESC`, s.market.ChainID, t).Scan(ctx, &reserves); err != nil {
+		return nil, math.LegacyDec{}, fmt.Errorf("pool reserves: %w", err)
+	}
+	out := map[int64]math.LegacyDec{}
+	for _, r := range reserves {
+		if _, ok := out[r.PoolID]; !ok {
+			out[r.PoolID] = math.LegacyZeroDec()
+		}
+		p, ok := prices[r.Denom]
+		amt, ok2 := math.NewIntFromString(r.Amount)
+		if !ok || !ok2 || !amt.IsPositive() {
+			continue
+		}
+		out[r.PoolID] = out[r.PoolID].Add(s.market.USDValue(r.Denom, amt, p))
+	}
+	var atom math.LegacyDec
+	for d, a := range s.market.Assets {
+		if strings.EqualFold(a.Symbol, "ATOM") {
+			atom = prices[d]
+		}
+	}
+	return out, atom, nil
+}

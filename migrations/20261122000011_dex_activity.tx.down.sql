@@ -1,0 +1,3 @@
+DROP TABLE IF EXISTS osmosis_pool_flow_daily;
+--bun:split
+DROP TABLE IF EXISTS osmosis_wallet_daily;
