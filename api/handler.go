@@ -23,6 +23,8 @@ type Request struct {
 	HTTP   *http.Request
 	Key    *apikey.Key // nil for public groups and keyless operations
 	Now    time.Time
+	// ClientIP is the client's address (see api.trusted_proxies).
+	ClientIP string
 }
 
 // Response is a handler's answer: the JSON body and how fresh its data is.

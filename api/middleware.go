@@ -10,7 +10,9 @@ import (
 	"fmt"
 	"hash/fnv"
 	mrand "math/rand/v2"
+	"net"
 	"net/http"
+	"net/netip"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -134,6 +136,9 @@ func (s *Server) operation(op route.Operation, public bool) http.Handler {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w}
 		defer func() { s.metrics.observe(id, sw.status, time.Since(start)) }()
+		if op.Publishable {
+			s.allowOrigin(sw, r)
+		}
 
 		var key *apikey.Key
 		if !op.NoAuth && !public {
@@ -191,7 +196,7 @@ func (s *Server) operation(op route.Operation, public bool) http.Handler {
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), s.opt.Config.Timeouts.Handler.D())
 		defer cancel()
-		req := &Request{Op: op, Params: vals, HTTP: r.WithContext(ctx), Key: key, Now: s.opt.Now().UTC()}
+		req := &Request{Op: op, Params: vals, HTTP: r.WithContext(ctx), Key: key, Now: s.opt.Now().UTC(), ClientIP: s.clientIP(r)}
 		if isRaw {
 			if err := rawH(sw, req); err != nil {
 				s.writeError(sw, r, err)
@@ -250,6 +255,24 @@ type originChecker interface {
 	OriginAllowed(ctx context.Context, origin string) (bool, error)
 }
 
+// allowOrigin lets a page read the answer of a publishable operation (its
+// errors included: a 429's Retry-After, a 401) when its Origin is allowed
+// by a live publishable key.
+func (s *Server) allowOrigin(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Add("Vary", "Origin")
+	origin := r.Header.Get("Origin")
+	oc, ok := s.opt.Auth.(originChecker)
+	if origin == "" || !ok {
+		return
+	}
+	if allowed, err := oc.OriginAllowed(r.Context(), origin); err != nil || !allowed {
+		return
+	}
+	h.Set("Access-Control-Allow-Origin", origin)
+	h.Set("Access-Control-Expose-Headers", "Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Request-Id")
+}
+
 // preflight answers CORS preflight requests of publishable operations:
 // 204 with the CORS headers for an origin some live publishable key allows,
 // 403 otherwise.
@@ -272,7 +295,7 @@ func (s *Server) preflight(op route.Operation) http.Handler {
 		}
 		h := w.Header()
 		h.Set("Access-Control-Allow-Origin", origin)
-		h.Set("Access-Control-Allow-Methods", "POST, OPTIONS")
+		h.Set("Access-Control-Allow-Methods", op.Method+", OPTIONS")
 		h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type")
 		h.Set("Access-Control-Max-Age", "86400")
 		h.Add("Vary", "Origin")
@@ -487,4 +510,43 @@ func (s *Server) admin(h AdminHandler) http.Handler {
 			s.writeError(w, r, err)
 		}
 	})
+}
+
+// clientIP is the address of the client: the peer, or, when the peer is a
+// trusted proxy (api.trusted_proxies), the rightmost X-Forwarded-For entry
+// that is not a trusted proxy itself (entries left of it are client-set
+// and cannot be trusted).
+func (s *Server) clientIP(r *http.Request) string {
+	peer, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		peer = r.RemoteAddr
+	}
+	if len(s.trusted) == 0 || !s.isTrusted(peer) {
+		return peer
+	}
+	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+	for i := len(hops) - 1; i >= 0; i-- {
+		hop := strings.TrimSpace(hops[i])
+		if _, err := netip.ParseAddr(hop); err != nil {
+			return peer // a malformed chain: trust nothing in it
+		}
+		if !s.isTrusted(hop) {
+			return hop
+		}
+	}
+	return peer
+}
+
+func (s *Server) isTrusted(ip string) bool {
+	a, err := netip.ParseAddr(ip)
+	if err != nil {
+		return false
+	}
+	a = a.Unmap()
+	for _, p := range s.trusted {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
 }

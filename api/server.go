@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"slices"
 	"sort"
 	"strings"
@@ -53,6 +54,8 @@ type Server struct {
 	cache   *responseCache
 	// listeners maps a listen address to the base families served there.
 	listeners map[string][]string
+	// trusted are the reverse proxies whose X-Forwarded-For is believed.
+	trusted []netip.Prefix
 }
 
 // New builds a Server from the route table and handlers.
@@ -81,6 +84,13 @@ func New(opt Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{opt: opt, metrics: m, cache: newResponseCache(opt.Config.CacheTTL.D()), listeners: map[string][]string{}}
+	for _, p := range opt.Config.TrustedProxies {
+		prefix, err := netip.ParsePrefix(p)
+		if err != nil {
+			return nil, fmt.Errorf("api.trusted_proxies: %w", err)
+		}
+		s.trusted = append(s.trusted, prefix.Masked())
+	}
 	for _, base := range route.Bases {
 		addr := opt.Config.Listen
 		if g, ok := opt.Config.Groups[base]; ok && g.Listen != "" {
@@ -121,7 +131,7 @@ func (s *Server) Handler(addr string) http.Handler {
 		}
 		g := s.opt.Config.Groups[op.Group.Base()]
 		mux.Handle(op.Method+" "+g.Host+g.Prefix+op.Path, s.operation(op, g.Public))
-		if op.Method == http.MethodPost && op.Publishable {
+		if op.Publishable {
 			mux.Handle("OPTIONS "+g.Host+g.Prefix+op.Path, s.preflight(op))
 		}
 		pl := place{g.Host, g.Prefix}

@@ -141,28 +141,40 @@ func TestScopesAndPublishableKeys(t *testing.T) {
 	perpOnly, _, _ := apikey.Create(ctx, e.db, apikey.Spec{Name: "perp", Kind: apikey.Secret, Scopes: []string{"perp"}, QuotaCredits: 100, QuotaPeriod: time.Hour, RatePerSec: 10, RateBurst: 10})
 	pub, _, _ := apikey.Create(ctx, e.db, apikey.Spec{Name: "site", Kind: apikey.Publishable, Scopes: []string{"engagement"}, Origins: []string{"https://a.example"}, QuotaCredits: 100, QuotaPeriod: time.Hour, RatePerSec: 10, RateBurst: 10})
 
+	// acao is the Access-Control-Allow-Origin a page needs to read the
+	// answer: every answer of a publishable operation to an allowed origin
+	// carries it, errors included; nothing else does.
 	cases := []struct {
 		name, method, path, key, origin string
 		status                          int
+		acao                            string
 	}{
-		{"dex key ok", "GET", "/activity/active_whales?limit=1", e.key, "", 200},
-		{"perp key on dex", "GET", "/activity/active_whales", perpOnly, "", 403},
-		{"publishable on analytics", "GET", "/activity/active_whales", pub, "", 403},
-		{"publishable on track (secret only)", "POST", "/track", pub, "https://a.example", 403},
-		{"publishable from other origin", "POST", "/sdk/track", pub, "https://evil.example", 403},
-		{"publishable allowed (group not built)", "POST", "/sdk/track", pub, "https://a.example", 501},
+		{"dex key ok", "GET", "/activity/active_whales?limit=1", e.key, "", 200, ""},
+		{"perp key on dex", "GET", "/activity/active_whales", perpOnly, "", 403, ""},
+		{"publishable on analytics", "GET", "/activity/active_whales", pub, "https://a.example", 403, ""},
+		{"publishable on track (secret only)", "POST", "/track", pub, "https://a.example", 403, ""},
+		{"publishable from other origin", "POST", "/sdk/track", pub, "https://evil.example", 403, ""},
+		{"publishable allowed (group not built)", "POST", "/sdk/track", pub, "https://a.example", 501, "https://a.example"},
+		{"unknown key from an allowed origin", "POST", "/sdk/track", "pk_nope", "https://a.example", 401, "https://a.example"},
+		{"campaign from an allowed origin", "GET", "/campaign/global?position_id=keplr_home", pub, "https://a.example", 501, "https://a.example"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			resp, body := e.do(t, c.method, c.path, c.key, map[string]string{"Origin": c.origin})
-			if resp.StatusCode != c.status {
-				t.Fatalf("status %d, want %d: %s", resp.StatusCode, c.status, body)
+			if resp.StatusCode != c.status || resp.Header.Get("Access-Control-Allow-Origin") != c.acao {
+				t.Fatalf("status %d, want %d: %s; Access-Control-Allow-Origin %q, want %q", resp.StatusCode, c.status, body,
+					resp.Header.Get("Access-Control-Allow-Origin"), c.acao)
+			}
+			if c.acao != "" && !strings.Contains(resp.Header.Get("Access-Control-Expose-Headers"), "Retry-After") {
+				t.Errorf("Retry-After not exposed: %v", resp.Header)
 			}
 		})
 	}
-	resp, _ := e.do(t, "OPTIONS", "/sdk/track", "", map[string]string{"Origin": "https://a.example"})
-	if resp.StatusCode != 204 || resp.Header.Get("Access-Control-Allow-Methods") != "POST, OPTIONS" || resp.Header.Get("Access-Control-Allow-Origin") != "https://a.example" {
-		t.Fatalf("preflight: %d %v", resp.StatusCode, resp.Header)
+	for _, p := range []struct{ path, methods string }{{"/sdk/track", "POST, OPTIONS"}, {"/campaign/osmo1x", "GET, OPTIONS"}, {"/campaign/multiple-cointype", "GET, OPTIONS"}} {
+		resp, _ := e.do(t, "OPTIONS", p.path, "", map[string]string{"Origin": "https://a.example"})
+		if resp.StatusCode != 204 || resp.Header.Get("Access-Control-Allow-Methods") != p.methods || resp.Header.Get("Access-Control-Allow-Origin") != "https://a.example" {
+			t.Fatalf("preflight %s: %d %v", p.path, resp.StatusCode, resp.Header)
+		}
 	}
 	if resp, _ := e.do(t, "OPTIONS", "/sdk/track", "", map[string]string{"Origin": "https://evil.example"}); resp.StatusCode != 403 || resp.Header.Get("Access-Control-Allow-Origin") != "" {
 		t.Fatalf("preflight from a foreign origin: %d %v", resp.StatusCode, resp.Header)

@@ -49,6 +49,10 @@ type API struct {
 	CacheTTL Duration `yaml:"cache_ttl"`
 	// DocsTitle names the service in the OpenAPI document and docs page.
 	DocsTitle string `yaml:"docs_title"`
+	// TrustedProxies are the CIDRs of reverse proxies whose
+	// X-Forwarded-For names the client (the click IP); empty = the peer
+	// address is the client.
+	TrustedProxies []string `yaml:"trusted_proxies"`
 }
 
 // GroupServe places one base address family.

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"regexp"
 	"slices"
@@ -76,6 +77,11 @@ func (c *Config) validate() []*FieldError {
 	}
 	if c.API.Quota.Credits < 1 {
 		bad("api.quota.credits", "must be at least 1")
+	}
+	for i, p := range c.API.TrustedProxies {
+		if _, err := netip.ParsePrefix(p); err != nil {
+			bad(fmt.Sprintf("api.trusted_proxies[%d]", i), "%q is not a CIDR such as 10.0.0.0/8 or 127.0.0.1/32", p)
+		}
 	}
 	if _, err := CronParser.Parse(c.Aggregator.Schedule); err != nil {
 		bad("aggregator.schedule", "bad cron spec %q: %v", c.Aggregator.Schedule, err)

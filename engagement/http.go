@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"mime"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -124,10 +123,7 @@ func (s *Service) click(w http.ResponseWriter, req *api.Request) error {
 	if len(address) > maxAddressLength {
 		return problem.BadParam("address", "is too long")
 	}
-	ip, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		ip = r.RemoteAddr
-	}
+	ip := req.ClientIP
 	target := req.Params.String("url")
 	id, err := s.Clicks.Record(r.Context(), ClickRequest{
 		CampaignID: cid, AudienceID: aid, PositionID: req.Params.String("position_id"), Address: address, URL: target,
@@ -209,11 +205,11 @@ func (s *Service) record(w http.ResponseWriter, req *api.Request, ev *Event, err
 	id, err := s.Recorder.Record(req.HTTP.Context(), ev)
 	switch {
 	case errors.Is(err, ErrQueueFull):
-		return &problem.Error{Status: http.StatusServiceUnavailable, Detail: "too many events in flight; retry shortly", RetryAfter: queueRetryAfter}
+		return problem.Unavailable("too many events in flight; retry shortly", queueRetryAfter, nil)
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
-		return &problem.Error{Status: http.StatusServiceUnavailable, Detail: "the event was not confirmed in time; retry (duplicates are answered with the first id)", RetryAfter: queueRetryAfter, Err: err}
+		return problem.Unavailable("the event was not confirmed in time; retry (duplicates are answered with the first id)", queueRetryAfter, err)
 	case err != nil:
-		return &problem.Error{Status: http.StatusServiceUnavailable, Detail: "the event could not be stored; retry", RetryAfter: queueRetryAfter, Err: err}
+		return problem.Unavailable("the event could not be stored; retry", queueRetryAfter, err)
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
@@ -236,14 +232,9 @@ func (s *Service) track(w http.ResponseWriter, req *api.Request) error {
 }
 
 // sdkTrack serves POST /sdk/track: a text/plain (or JSON) body from the
-// browser SDK, answered with the CORS origin header when the key allows it.
+// browser SDK (the api layer adds the CORS headers of publishable
+// operations, so the page can read every answer, Retry-After included).
 func (s *Service) sdkTrack(w http.ResponseWriter, req *api.Request) error {
-	if origin := req.HTTP.Header.Get("Origin"); origin != "" && (req.Key == nil || req.Key.AllowsOrigin(origin)) {
-		w.Header().Set("Access-Control-Allow-Origin", origin)
-		// The SDK waits for Retry-After (503 answers); a page reads it only when exposed.
-		w.Header().Set("Access-Control-Expose-Headers", "Retry-After")
-	}
-	w.Header().Add("Vary", "Origin")
 	body, err := readBody(req.HTTP, "text/plain", "application/json")
 	if err != nil {
 		return err

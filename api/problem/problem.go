@@ -42,6 +42,16 @@ type Error struct {
 	InvalidParams []InvalidParam
 	RetryAfter    time.Duration
 	Err           error // wrapped cause, never shown to clients
+	// Type and Title replace the status's default problem type (e.g. a 503
+	// that is not about indexing).
+	Type, Title string
+}
+
+// Unavailable is a 503 of a service that cannot take the request now
+// (a full queue, a failed commit), to be retried after retryAfter.
+func Unavailable(detail string, retryAfter time.Duration, cause error) *Error {
+	return &Error{Status: http.StatusServiceUnavailable, Detail: detail, RetryAfter: retryAfter, Err: cause,
+		Type: "/problems/unavailable", Title: "Temporarily unavailable"}
 }
 
 func (e *Error) Error() string {
@@ -131,6 +141,9 @@ func From(err error, instance string) *Problem {
 	switch {
 	case errors.As(err, &pe):
 		p.Detail, p.InvalidParams, p.RetryAfter = pe.Detail, pe.InvalidParams, pe.RetryAfter
+		if pe.Type != "" {
+			p.Type, p.Title = pe.Type, pe.Title
+		}
 	case status == http.StatusInternalServerError:
 		p.Detail = "internal error"
 	default:
