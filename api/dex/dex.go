@@ -57,6 +57,9 @@ func (s *Service) Handlers() map[string]api.Handler {
 		OpChainRevenue:        s.chainRevenue,
 		OpToken:               s.token,
 		OpCumulativeProtocolR: s.cumulativeProtocolRevenue,
+		OpPosition:            s.position,
+		OpDepthCurrent:        s.depthCurrent,
+		OpDepthOverTime:       s.depthOverTime,
 	}
 }
 

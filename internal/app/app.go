@@ -44,7 +44,8 @@ func Jobs(cfg *config.Config) []aggregator.Job {
 	var jobs []aggregator.Job
 	if ch, ok := aggdex.Chain(cfg); ok {
 		m := aggdex.NewMarket(ch)
-		jobs = append(jobs, aggdex.Prices{Market: m}, aggdex.Volume{Market: m}, aggdex.Liquidity{Market: m}, aggdex.Revenue{Market: m})
+		jobs = append(jobs, aggdex.Prices{Market: m}, aggdex.Volume{Market: m}, aggdex.Liquidity{Market: m}, aggdex.Revenue{Market: m},
+			aggdex.Positions{Market: m})
 	}
 	return jobs
 }
