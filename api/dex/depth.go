@@ -12,6 +12,7 @@ import (
 	"cosmossdk.io/math"
 	"github.com/uptrace/bun"
 
+	aggdex "github.com/chainlens/chainlens/aggregator/dex"
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
 )
@@ -44,9 +45,10 @@ type DepthHour struct {
 	QuoteSellDepth Depth  `json:"quote_sell_depth"`
 }
 
-// depthPool is a gamm pool's model: its denoms sorted (the order of the
-// pool's state; base = the first, quote = the second) with their balancer
-// weights or stableswap scaling factors.
+// depthPool is a pool's model: for gamm pools its denoms sorted (the order
+// of the pool's state; base = the first, quote = the second) with their
+// balancer weights or stableswap scaling factors; for concentrated-liquidity
+// pools token0 (base) and token1 (quote).
 type depthPool struct {
 	id      int64
 	typ     string
@@ -55,7 +57,7 @@ type depthPool struct {
 }
 
 // loadDepthPool reads the pool from osmosis_pools; unknown → 404, a pool
-// type whose depth is not computed exactly → 501.
+// type whose depth is not computed (CosmWasm) → 501.
 func (s *Service) loadDepthPool(ctx context.Context, req *api.Request) (depthPool, error) {
 	id, err := strconv.ParseInt(req.Params.String("pool_id"), 10, 64)
 	if err != nil || id < 1 {
@@ -77,8 +79,10 @@ func (s *Service) loadDepthPool(ctx context.Context, req *api.Request) (depthPoo
 	switch r.Type {
 	case "balancer", "stableswap":
 	case "concentrated":
-		return depthPool{}, problem.Status(http.StatusNotImplemented,
-			"pool %d is a concentrated-liquidity pool: its depth needs the pool's current sqrt price, which chainlens does not index yet, so it is not computed", id)
+		if len(r.Denoms) != 2 {
+			return depthPool{}, fmt.Errorf("pool %d: denoms %v", id, r.Denoms)
+		}
+		return depthPool{id: id, typ: r.Type, denoms: r.Denoms}, nil // base = token0, quote = token1
 	default:
 		return depthPool{}, problem.Status(http.StatusNotImplemented, "pool %d is a %s pool: its depth is not computed", id, r.Type)
 	}
@@ -124,17 +128,31 @@ func (p depthPool) sell(in, out string, reserves map[string]math.Int, r math.Leg
 
 // depthAt computes both sides for a price move of pct percent from the
 // reserves and USD prices; ok is false when the pool holds nothing.
-func (s *Service) depthAt(p depthPool, reserves map[string]math.Int, prices map[string]math.LegacyDec, pct math.LegacyDec) (base, quote depthSide, ok bool, err error) {
+func (s *Service) depthAt(p depthPool, reserves map[string]math.Int, prices map[string]math.LegacyDec, cl *aggdex.CLPool, pct math.LegacyDec) (base, quote depthSide, ok bool, err error) {
 	b, q := p.denoms[0], p.denoms[1]
-	for _, d := range p.denoms {
-		if r, has := reserves[d]; !has || !r.IsPositive() {
+	if p.typ == "concentrated" {
+		if cl == nil {
 			return base, quote, false, nil
+		}
+	} else {
+		for _, d := range p.denoms {
+			if r, has := reserves[d]; !has || !r.IsPositive() {
+				return base, quote, false, nil
+			}
 		}
 	}
 	down := math.LegacyOneDec().Sub(pct.QuoInt64(100))
 	up := math.LegacyOneDec().Add(pct.QuoInt64(100))
 	side := func(in, out string, r, factor math.LegacyDec) (depthSide, error) {
-		amt, err := p.sell(in, out, reserves, r)
+		var amt math.Int
+		var err error
+		if cl != nil {
+			// the spot price of token0 in token1 moves to factor times itself
+			target := aggdex.ScaleSqrtPrice(cl.SqrtPrice, factor.BigInt())
+			amt = math.NewIntFromBigInt(cl.SellDepth(in == p.denoms[0], target))
+		} else {
+			amt, err = p.sell(in, out, reserves, r)
+		}
 		if err != nil {
 			return depthSide{}, fmt.Errorf("depth of pool %d: %w", p.id, err)
 		}
@@ -183,6 +201,29 @@ func percentParam(req *api.Request) (math.LegacyDec, error) {
 type poolState struct {
 	reserves map[string][]hourValue
 	prices   map[string][]hourValue
+	cl       []clHour // concentrated-liquidity pools: osmosis_cl_state_hourly (dex_cl_state job)
+}
+
+type clHour struct {
+	hour      time.Time
+	sqrtPrice string
+	tick      int64
+	liquidity string
+	ticks     []aggdex.CLTick
+}
+
+// clAt is the concentrated-liquidity pool at the end of hour h (nil for
+// other pools, or before its first position).
+func (st poolState) clAt(h time.Time) (*aggdex.CLPool, error) {
+	i, _ := slices.BinarySearchFunc(st.cl, h, func(v clHour, t time.Time) int { return v.hour.Compare(t) })
+	if i == len(st.cl) || !st.cl[i].hour.Equal(h) {
+		i--
+	}
+	if i < 0 {
+		return nil, nil
+	}
+	c := st.cl[i]
+	return aggdex.CLPoolFromState(c.sqrtPrice, c.tick, c.liquidity, c.ticks)
 }
 
 type hourValue struct {
@@ -211,6 +252,35 @@ func (s *Service) loadPoolState(ctx context.Context, p depthPool, end time.Time)
 	}
 	for _, r := range rows {
 		st.prices[r.Denom] = append(st.prices[r.Denom], hourValue{r.Hour.UTC(), r.Value})
+	}
+	if p.typ != "concentrated" {
+		return st, nil
+	}
+	var states []struct {
+		Hour      time.Time `bun:"hour"`
+		SqrtPrice string    `bun:"sqrt_price"`
+		Tick      int64     `bun:"tick"`
+		Liquidity string    `bun:"liquidity"`
+	}
+	if err := s.db.NewRaw(`SELECT hour, sqrt_price::text AS sqrt_price, tick, liquidity::text AS liquidity FROM osmosis_cl_state_hourly
+		WHERE chain_id = ? AND pool_id = ? AND hour <= ? ORDER BY hour`, s.market.ChainID, p.id, end).Scan(ctx, &states); err != nil {
+		return st, fmt.Errorf("state of pool %d: %w", p.id, err)
+	}
+	var ticks []struct {
+		Hour time.Time `bun:"hour"`
+		aggdex.CLTick
+	}
+	if err := s.db.NewRaw(`SELECT hour, tick, liquidity_net::text AS net, liquidity_gross::text AS gross FROM osmosis_cl_ticks_hourly
+		WHERE chain_id = ? AND pool_id = ? AND hour <= ? ORDER BY hour, tick`, s.market.ChainID, p.id, end).Scan(ctx, &ticks); err != nil {
+		return st, fmt.Errorf("ticks of pool %d: %w", p.id, err)
+	}
+	byHour := map[time.Time][]aggdex.CLTick{}
+	for _, t := range ticks {
+		byHour[t.Hour.UTC()] = append(byHour[t.Hour.UTC()], t.CLTick)
+	}
+	for _, c := range states {
+		h := c.Hour.UTC()
+		st.cl = append(st.cl, clHour{hour: h, sqrtPrice: c.SqrtPrice, tick: c.Tick, liquidity: c.Liquidity, ticks: byHour[h]})
 	}
 	return st, nil
 }
@@ -249,9 +319,12 @@ func (st poolState) at(h time.Time) (map[string]math.Int, map[string]math.Legacy
 	return reserves, prices, nil
 }
 
-// depthCurrent is the depth of a gamm pool at its latest reserves and
-// prices, for a move of percent on each side (exact for balancer and
-// stableswap pools; fees excluded).
+// depthCurrent is the depth of a pool at its latest state and prices, for
+// a move of percent on each side, fees excluded: balancer and stableswap
+// pools from their reserves (osmosis_pool_reserves_hourly) and weights or
+// scaling factors, concentrated-liquidity pools by a walk over the
+// initialized ticks of their replayed state (osmosis_cl_state_hourly and
+// osmosis_cl_ticks_hourly, dex_cl_state job). CosmWasm pools answer 501.
 func (s *Service) depthCurrent(ctx context.Context, req *api.Request) (*api.Response, error) {
 	fresh, err := s.begin(ctx)
 	if err != nil {
@@ -274,7 +347,11 @@ func (s *Service) depthCurrent(ctx context.Context, req *api.Request) (*api.Resp
 	if err != nil {
 		return nil, fmt.Errorf("pool %d: %w", p.id, err)
 	}
-	base, quote, ok, err := s.depthAt(p, reserves, prices, pct)
+	cl, err := st.clAt(end)
+	if err != nil {
+		return nil, fmt.Errorf("pool %d: %w", p.id, err)
+	}
+	base, quote, ok, err := s.depthAt(p, reserves, prices, cl, pct)
 	if err != nil {
 		return nil, err
 	}
@@ -324,7 +401,11 @@ func (s *Service) depthOverTime(ctx context.Context, req *api.Request) (*api.Res
 		if err != nil {
 			return nil, fmt.Errorf("pool %d: %w", p.id, err)
 		}
-		base, quote, ok, err := s.depthAt(p, reserves, prices, pct)
+		cl, err := st.clAt(h)
+		if err != nil {
+			return nil, fmt.Errorf("pool %d: %w", p.id, err)
+		}
+		base, quote, ok, err := s.depthAt(p, reserves, prices, cl, pct)
 		if err != nil {
 			return nil, err
 		}

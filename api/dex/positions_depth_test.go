@@ -2,10 +2,16 @@ package dex_test
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
+	"math/big"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/uptrace/bun"
 
 	"github.com/chainlens/chainlens/aggregator"
 	"github.com/chainlens/chainlens/config"
@@ -74,6 +80,14 @@ func TestPositionsAndDepthOnLocalnet(t *testing.T) {
 			`"quote_sell_depth":{"token_denom":"uosmo","token_amount":"203.666794","usd_amount":"368.848437344857055851","depth":1.02}}`
 		depth4 = `{"base_sell_depth":{"token_denom":"uusdc","token_amount":"317.764831","usd_amount":"317.764831","depth":0.98},` +
 			`"quote_sell_depth":{"token_denom":"uweth","token_amount":"255.236929","usd_amount":"327.136871043991058426","depth":1.02}}`
+		// CL: the tick walk on the replayed state, equal (to the base unit)
+		// to the walk on the node's own state: truth/pools.json current sqrt
+		// price and tick, truth/cl_liquidity_per_tick_range.json.
+		// Pool 5 down 2 %: within [1200000, 1500000); up 2 %: crosses 1500000.
+		depth5 = `{"base_sell_depth":{"token_denom":"uion","token_amount":"82.478457","usd_amount":"342.560069015506976225","depth":0.98},` +
+			`"quote_sell_depth":{"token_denom":"uosmo","token_amount":"54.357974","usd_amount":"98.44439230055523374","depth":1.02}}`
+		depth2Numbers = `[{"hour":"2026-11-21 21:00:00","base_sell_depth":{"token_denom":"uweth","token_amount":6.987909,"usd_amount":8.956394728445210658,"depth":0.9},` +
+			`"quote_sell_depth":{"token_denom":"uusdc","token_amount":11.3347,"usd_amount":11.3347,"depth":1.1}}]`
 		depth3Numbers = `[{"hour":"2026-11-21 21:00:00","base_sell_depth":{"token_denom":"uatom","token_amount":56.290727,"usd_amount":965.1176445322934593,"depth":0.98},` +
 			`"quote_sell_depth":{"token_denom":"uosmo","token_amount":523.351448,"usd_amount":947.809704202287465343,"depth":1.02}}]`
 	)
@@ -93,7 +107,7 @@ func TestPositionsAndDepthOnLocalnet(t *testing.T) {
 		{"depth, balancer 1:1, default 2 %", "/pools/depth/3/current", 200, depth3, false},
 		{"depth, balancer 3:5 of a three-asset pool", "/pools/depth/1/current?percent=2", 200, depth1, false},
 		{"depth, stableswap", "/pools/depth/4/current?percent=2.0", 200, depth4, false},
-		{"depth, concentrated liquidity is not computed", "/pools/depth/5/current", 501, "concentrated-liquidity", false},
+		{"depth, concentrated liquidity", "/pools/depth/5/current", 200, depth5, false},
 		{"depth, unknown pool", "/pools/depth/99/current", 404, "pool 99 not found", false},
 		{"depth, percent 0", "/pools/depth/3/current?percent=0", 400, "percent", false},
 		{"depth, percent above 50", "/pools/depth/3/current?percent=51", 400, "percent", false},
@@ -101,8 +115,11 @@ func TestPositionsAndDepthOnLocalnet(t *testing.T) {
 		{"depth over time, hours after the data", "/pools/depth/3/over_time?percent=2&start_date=2026-11-21T21:00:01Z", 200, "[]", false},
 		{"depth over time, percent not in the set", "/pools/depth/3/over_time?percent=3&start_date=2026-11-21", 400, "percent", false},
 		{"depth over time, no start", "/pools/depth/3/over_time?percent=2", 400, "start_date", false},
-		{"depth over time, concentrated liquidity", "/pools/depth/2/over_time?percent=1&start_date=2026-11-21", 501, "concentrated-liquidity", false},
+		{"depth over time, concentrated liquidity", "/pools/depth/2/over_time?percent=10&start_date=2026-11-21&end_date=2026-11-22", 200, depth2Numbers, false},
 	}
+	t.Run("replayed concentrated-liquidity state equals the node's", func(t *testing.T) {
+		checkCLState(t, db)
+	})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			resp, body := s.get(t, c.path)
@@ -128,5 +145,59 @@ func TestPositionsAndDepthOnLocalnet(t *testing.T) {
 				t.Errorf("X-Data-Height %q", resp.Header.Get("X-Data-Height"))
 			}
 		})
+	}
+}
+
+// checkCLState compares the dex_cl_state job's pools with the node's own
+// state at height 299 (truth/pools.json): the same current tick and
+// liquidity in range, and the same sqrt price to 1e-18 (the replay follows
+// the module's arithmetic; the last of its 36 digits differ).
+func checkCLState(t *testing.T, db *bun.DB) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(osmosistest.Dir(), "truth", "pools.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var truth struct {
+		Pools []struct {
+			ID        string `json:"id"`
+			SqrtPrice string `json:"current_sqrt_price"`
+			Tick      string `json:"current_tick"`
+			Liquidity string `json:"current_tick_liquidity"`
+		} `json:"pools"`
+	}
+	if err := json.Unmarshal(raw, &truth); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, p := range truth.Pools {
+		if p.SqrtPrice == "" {
+			continue
+		}
+		n++
+		var got struct {
+			SqrtPrice string `bun:"sqrt_price"`
+			Tick      string `bun:"tick"`
+			Liquidity string `bun:"liquidity"`
+		}
+		if err := db.NewRaw(`SELECT sqrt_price::text AS sqrt_price, tick::text AS tick, liquidity::text AS liquidity FROM osmosis_cl_state_hourly
+			WHERE pool_id = ? ORDER BY hour DESC LIMIT 1`, p.ID).Scan(context.Background(), &got); err != nil {
+			t.Fatalf("pool %s: %v", p.ID, err)
+		}
+		if got.Tick != p.Tick || got.Liquidity != p.Liquidity {
+			t.Errorf("pool %s: tick %s liquidity %s, node %s %s", p.ID, got.Tick, got.Liquidity, p.Tick, p.Liquidity)
+		}
+		a, _ := new(big.Float).SetPrec(256).SetString(got.SqrtPrice)
+		b, _ := new(big.Float).SetPrec(256).SetString(p.SqrtPrice)
+		if a == nil || b == nil {
+			t.Fatalf("pool %s: sqrt price %q vs %q", p.ID, got.SqrtPrice, p.SqrtPrice)
+		}
+		diff := new(big.Float).Abs(new(big.Float).Sub(a, b))
+		if diff.Cmp(big.NewFloat(1e-18)) > 0 {
+			t.Errorf("pool %s: sqrt price %s, node %s", p.ID, got.SqrtPrice, p.SqrtPrice)
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d concentrated-liquidity pools in the truth, want 2", n)
 	}
 }

@@ -18,7 +18,28 @@ const (
 	msgCreateStableswap   = "/osmosis.gamm.poolmodels.stableswap.v1beta1.MsgCreateStableswapPool"
 	msgCreateConcentrated = "/osmosis.concentratedliquidity.poolmodel.concentrated.v1beta1.MsgCreateConcentratedPool"
 	msgCreateCosmWasm     = "/osmosis.cosmwasmpool.v1beta1.MsgCreateCosmWasmPool"
+	msgCreatePosition     = "/osmosis.concentratedliquidity.v1beta1.MsgCreatePosition"
 )
+
+// decodeTokensProvided reads tokens_provided (field 5, repeated Coin) of a
+// MsgCreatePosition.
+func decodeTokensProvided(raw []byte) ([]chains.Coin, error) {
+	fs, err := fields(raw)
+	if err != nil {
+		return nil, err
+	}
+	var out []chains.Coin
+	for _, f := range fs {
+		if f.num == 5 && f.typ == protowire.BytesType {
+			c, err := decodeCoin(f.bytes)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
 
 // createdPool is what a create-pool message says about its pool.
 type createdPool struct {
