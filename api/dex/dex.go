@@ -60,6 +60,7 @@ func (s *Service) Handlers() map[string]api.Handler {
 		OpPosition:            s.position,
 		OpDepthCurrent:        s.depthCurrent,
 		OpDepthOverTime:       s.depthOverTime,
+		OpSupply:              s.supply,
 	}
 }
 
