@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"cosmossdk.io/math"
 	"github.com/cosmos/cosmos-sdk/types/bech32"
 	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
 	"github.com/uptrace/bun"
@@ -15,11 +16,7 @@ import (
 // Supply is the dex_supply job: osmosis_supply, the staking token's supply
 // at the indexed tip. The total is the latest supply snapshot at or below
 // the tip (state_snapshots, indexer/snapshot) plus what changed the supply
-// after it, as Osmosis counts it (its bank keeps supply offsets): coins
-// minted minus coins burnt (coinbase and burn rows of transfers), except
-// the superfluid module's, whose synthetic stake is offset out of the
-// supply, plus the coins the developer vesting module account released
-// (minted at genesis and offset until released). Burnt counts the burns
+// after it, as Osmosis counts it (SupplyAt, supplyChanges). Burnt counts the burns
 // that destroy supply: not those of the superfluid, protorev and mint
 // module accounts, which burn what they minted themselves; burnt
 // adds the burn rows since the previous row (all of them for the first row); the community pool is the
@@ -39,14 +36,18 @@ func (j Supply) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, err
 	if err != nil || tip <= wm {
 		return wm, 0, err
 	}
-	var snap int64
-	err = tx.NewRaw(`SELECT height FROM state_snapshots WHERE chain_id = ? AND kind = 'taken' AND key = 'supply' AND height <= ?
-		ORDER BY height DESC LIMIT 1`, chain, tip).Scan(ctx, &snap)
-	if errors.Is(err, sql.ErrNoRows) {
-		return tip, 0, nil
+	supply, ok, err := SupplyAt(ctx, tx, j.Market, tip)
+	if err != nil || !ok {
+		return tip, 0, err
 	}
-	if err != nil {
+	var snap int64
+	if err := tx.NewRaw(`SELECT height FROM state_snapshots WHERE chain_id = ? AND kind = 'taken' AND key = 'supply' AND height <= ?
+		ORDER BY height DESC LIMIT 1`, chain, tip).Scan(ctx, &snap); err != nil {
 		return 0, 0, fmt.Errorf("supply snapshot: %w", err)
+	}
+	total, ok := supply[denom]
+	if !ok {
+		total = math.ZeroInt()
 	}
 	// burnt continues from the last row at or below the watermark.
 	prev := struct {
@@ -61,36 +62,29 @@ func (j Supply) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, err
 	superfluid, err1 := moduleAddress(j.Market.Prefix, "superfluid")
 	protorev, err2 := moduleAddress(j.Market.Prefix, "protorev")
 	mint, err3 := moduleAddress(j.Market.Prefix, "mint")
-	vesting, err4 := moduleAddress(j.Market.Prefix, "developer_vesting_unvested")
-	if err := errors.Join(err1, err2, err3, err4); err != nil {
+	if err := errors.Join(err1, err2, err3); err != nil {
 		return 0, 0, fmt.Errorf("module addresses: %w", err)
 	}
 	var row struct {
 		Time      time.Time `bun:"time"`
-		Total     string    `bun:"total"`
 		Burnt     string    `bun:"burnt"`
 		Community string    `bun:"community"`
 	}
 	if err := tx.NewRaw(`SELECT
 			(SELECT time FROM blocks WHERE chain_id = ?0 AND height = ?2) AS time,
-			(coalesce((SELECT amount FROM state_snapshots WHERE chain_id = ?0 AND height = ?3 AND kind = 'supply' AND key = '' AND denom = ?1), 0)
-				+ coalesce((SELECT sum(CASE WHEN kind = 'burn' THEN -amount ELSE amount END) FROM transfers
-					WHERE chain_id = ?0 AND height > ?3 AND height <= ?2 AND denom = ?1 AND (
-						(kind = 'coinbase' AND recipient <> ?6) OR (kind = 'burn' AND sender <> ?6)
-						OR (kind = 'transfer' AND sender = ?9 AND recipient <> ?9))), 0))::text AS total,
 			(?5::numeric + coalesce((SELECT sum(amount) FROM transfers
 					WHERE chain_id = ?0 AND height > ?4 AND height <= ?2 AND kind = 'burn' AND denom = ?1
 					AND sender NOT IN (?6, ?7, ?8)), 0))::text AS burnt,
 			coalesce((SELECT trunc(s.amount) FROM state_snapshots s WHERE s.chain_id = ?0 AND s.kind = 'community_pool' AND s.key = '' AND s.denom = ?1
 				AND s.height = (SELECT max(height) FROM state_snapshots WHERE chain_id = ?0 AND kind = 'taken' AND key = 'community_pool' AND height <= ?2)), 0)::text AS community`,
-		chain, denom, tip, snap, prev.Height, prev.Burnt, superfluid, protorev, mint, vesting).Scan(ctx, &row); err != nil {
+		chain, denom, tip, snap, prev.Height, prev.Burnt, superfluid, protorev, mint).Scan(ctx, &row); err != nil {
 		return 0, 0, fmt.Errorf("supply at %d: %w", tip, err)
 	}
 	if _, err := tx.NewRaw(`INSERT INTO osmosis_supply (chain_id, height, time, denom, total, burnt, community_pool, snapshot_height)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (chain_id, height) DO UPDATE SET time = EXCLUDED.time, denom = EXCLUDED.denom, total = EXCLUDED.total,
 			burnt = EXCLUDED.burnt, community_pool = EXCLUDED.community_pool, snapshot_height = EXCLUDED.snapshot_height`,
-		chain, tip, row.Time, denom, row.Total, row.Burnt, row.Community, snap).Exec(ctx); err != nil {
+		chain, tip, row.Time, denom, total.String(), row.Burnt, row.Community, snap).Exec(ctx); err != nil {
 		return 0, 0, fmt.Errorf("supply row: %w", err)
 	}
 	return tip, 1, nil

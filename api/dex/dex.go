@@ -61,6 +61,7 @@ func (s *Service) Handlers() map[string]api.Handler {
 		OpDepthCurrent:        s.depthCurrent,
 		OpDepthOverTime:       s.depthOverTime,
 		OpSupply:              s.supply,
+		OpAssetsInChain:       s.assetsInChain,
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -237,4 +238,29 @@ func TestSupplyOnLocalnet(t *testing.T) {
 		t.Errorf("burnt %s, want 1515.21", got.BurntSupply)
 	}
 	validateAgainstOpenAPI(t, s, "/supply/v1/metrics", resp, body)
+
+	// Assets in chain on 2026-11-21: the node's total supply at 299 of
+	// every priced denom (truth/total_supply.json, which the same supply
+	// arithmetic must reproduce per denom) at the 21:00 closes: uatom
+	// 7468476785243 × 17.145233255422220063, uion 4294127342694 ×
+	// 4.153327807957258175, uosmo 49113891428429 × 1.81103865829427774,
+	// uusdc 5830619660998 × 1, uweth 5551602033970 × 1.281698821270455963
+	// (each / 10^6, rounded to 18 places); the LP shares and the
+	// tokenfactory denom have no price.
+	for _, c := range []struct{ path, body string }{
+		{"/tokenomics/assets_in_chain?start_date=2026-11-21&end_date=2026-11-21", `[{"labels":"2026-11-21 00:00:00","assets_in_chain_usdc":247776952.529270613594192768}]`},
+		{"/tokenomics/assets_in_chain?start_date=2026-11-20&end_date=2026-11-20", "[]"},
+		{"/tokenomics/assets_in_chain?start_date=2026-11-22&end_date=2026-11-21", "start_date"},
+	} {
+		resp, body := s.get(t, c.path)
+		if strings.HasPrefix(c.body, "[") {
+			if resp.StatusCode != 200 || body != c.body {
+				t.Errorf("%s: %d\n got %s\nwant %s", c.path, resp.StatusCode, body, c.body)
+				continue
+			}
+			validateAgainstOpenAPI(t, s, c.path, resp, body)
+		} else if resp.StatusCode != 400 || !strings.Contains(body, c.body) {
+			t.Errorf("%s: %d %s", c.path, resp.StatusCode, body)
+		}
+	}
 }

@@ -45,7 +45,8 @@ func Jobs(cfg *config.Config) []aggregator.Job {
 	if ch, ok := aggdex.Chain(cfg); ok {
 		m := aggdex.NewMarket(ch)
 		jobs = append(jobs, aggdex.Prices{Market: m}, aggdex.Volume{Market: m}, aggdex.Liquidity{Market: m}, aggdex.Revenue{Market: m},
-			aggdex.Positions{Market: m}, aggdex.CLState{Market: m}, aggdex.Supply{Market: m})
+			aggdex.Positions{Market: m}, aggdex.CLState{Market: m}, aggdex.Supply{Market: m},
+			aggdex.Assets{Market: m})
 	}
 	return jobs
 }
