@@ -192,7 +192,8 @@ func TestWithoutDexChain(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			s := serve(t, db, chains, time.Now())
 			for _, path := range []string{"/trading/volume/top_assets_date_range", "/trading/volume/top_assets_last_period_hours",
-				"/tokens/v2/real-time/uosmo/price", "/kpi/cumulative_trading_volume"} {
+				"/tokens/v2/real-time/uosmo/price", "/kpi/cumulative_trading_volume", "/cl/v1/position/last/id/1", "/pools/depth/1/current",
+				"/pools/depth/1/over_time?percent=2&start_date=2026-11-21", "/supply/v1/metrics", "/tokenomics/assets_in_chain"} {
 				if resp, body := s.get(t, path); resp.StatusCode != 503 {
 					t.Errorf("%s: %d %s", path, resp.StatusCode, body)
 				}

@@ -3,6 +3,7 @@ package dex_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"math/big"
 	"os"
@@ -120,6 +121,15 @@ func TestPositionsAndDepthOnLocalnet(t *testing.T) {
 	t.Run("replayed concentrated-liquidity state equals the node's", func(t *testing.T) {
 		checkCLState(t, db)
 	})
+	// Malformed and hostile values: never a 5xx.
+	for _, path := range []string{"/cl/v1/position/last/id/%s", "/pools/depth/%s/current?percent=%[1]s", "/pools/depth/1/current?percent=%s",
+		"/pools/depth/%s/over_time?percent=2&start_date=%[1]s", "/pools/depth/5/over_time?percent=0.1&start_date=%s&end_date=%[1]s"} {
+		for _, v := range []string{"' OR 1=1--", "%00", "ibc%2F498A", "..%2F..", "9999999999999999999", "-1", "1e309", "0.0000000000000000001", "0001-01-01", "9999-12-31"} {
+			if resp, body := s.get(t, fmt.Sprintf(path, v)); resp.StatusCode >= 500 {
+				t.Errorf("%s with %q: %d %s", path, v, resp.StatusCode, body)
+			}
+		}
+	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			resp, body := s.get(t, c.path)
