@@ -2,6 +2,7 @@ package dex
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/big"
@@ -113,7 +114,15 @@ func (j CLState) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, er
 		if !ok {
 			continue // not a concentrated-liquidity pool
 		}
-		if err := apply(p, byID[ev.PoolID], ev, &inexact); err != nil {
+		if err := apply(p, byID[ev.PoolID], ev, &inexact); errors.Is(err, errNoInitialPrice) {
+			// Indexed before positions recorded their provided tokens: the
+			// pool cannot be replayed until the chain is reindexed.
+			delete(pools, ev.PoolID)
+			if j.Log != nil {
+				j.Log.Warn("concentrated-liquidity pool not replayed", "pool", ev.PoolID, "err", err)
+			}
+			continue
+		} else if err != nil {
 			return 0, 0, fmt.Errorf("pool %d at height %d: %w", ev.PoolID, ev.Height, err)
 		}
 		touched[ev.PoolID] = true
@@ -134,6 +143,9 @@ func (j CLState) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, er
 	return tip, rows, nil
 }
 
+// errNoInitialPrice: the pool's initial price is unknown.
+var errNoInitialPrice = errors.New("the pool's initial price is unknown")
+
 // apply replays one position change or swap hop.
 func apply(p *CLPool, info clPoolInfo, ev clEvent, inexact *int) error {
 	if ev.Kind == "position" {
@@ -143,8 +155,8 @@ func apply(p *CLPool, info clPoolInfo, ev clEvent, inexact *int) error {
 		}
 		if p.SqrtPrice == nil {
 			coins, err := chains.ParseCoins(ev.Provided)
-			if err != nil || len(info.Denoms) != 2 {
-				return fmt.Errorf("first position: provided %q: %v", ev.Provided, err)
+			if err != nil || len(info.Denoms) != 2 || len(coins) == 0 {
+				return fmt.Errorf("first position: provided %q (%v): %w", ev.Provided, err, errNoInitialPrice)
 			}
 			amounts := map[string]*big.Int{}
 			for _, c := range coins {
@@ -155,7 +167,7 @@ func apply(p *CLPool, info clPoolInfo, ev clEvent, inexact *int) error {
 			}
 			a0, a1 := amounts[info.Denoms[0]], amounts[info.Denoms[1]]
 			if a0 == nil || a1 == nil {
-				return fmt.Errorf("first position provided %q, not both pool tokens", ev.Provided)
+				return fmt.Errorf("first position provided %q, not both pool tokens: %w", ev.Provided, errNoInitialPrice)
 			}
 			if err := p.Initialize(a0, a1); err != nil {
 				return err
@@ -165,7 +177,7 @@ func apply(p *CLPool, info clPoolInfo, ev clEvent, inexact *int) error {
 		return nil
 	}
 	if p.SqrtPrice == nil {
-		return fmt.Errorf("swap before the first position")
+		return fmt.Errorf("swap before the first position: %w", errNoInitialPrice)
 	}
 	in, ok1 := new(big.Int).SetString(ev.AmountIn, 10)
 	out, ok2 := new(big.Int).SetString(ev.AmountOut, 10)
