@@ -64,6 +64,11 @@ func (s *Service) Handlers() map[string]api.Handler {
 		OpActiveWhales:          s.activeWhales,
 		OpLiquidityFlow:         s.liquidityFlow,
 		OpCumulativeSupplySideR: s.cumulativeSupplySideRevenue,
+		OpPosition:              s.position,
+		OpDepthCurrent:          s.depthCurrent,
+		OpDepthOverTime:         s.depthOverTime,
+		OpSupply:                s.supply,
+		OpAssetsInChain:         s.assetsInChain,
 	}
 }
 

@@ -281,7 +281,8 @@ func TestWithoutDexChain(t *testing.T) {
 			for _, path := range []string{"/trading/volume/top_assets_date_range", "/trading/volume/top_assets_last_period_hours",
 				"/tokens/v2/real-time/uosmo/price", "/kpi/cumulative_trading_volume", "/tokens/v2/historical/uosmo/chart",
 				"/pairs/v1/historical/1/chart?asset_in=uosmo&asset_out=uion", "/pairs/v2/summary", "/trading_metrics",
-				"/activity/active_whales", "/liquidity/liquidity_flow", "/kpi/cumulative_supply_side_revenue"} {
+				"/activity/active_whales", "/liquidity/liquidity_flow", "/kpi/cumulative_supply_side_revenue",
+				"/cl/v1/position/last/id/1", "/pools/depth/1/current", "/pools/depth/1/over_time?percent=2&start_date=2026-11-21", "/supply/v1/metrics", "/tokenomics/assets_in_chain"} {
 				if resp, body := s.get(t, path); resp.StatusCode != 503 {
 					t.Errorf("%s: %d %s", path, resp.StatusCode, body)
 				}

@@ -6,6 +6,7 @@ package osmosis
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"cosmossdk.io/math"
 
@@ -31,12 +32,12 @@ func NewAdapter(bech32Prefix string) *Adapter {
 }
 
 var poolsTable = chains.Table{Name: "osmosis_pools", Columns: []string{
-	"chain_id", "height", "tx_index", "event_index", "msg_index", "time", "pool_id", "type", "creator", "denoms", "swap_fee",
+	"chain_id", "height", "tx_index", "event_index", "msg_index", "time", "pool_id", "type", "creator", "denoms", "swap_fee", "weights",
 }}
 
 var swapsTable = chains.Table{Name: "osmosis_swaps", Columns: []string{
 	"chain_id", "height", "tx_index", "event_index", "msg_index", "time", "pool_id", "sender",
-	"denom_in", "amount_in", "denom_out", "amount_out",
+	"denom_in", "amount_in", "denom_out", "amount_out", "exact_out",
 }}
 
 var liquidityTable = chains.Table{Name: "osmosis_pool_liquidity", Columns: []string{
@@ -45,12 +46,20 @@ var liquidityTable = chains.Table{Name: "osmosis_pool_liquidity", Columns: []str
 
 var clPositionsTable = chains.Table{Name: "osmosis_cl_positions", Columns: []string{
 	"chain_id", "height", "tx_index", "event_index", "msg_index", "pool_id", "position_id", "kind", "sender",
-	"lower_tick", "upper_tick", "liquidity", "amount0", "amount1",
+	"lower_tick", "upper_tick", "liquidity", "amount0", "amount1", "provided",
+}}
+
+var clRewardsTable = chains.Table{Name: "osmosis_cl_rewards", Columns: []string{
+	"chain_id", "height", "tx_index", "event_index", "coin_index", "msg_index", "pool_id", "position_id", "kind", "denom", "amount",
+}}
+
+var clAddsTable = chains.Table{Name: "osmosis_cl_adds", Columns: []string{
+	"chain_id", "height", "tx_index", "event_index", "msg_index", "pool_id", "position_id", "new_position_id", "sender",
 }}
 
 // Tables lists the generic tables and the Osmosis dex tables.
 func (a *Adapter) Tables() []chains.Table {
-	return append(a.Adapter.Tables(), poolsTable, swapsTable, liquidityTable, clPositionsTable)
+	return append(a.Adapter.Tables(), poolsTable, swapsTable, liquidityTable, clPositionsTable, clRewardsTable, clAddsTable)
 }
 
 // Rows appends the generic rows, then the dex rows.
@@ -86,13 +95,17 @@ func dexRows(b *chains.Block, out *chains.Rows) error {
 func dexEvent(b *chains.Block, tx *chains.Tx, ev *chains.Event, out *chains.Rows) error {
 	switch ev.Type {
 	case "token_swapped":
-		return swapRow(b, ev, out)
+		return swapRow(b, tx, ev, out)
 	case "pool_joined", "pool_exited":
 		return liquidityRows(b, ev, out)
 	case "pool_created":
 		return poolRows(b, tx, ev, out)
 	case "create_position", "withdraw_position":
-		return positionRow(b, ev, out)
+		return positionRow(b, tx, ev, out)
+	case "collect_spread_rewards", "collect_incentives":
+		return rewardRows(b, ev, out)
+	case "add_to_position":
+		return addRow(b, ev, out)
 	}
 	return nil
 }
@@ -119,7 +132,23 @@ func oneCoin(ev *chains.Event, key string) (chains.Coin, error) {
 	return coins[0], nil
 }
 
-func swapRow(b *chains.Block, ev *chains.Event, out *chains.Rows) error {
+// message is the message of tx that ev belongs to, if any.
+func message(tx *chains.Tx, ev *chains.Event) (chains.Message, bool) {
+	if tx == nil || ev.MsgIndex < 0 || ev.MsgIndex >= len(tx.Messages) {
+		return chains.Message{}, false
+	}
+	return tx.Messages[ev.MsgIndex], true
+}
+
+// exactOut reports whether a swap hop comes from an exact-amount-out
+// message (every hop of such a route is swapped as exact out); hops of
+// other messages and of the block (fee swaps, arbitrage) are exact in.
+func exactOut(tx *chains.Tx, ev *chains.Event) bool {
+	m, ok := message(tx, ev)
+	return ok && strings.HasSuffix(m.TypeURL, "SwapExactAmountOut")
+}
+
+func swapRow(b *chains.Block, tx *chains.Tx, ev *chains.Event, out *chains.Rows) error {
 	id, err := poolID(ev)
 	if err != nil {
 		return err
@@ -133,7 +162,8 @@ func swapRow(b *chains.Block, ev *chains.Event, out *chains.Rows) error {
 		return err
 	}
 	sender, _ := ev.Get("sender")
-	out.Add(swapsTable.Name, b.ChainID, b.Height, ev.TxIndex, ev.Index, ev.MsgIndex, b.Time, id, sender, in.Denom, in.Amount, o.Denom, o.Amount)
+	out.Add(swapsTable.Name, b.ChainID, b.Height, ev.TxIndex, ev.Index, ev.MsgIndex, b.Time, id, sender, in.Denom, in.Amount, o.Denom, o.Amount,
+		exactOut(tx, ev))
 	return nil
 }
 
@@ -186,15 +216,21 @@ func poolRows(b *chains.Block, tx *chains.Tx, ev *chains.Event, out *chains.Rows
 	if p.SwapFee != nil {
 		fee = p.SwapFee.String()
 	}
-	out.Add(poolsTable.Name, b.ChainID, b.Height, ev.TxIndex, ev.Index, ev.MsgIndex, b.Time, id, p.Type, p.Creator, denoms, fee)
+	var weights any
+	if p.Weights != nil {
+		weights = p.Weights
+	}
+	out.Add(poolsTable.Name, b.ChainID, b.Height, ev.TxIndex, ev.Index, ev.MsgIndex, b.Time, id, p.Type, p.Creator, denoms, fee, weights)
 	for i, c := range p.Deposit {
 		out.Add(liquidityTable.Name, b.ChainID, b.Height, ev.TxIndex, ev.Index, i, ev.MsgIndex, id, "create", p.Creator, c.Denom, c.Amount)
 	}
 	return nil
 }
 
-// positionRow writes a concentrated-liquidity position change.
-func positionRow(b *chains.Block, ev *chains.Event, out *chains.Rows) error {
+// positionRow writes a concentrated-liquidity position change, with the
+// tokens the MsgCreatePosition provided (the pool's first position sets its
+// initial price from them).
+func positionRow(b *chains.Block, tx *chains.Tx, ev *chains.Event, out *chains.Rows) error {
 	id, err := poolID(ev)
 	if err != nil {
 		return err
@@ -219,7 +255,75 @@ func positionRow(b *chains.Block, ev *chains.Event, out *chains.Rows) error {
 		kind = "withdraw"
 	}
 	sender, _ := ev.Get("sender")
+	provided := ""
+	if m, ok := message(tx, ev); ok && kind == "create" && m.TypeURL == msgCreatePosition {
+		coins, err := decodeTokensProvided(m.Raw)
+		if err != nil {
+			return fmt.Errorf("tx %d message %d (%s): %w", tx.Index, m.Index, m.TypeURL, err)
+		}
+		provided = formatCoins(coins)
+	}
 	out.Add(clPositionsTable.Name, b.ChainID, b.Height, ev.TxIndex, ev.Index, ev.MsgIndex, id, ints["position_id"], kind, sender,
-		ints["lower_tick"], ints["upper_tick"], decs["liquidity"], decs["amount0"], decs["amount1"])
+		ints["lower_tick"], ints["upper_tick"], decs["liquidity"], decs["amount0"], decs["amount1"], provided)
 	return nil
+}
+
+// rewardRows writes the coins a collect_spread_rewards (kind spread) or
+// collect_incentives event (kinds incentives and forfeit, from tokens_out
+// and forfeited_tokens) moved for one position.
+func rewardRows(b *chains.Block, ev *chains.Event, out *chains.Rows) error {
+	id, err := poolID(ev)
+	if err != nil {
+		return err
+	}
+	s, _ := ev.Get("position_id")
+	pos, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return fmt.Errorf("%s event %d of tx %d: position_id %q: %w", ev.Type, ev.Index, ev.TxIndex, s, err)
+	}
+	kinds := [][2]string{{"spread", "tokens_out"}}
+	if ev.Type == "collect_incentives" {
+		kinds = [][2]string{{"incentives", "tokens_out"}, {"forfeit", "forfeited_tokens"}}
+	}
+	n := 0
+	for _, k := range kinds {
+		v, _ := ev.Get(k[1])
+		coins, err := chains.ParseCoins(v)
+		if err != nil {
+			return fmt.Errorf("%s event %d of tx %d: %s %q: %w", ev.Type, ev.Index, ev.TxIndex, k[1], v, err)
+		}
+		for _, c := range coins {
+			out.Add(clRewardsTable.Name, b.ChainID, b.Height, ev.TxIndex, ev.Index, n, ev.MsgIndex, id, pos, k[0], c.Denom, c.Amount)
+			n++
+		}
+	}
+	return nil
+}
+
+// addRow writes an add_to_position event: position_id was replaced by
+// new_position_id (whose create_position row holds the amounts).
+func addRow(b *chains.Block, ev *chains.Event, out *chains.Rows) error {
+	id, err := poolID(ev)
+	if err != nil {
+		return err
+	}
+	ids := map[string]int64{}
+	for _, k := range []string{"position_id", "new_position_id"} {
+		s, _ := ev.Get(k)
+		if ids[k], err = strconv.ParseInt(s, 10, 64); err != nil {
+			return fmt.Errorf("%s event %d of tx %d: %s %q: %w", ev.Type, ev.Index, ev.TxIndex, k, s, err)
+		}
+	}
+	sender, _ := ev.Get("sender")
+	out.Add(clAddsTable.Name, b.ChainID, b.Height, ev.TxIndex, ev.Index, ev.MsgIndex, id, ids["position_id"], ids["new_position_id"], sender)
+	return nil
+}
+
+// formatCoins writes coins as a coin string ("10uatom,5uosmo").
+func formatCoins(coins []chains.Coin) string {
+	parts := make([]string, len(coins))
+	for i, c := range coins {
+		parts[i] = c.Amount + c.Denom
+	}
+	return strings.Join(parts, ",")
 }

@@ -18,7 +18,28 @@ const (
 	msgCreateStableswap   = "/osmosis.gamm.poolmodels.stableswap.v1beta1.MsgCreateStableswapPool"
 	msgCreateConcentrated = "/osmosis.concentratedliquidity.poolmodel.concentrated.v1beta1.MsgCreateConcentratedPool"
 	msgCreateCosmWasm     = "/osmosis.cosmwasmpool.v1beta1.MsgCreateCosmWasmPool"
+	msgCreatePosition     = "/osmosis.concentratedliquidity.v1beta1.MsgCreatePosition"
 )
+
+// decodeTokensProvided reads tokens_provided (field 5, repeated Coin) of a
+// MsgCreatePosition.
+func decodeTokensProvided(raw []byte) ([]chains.Coin, error) {
+	fs, err := fields(raw)
+	if err != nil {
+		return nil, err
+	}
+	var out []chains.Coin
+	for _, f := range fs {
+		if f.num == 5 && f.typ == protowire.BytesType {
+			c, err := decodeCoin(f.bytes)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
 
 // createdPool is what a create-pool message says about its pool.
 type createdPool struct {
@@ -27,11 +48,15 @@ type createdPool struct {
 	Denoms  []string        // concentrated: denom0, denom1
 	Deposit []chains.Coin   // gamm pools: the initial deposit, in message order
 	SwapFee *math.LegacyDec // swap fee, or CL spread factor
+	// Weights are the balancer weights or the stableswap scaling factors,
+	// one per deposit coin in the same order; nil for other pools.
+	Weights []string
 }
 
 // field is one decoded protobuf field: a varint or bytes.
 type field struct {
 	num   protowire.Number
+	typ   protowire.Type
 	value uint64
 	bytes []byte
 }
@@ -45,7 +70,7 @@ func fields(b []byte) ([]field, error) {
 			return nil, protowire.ParseError(n)
 		}
 		b = b[n:]
-		f := field{num: num}
+		f := field{num: num, typ: typ}
 		switch typ {
 		case protowire.VarintType:
 			f.value, n = protowire.ConsumeVarint(b)
@@ -160,22 +185,47 @@ func decodeCreatePool(typeURL string, raw []byte) (createdPool, error) {
 			if err != nil {
 				return p, err
 			}
+			weight := ""
 			for _, a := range as {
-				if a.num == 1 {
+				switch a.num {
+				case 1:
 					c, err := decodeCoin(a.bytes)
 					if err != nil {
 						return p, err
 					}
 					p.Deposit = append(p.Deposit, c)
+				case 2:
+					weight = string(a.bytes)
 				}
 			}
+			if _, ok := math.NewIntFromString(weight); !ok {
+				return p, fmt.Errorf("pool asset weight %q", weight)
+			}
+			p.Weights = append(p.Weights, weight)
 		case p.Type == "stableswap" && f.num == 3:
 			c, err := decodeCoin(f.bytes)
 			if err != nil {
 				return p, err
 			}
 			p.Deposit = append(p.Deposit, c)
+		case p.Type == "stableswap" && f.num == 4:
+			// repeated uint64 scaling_factors: packed bytes, or one varint each.
+			if f.typ == protowire.VarintType {
+				p.Weights = append(p.Weights, fmt.Sprint(f.value))
+				continue
+			}
+			for b := f.bytes; len(b) > 0; {
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return p, protowire.ParseError(n)
+				}
+				p.Weights = append(p.Weights, fmt.Sprint(v))
+				b = b[n:]
+			}
 		}
+	}
+	if p.Weights != nil && len(p.Weights) != len(p.Deposit) {
+		return p, fmt.Errorf("%d weights or scaling factors for %d coins", len(p.Weights), len(p.Deposit))
 	}
 	return p, nil
 }

@@ -35,18 +35,33 @@ func TestDecodeCreatePool(t *testing.T) {
 		b = protowire.AppendVarint(protowire.AppendTag(b, 4, protowire.VarintType), 100)
 		return bytesField(b, 5, []byte("0.002"))
 	})
+	stable := func(packed bool) []byte {
+		b := bytesField(nil, 1, []byte("osmo1stable"))
+		b = bytesField(b, 2, bytesField(nil, 1, []byte("1000000000000000")))
+		b = bytesField(b, 3, coin("uusdc", "30"))
+		b = bytesField(b, 3, coin("uweth", "10"))
+		if packed {
+			return bytesField(b, 4, protowire.AppendVarint(protowire.AppendVarint(nil, 1), 1000))
+		}
+		b = protowire.AppendVarint(protowire.AppendTag(b, 4, protowire.VarintType), 1)
+		return protowire.AppendVarint(protowire.AppendTag(b, 4, protowire.VarintType), 1000)
+	}
+	usdcWeth := []chains.Coin{{Denom: "uusdc", Amount: "30"}, {Denom: "uweth", Amount: "10"}}
 	cases := []struct {
-		url  string
-		raw  []byte
-		typ  string
-		who  string
-		dens []string
-		dep  []chains.Coin
-		fee  string
+		url     string
+		raw     []byte
+		typ     string
+		who     string
+		dens    []string
+		dep     []chains.Coin
+		fee     string
+		weights []string
 	}{
-		{msgCreateBalancer, balancer, "balancer", "osmo1creator", nil, []chains.Coin{{Denom: "uatom", Amount: "5"}, {Denom: "uosmo", Amount: "50"}}, "0.002000000000000000"},
-		{msgCreateConcentrated, cl, "concentrated", "osmo1cl", []string{"uion", "uosmo"}, nil, "0.002000000000000000"},
-		{"/cosmos.bank.v1beta1.MsgSend", []byte{0xff}, "", "", nil, nil, ""},
+		{msgCreateBalancer, balancer, "balancer", "osmo1creator", nil, []chains.Coin{{Denom: "uatom", Amount: "5"}, {Denom: "uosmo", Amount: "50"}}, "0.002000000000000000", []string{"1", "1"}},
+		{msgCreateStableswap, stable(true), "stableswap", "osmo1stable", nil, usdcWeth, "0.001000000000000000", []string{"1", "1000"}},
+		{msgCreateStableswap, stable(false), "stableswap", "osmo1stable", nil, usdcWeth, "0.001000000000000000", []string{"1", "1000"}},
+		{msgCreateConcentrated, cl, "concentrated", "osmo1cl", []string{"uion", "uosmo"}, nil, "0.002000000000000000", nil},
+		{"/cosmos.bank.v1beta1.MsgSend", []byte{0xff}, "", "", nil, nil, "", nil},
 	}
 	for _, c := range cases {
 		p, err := decodeCreatePool(c.url, c.raw)
@@ -57,7 +72,8 @@ func TestDecodeCreatePool(t *testing.T) {
 		if p.SwapFee != nil {
 			fee = p.SwapFee.String()
 		}
-		if p.Type != c.typ || p.Creator != c.who || !reflect.DeepEqual(p.Denoms, c.dens) || !reflect.DeepEqual(p.Deposit, c.dep) || fee != c.fee {
+		if p.Type != c.typ || p.Creator != c.who || !reflect.DeepEqual(p.Denoms, c.dens) || !reflect.DeepEqual(p.Deposit, c.dep) || fee != c.fee ||
+			!reflect.DeepEqual(p.Weights, c.weights) {
 			t.Errorf("%s: got %+v fee %s", c.url, p, fee)
 		}
 	}

@@ -134,4 +134,57 @@ func TestRecordedLocalnet(t *testing.T) {
 	if got := query[pos](t, db, "SELECT kind, count(*) AS n FROM osmosis_cl_positions GROUP BY kind ORDER BY kind"); !reflect.DeepEqual(got, []pos{{"create", 9}, {"withdraw", 3}}) {
 		t.Errorf("CL positions %v", got)
 	}
+
+	// Balancer weights and stableswap scaling factors, in the order of the
+	// denoms: truth/pools.json has pool 1's weights 3221225472 (uion),
+	// 5368709120 (uosmo), 2147483648 (uusdc), i.e. 3:5:2 as created, pool 3
+	// 1:1, and pool 4's scaling factors 1, 1.
+	type weights struct {
+		PoolID  int64    `bun:"pool_id"`
+		Weights []string `bun:"weights,array"`
+	}
+	if got := query[weights](t, db, "SELECT pool_id, coalesce(weights::text[], '{}') AS weights FROM osmosis_pools ORDER BY pool_id"); !reflect.DeepEqual(got,
+		[]weights{{1, []string{"3", "5", "2"}}, {2, []string{}}, {3, []string{"1", "1"}}, {4, []string{"1", "1"}}, {5, []string{}}}) {
+		t.Errorf("weights %+v", got)
+	}
+
+	// Exact-out hops per pool (actions.md: 18 swap-exact-amount-out via 2,
+	// 32 via 4, 31 via 4,1; the split-route exact-out message adds one hop
+	// each in pools 1, 3 and 5).
+	if got := query[perPool](t, db, "SELECT pool_id, count(*) FILTER (WHERE exact_out) AS n, 0 AS block FROM osmosis_swaps GROUP BY pool_id ORDER BY pool_id"); !reflect.DeepEqual(got,
+		[]perPool{{1, 32, 0}, {2, 18, 0}, {3, 1, 0}, {4, 63, 0}, {5, 1, 0}}) {
+		t.Errorf("exact-out hops %v", got)
+	}
+
+	// The tokens each MsgCreatePosition provided (actions.md rows 27-34).
+	type provided struct {
+		PositionID int64  `bun:"position_id"`
+		Provided   string `bun:"provided"`
+	}
+	if got := query[provided](t, db, "SELECT position_id, provided FROM osmosis_cl_positions WHERE provided <> '' ORDER BY position_id"); !reflect.DeepEqual(got, []provided{
+		{1, "1000000000uion,2000000000uosmo"}, {2, "100000000uion,200000000uosmo"}, {3, "500000000uion,1000000000uosmo"}, {4, "300000000uion"},
+		{5, "400000000uion,800000000uosmo"}, {6, "500000000uosmo"}, {7, "300000000uusdc,100000000uweth"}, {8, "60000000uusdc,20000000uweth"}}) {
+		t.Errorf("provided %+v", got)
+	}
+
+	// Collected rewards: 10 collect_spread_rewards events (19 coins) and 2
+	// collect_incentives (28924708uion for position 5 at 57, 10991874uion
+	// for position 1 at 61), nothing forfeited; one add_to_position (3 → 9).
+	type reward struct {
+		Kind string `bun:"kind"`
+		N    int64  `bun:"n"`
+		Sum  string `bun:"sum"`
+	}
+	if got := query[reward](t, db, "SELECT kind, count(*) AS n, sum(amount)::text AS sum FROM osmosis_cl_rewards GROUP BY kind ORDER BY kind"); !reflect.DeepEqual(got,
+		[]reward{{"incentives", 2, "39916582"}, {"spread", 19, "3938257"}}) {
+		t.Errorf("CL rewards %+v", got)
+	}
+	type add struct {
+		Height int64 `bun:"height"`
+		From   int64 `bun:"position_id"`
+		To     int64 `bun:"new_position_id"`
+	}
+	if got := query[add](t, db, "SELECT height, position_id, new_position_id FROM osmosis_cl_adds"); !reflect.DeepEqual(got, []add{{20, 3, 9}}) {
+		t.Errorf("add_to_position %+v", got)
+	}
 }

@@ -1,0 +1,46 @@
+package dex
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/chainlens/chainlens/api"
+)
+
+// OpAssetsInChain is the assets in chain operation.
+const OpAssetsInChain = "GET /tokenomics/assets_in_chain"
+
+// AssetsInChain is the USD value of the chain's assets at the end of a day.
+type AssetsInChain struct {
+	Labels string      `json:"labels"`
+	Value  json.Number `json:"assets_in_chain_usdc"`
+}
+
+// assetsInChain lists the days whose start is in the range with the USD
+// value of every priced denom's supply at the day's end
+// (osmosis_assets_in_chain_daily, dex_assets job), oldest first.
+func (s *Service) assetsInChain(ctx context.Context, req *api.Request) (*api.Response, error) {
+	fresh, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r, err := req.Params.DateRange(req.Now, false)
+	if err != nil {
+		return nil, err
+	}
+	var rows []struct {
+		Day   time.Time `bun:"day"`
+		Value string    `bun:"value"`
+	}
+	if err := s.db.NewRaw(`SELECT day, value_usd::text AS value FROM osmosis_assets_in_chain_daily
+		WHERE chain_id = ? AND day >= ? AND day <= ? ORDER BY day`, s.market.ChainID, r.Start, r.End).Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("assets in chain: %w", err)
+	}
+	out := make([]AssetsInChain, len(rows))
+	for i, row := range rows {
+		out[i] = AssetsInChain{Labels: row.Day.UTC().Format(time.DateTime), Value: Number(row.Value)}
+	}
+	return &api.Response{Body: out, Freshness: fresh}, nil
+}

@@ -1,0 +1,417 @@
+package dex
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"time"
+
+	"cosmossdk.io/math"
+	"github.com/uptrace/bun"
+
+	aggdex "github.com/chainlens/chainlens/aggregator/dex"
+	"github.com/chainlens/chainlens/api"
+	"github.com/chainlens/chainlens/api/problem"
+)
+
+// Pool depth operations.
+const (
+	OpDepthCurrent  = "GET /pools/depth/{pool_id}/current"
+	OpDepthOverTime = "GET /pools/depth/{pool_id}/over_time"
+)
+
+// Depth is one side of a pool depth record; Amount and USD are strings
+// for the current depth and numbers over time (json.Number renders both).
+type Depth struct {
+	TokenDenom  string      `json:"token_denom"`
+	TokenAmount any         `json:"token_amount"`
+	USDAmount   any         `json:"usd_amount"`
+	Depth       json.Number `json:"depth"`
+}
+
+// DepthRecord is the current pool depth.
+type DepthRecord struct {
+	BaseSellDepth  Depth `json:"base_sell_depth"`
+	QuoteSellDepth Depth `json:"quote_sell_depth"`
+}
+
+// DepthHour is the pool depth at the end of an hour.
+type DepthHour struct {
+	Hour           string `json:"hour"`
+	BaseSellDepth  Depth  `json:"base_sell_depth"`
+	QuoteSellDepth Depth  `json:"quote_sell_depth"`
+}
+
+// depthPool is a pool's model: for gamm pools its denoms sorted (the order
+// of the pool's state; base = the first, quote = the second) with their
+// balancer weights or stableswap scaling factors; for concentrated-liquidity
+// pools token0 (base) and token1 (quote).
+type depthPool struct {
+	id      int64
+	typ     string
+	denoms  []string
+	weights map[string]math.Int
+}
+
+// loadDepthPool reads the pool from osmosis_pools; unknown → 404, a pool
+// type whose depth is not computed (CosmWasm) → 501.
+func (s *Service) loadDepthPool(ctx context.Context, req *api.Request) (depthPool, error) {
+	id, err := strconv.ParseInt(req.Params.String("pool_id"), 10, 64)
+	if err != nil || id < 1 {
+		return depthPool{}, problem.BadParam("pool_id", "must be a pool id (digits)")
+	}
+	var rows []struct {
+		Type    string   `bun:"type"`
+		Denoms  []string `bun:"denoms,array"`
+		Weights []string `bun:"weights,array"`
+	}
+	if err := s.db.NewRaw("SELECT type, denoms, weights::text[] AS weights FROM osmosis_pools WHERE chain_id = ? AND pool_id = ?",
+		s.market.ChainID, id).Scan(ctx, &rows); err != nil {
+		return depthPool{}, fmt.Errorf("pool %d: %w", id, err)
+	}
+	if len(rows) == 0 {
+		return depthPool{}, problem.Status(http.StatusNotFound, "pool %d not found", id)
+	}
+	r := rows[0]
+	switch r.Type {
+	case "balancer", "stableswap":
+	case "concentrated":
+		if len(r.Denoms) != 2 {
+			return depthPool{}, fmt.Errorf("pool %d: denoms %v", id, r.Denoms)
+		}
+		return depthPool{id: id, typ: r.Type, denoms: r.Denoms}, nil // base = token0, quote = token1
+	default:
+		return depthPool{}, problem.Status(http.StatusNotImplemented, "pool %d is a %s pool: its depth is not computed", id, r.Type)
+	}
+	if len(r.Weights) != len(r.Denoms) || len(r.Denoms) < 2 {
+		return depthPool{}, problem.Status(http.StatusNotImplemented, "pool %d: its weights are not indexed (reindex the chain)", id)
+	}
+	p := depthPool{id: id, typ: r.Type, denoms: slices.Sorted(slices.Values(r.Denoms)), weights: map[string]math.Int{}}
+	for i, d := range r.Denoms {
+		w, ok := math.NewIntFromString(r.Weights[i])
+		if !ok || !w.IsPositive() {
+			return depthPool{}, fmt.Errorf("pool %d: weight %q", id, r.Weights[i])
+		}
+		p.weights[d] = w
+	}
+	return p, nil
+}
+
+// sell is the amount of denom "in" (base units, floored) that moves its
+// price against "out" to ratio r, given the pool's reserves.
+func (p depthPool) sell(in, out string, reserves map[string]math.Int, r math.LegacyDec) (math.Int, error) {
+	if p.typ == "balancer" {
+		d, err := balancerDepth(reserves[in], p.weights[in], p.weights[out], r)
+		if err != nil {
+			return math.Int{}, err
+		}
+		return d.TruncateInt(), nil
+	}
+	scaled := func(d string) math.LegacyDec {
+		return math.LegacyNewDecFromInt(reserves[d]).QuoInt(p.weights[d])
+	}
+	ss := stableswap{x: scaled(in), y: scaled(out), w: math.LegacyZeroDec()}
+	for _, d := range p.denoms {
+		if d != in && d != out {
+			ss.w = ss.w.Add(scaled(d).Mul(scaled(d)))
+		}
+	}
+	d, err := ss.depth(r)
+	if err != nil {
+		return math.Int{}, err
+	}
+	return d.MulInt(p.weights[in]).TruncateInt(), nil
+}
+
+// depthAt computes both sides for a price move of pct percent from the
+// reserves and USD prices; ok is false when the pool holds nothing.
+func (s *Service) depthAt(p depthPool, reserves map[string]math.Int, prices map[string]math.LegacyDec, cl *aggdex.CLPool, pct math.LegacyDec) (base, quote depthSide, ok bool, err error) {
+	b, q := p.denoms[0], p.denoms[1]
+	if p.typ == "concentrated" {
+		if cl == nil {
+			return base, quote, false, nil
+		}
+	} else {
+		for _, d := range p.denoms {
+			if r, has := reserves[d]; !has || !r.IsPositive() {
+				return base, quote, false, nil
+			}
+		}
+	}
+	down := math.LegacyOneDec().Sub(pct.QuoInt64(100))
+	up := math.LegacyOneDec().Add(pct.QuoInt64(100))
+	side := func(in, out string, r, factor math.LegacyDec) (depthSide, error) {
+		var amt math.Int
+		var err error
+		if cl != nil {
+			// the spot price of token0 in token1 moves to factor times itself
+			target := aggdex.ScaleSqrtPrice(cl.SqrtPrice, factor.BigInt())
+			amt = math.NewIntFromBigInt(cl.SellDepth(in == p.denoms[0], target))
+		} else {
+			amt, err = p.sell(in, out, reserves, r)
+		}
+		if err != nil {
+			return depthSide{}, fmt.Errorf("depth of pool %d: %w", p.id, err)
+		}
+		display := math.LegacyNewDecFromInt(amt).Quo(pow10(s.market.Exponent(in)))
+		usd := math.LegacyZeroDec()
+		if price, has := prices[in]; has {
+			usd = s.market.USDValue(in, amt, price)
+		}
+		return depthSide{denom: in, amount: display, usd: usd, factor: factor}, nil
+	}
+	if base, err = side(b, q, down, down); err != nil {
+		return
+	}
+	quote, err = side(q, b, math.LegacyOneDec().Quo(up), up)
+	return base, quote, err == nil, err
+}
+
+func pow10(n int) math.LegacyDec { return math.LegacyNewDec(10).Power(uint64(n)) }
+
+type depthSide struct {
+	denom       string
+	amount, usd math.LegacyDec
+	factor      math.LegacyDec
+}
+
+func (d depthSide) render() Depth {
+	return Depth{TokenDenom: d.denom, TokenAmount: string(Number(d.amount.String())), USDAmount: string(Number(d.usd.String())), Depth: Number(d.factor.String())}
+}
+
+func (d depthSide) renderNumbers() Depth {
+	return Depth{TokenDenom: d.denom, TokenAmount: Number(d.amount.String()), USDAmount: Number(d.usd.String()), Depth: Number(d.factor.String())}
+}
+
+// percentParam parses the percent parameter exactly: > 0 and ≤ 50.
+func percentParam(req *api.Request) (math.LegacyDec, error) {
+	pct, err := math.LegacyNewDecFromStr(req.Params.String("percent"))
+	if err != nil || !pct.IsPositive() || pct.GT(math.LegacyNewDec(50)) {
+		return math.LegacyDec{}, problem.BadParam("percent", "must be a number > 0 and ≤ 50")
+	}
+	return pct, nil
+}
+
+// poolState is a pool's reserves (osmosis_pool_reserves_hourly, dex_liquidity
+// job) and its denoms' USD prices (osmosis_asset_prices, dex_prices job),
+// each as a history of hourly values ending at or before end.
+type poolState struct {
+	reserves map[string][]hourValue
+	prices   map[string][]hourValue
+	cl       []clHour // concentrated-liquidity pools: osmosis_cl_state_hourly (dex_cl_state job)
+}
+
+type clHour struct {
+	hour      time.Time
+	sqrtPrice string
+	tick      int64
+	liquidity string
+	ticks     []aggdex.CLTick
+}
+
+// clAt is the concentrated-liquidity pool at the end of hour h (nil for
+// other pools, or before its first position).
+func (st poolState) clAt(h time.Time) (*aggdex.CLPool, error) {
+	i, _ := slices.BinarySearchFunc(st.cl, h, func(v clHour, t time.Time) int { return v.hour.Compare(t) })
+	if i == len(st.cl) || !st.cl[i].hour.Equal(h) {
+		i--
+	}
+	if i < 0 {
+		return nil, nil
+	}
+	c := st.cl[i]
+	return aggdex.CLPoolFromState(c.sqrtPrice, c.tick, c.liquidity, c.ticks)
+}
+
+type hourValue struct {
+	hour  time.Time
+	value string
+}
+
+func (s *Service) loadPoolState(ctx context.Context, p depthPool, end time.Time) (poolState, error) {
+	st := poolState{reserves: map[string][]hourValue{}, prices: map[string][]hourValue{}}
+	var rows []struct {
+		Denom string    `bun:"denom"`
+		Hour  time.Time `bun:"hour"`
+		Value string    `bun:"value"`
+	}
+	if err := s.db.NewRaw(`SELECT denom, hour, amount::text AS value FROM osmosis_pool_reserves_hourly
+		WHERE chain_id = ? AND pool_id = ? AND hour <= ? ORDER BY hour`, s.market.ChainID, p.id, end).Scan(ctx, &rows); err != nil {
+		return st, fmt.Errorf("reserves of pool %d: %w", p.id, err)
+	}
+	for _, r := range rows {
+		st.reserves[r.Denom] = append(st.reserves[r.Denom], hourValue{r.Hour.UTC(), r.Value})
+	}
+	rows = rows[:0]
+	if err := s.db.NewRaw(`SELECT denom, hour, price_usd::text AS value FROM osmosis_asset_prices
+		WHERE chain_id = ? AND denom IN (?) AND hour <= ? ORDER BY hour`, s.market.ChainID, bun.In(p.denoms), end).Scan(ctx, &rows); err != nil {
+		return st, fmt.Errorf("prices of pool %d: %w", p.id, err)
+	}
+	for _, r := range rows {
+		st.prices[r.Denom] = append(st.prices[r.Denom], hourValue{r.Hour.UTC(), r.Value})
+	}
+	if p.typ != "concentrated" {
+		return st, nil
+	}
+	var states []struct {
+		Hour      time.Time `bun:"hour"`
+		SqrtPrice string    `bun:"sqrt_price"`
+		Tick      int64     `bun:"tick"`
+		Liquidity string    `bun:"liquidity"`
+	}
+	if err := s.db.NewRaw(`SELECT hour, sqrt_price::text AS sqrt_price, tick, liquidity::text AS liquidity FROM osmosis_cl_state_hourly
+		WHERE chain_id = ? AND pool_id = ? AND hour <= ? ORDER BY hour`, s.market.ChainID, p.id, end).Scan(ctx, &states); err != nil {
+		return st, fmt.Errorf("state of pool %d: %w", p.id, err)
+	}
+	var ticks []struct {
+		Hour time.Time `bun:"hour"`
+		aggdex.CLTick
+	}
+	if err := s.db.NewRaw(`SELECT hour, tick, liquidity_net::text AS net, liquidity_gross::text AS gross FROM osmosis_cl_ticks_hourly
+		WHERE chain_id = ? AND pool_id = ? AND hour <= ? ORDER BY hour, tick`, s.market.ChainID, p.id, end).Scan(ctx, &ticks); err != nil {
+		return st, fmt.Errorf("ticks of pool %d: %w", p.id, err)
+	}
+	byHour := map[time.Time][]aggdex.CLTick{}
+	for _, t := range ticks {
+		byHour[t.Hour.UTC()] = append(byHour[t.Hour.UTC()], t.CLTick)
+	}
+	for _, c := range states {
+		h := c.Hour.UTC()
+		st.cl = append(st.cl, clHour{hour: h, sqrtPrice: c.SqrtPrice, tick: c.Tick, liquidity: c.Liquidity, ticks: byHour[h]})
+	}
+	return st, nil
+}
+
+// at is the state at the end of hour h: each series' last value at or before h.
+func (st poolState) at(h time.Time) (map[string]math.Int, map[string]math.LegacyDec, error) {
+	last := func(vs []hourValue) (string, bool) {
+		i, _ := slices.BinarySearchFunc(vs, h, func(v hourValue, t time.Time) int { return v.hour.Compare(t) })
+		if i < len(vs) && vs[i].hour.Equal(h) {
+			return vs[i].value, true
+		}
+		if i == 0 {
+			return "", false
+		}
+		return vs[i-1].value, true
+	}
+	reserves, prices := map[string]math.Int{}, map[string]math.LegacyDec{}
+	for d, vs := range st.reserves {
+		if v, ok := last(vs); ok {
+			n, ok := math.NewIntFromString(v)
+			if !ok {
+				return nil, nil, fmt.Errorf("reserve %q", v)
+			}
+			reserves[d] = n
+		}
+	}
+	for d, vs := range st.prices {
+		if v, ok := last(vs); ok {
+			p, err := math.LegacyNewDecFromStr(v)
+			if err != nil {
+				return nil, nil, fmt.Errorf("price %q: %w", v, err)
+			}
+			prices[d] = p
+		}
+	}
+	return reserves, prices, nil
+}
+
+// depthCurrent is the depth of a pool at its latest state and prices, for
+// a move of percent on each side, fees excluded: balancer and stableswap
+// pools from their reserves (osmosis_pool_reserves_hourly) and weights or
+// scaling factors, concentrated-liquidity pools by a walk over the
+// initialized ticks of their replayed state (osmosis_cl_state_hourly and
+// osmosis_cl_ticks_hourly, dex_cl_state job). CosmWasm pools answer 501.
+func (s *Service) depthCurrent(ctx context.Context, req *api.Request) (*api.Response, error) {
+	fresh, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pct, err := percentParam(req)
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.loadDepthPool(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	end := fresh.Chains[0].Time.UTC().Truncate(time.Hour)
+	st, err := s.loadPoolState(ctx, p, end)
+	if err != nil {
+		return nil, err
+	}
+	reserves, prices, err := st.at(end)
+	if err != nil {
+		return nil, fmt.Errorf("pool %d: %w", p.id, err)
+	}
+	cl, err := st.clAt(end)
+	if err != nil {
+		return nil, fmt.Errorf("pool %d: %w", p.id, err)
+	}
+	base, quote, ok, err := s.depthAt(p, reserves, prices, cl, pct)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, problem.Status(http.StatusNotFound, "pool %d holds no liquidity", p.id)
+	}
+	return &api.Response{Body: DepthRecord{BaseSellDepth: base.render(), QuoteSellDepth: quote.render()}, Freshness: fresh}, nil
+}
+
+// depthOverTime is the depth at the end of every hour whose start is in
+// the range, from the pool's first reserves to the hour of the last indexed block.
+func (s *Service) depthOverTime(ctx context.Context, req *api.Request) (*api.Response, error) {
+	fresh, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pct, err := percentParam(req)
+	if err != nil {
+		return nil, err
+	}
+	r, err := req.Params.DateRange(req.Now, true)
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.loadDepthPool(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	first := r.Start.UTC().Truncate(time.Hour)
+	if first.Before(r.Start) {
+		first = first.Add(time.Hour)
+	}
+	last := r.End.UTC().Truncate(time.Hour)
+	if tip := fresh.Chains[0].Time.UTC().Truncate(time.Hour); tip.Before(last) {
+		last = tip
+	}
+	out := []DepthHour{}
+	if last.Before(first) {
+		return &api.Response{Body: out, Freshness: fresh}, nil
+	}
+	st, err := s.loadPoolState(ctx, p, last)
+	if err != nil {
+		return nil, err
+	}
+	for h := first; !h.After(last); h = h.Add(time.Hour) {
+		reserves, prices, err := st.at(h)
+		if err != nil {
+			return nil, fmt.Errorf("pool %d: %w", p.id, err)
+		}
+		cl, err := st.clAt(h)
+		if err != nil {
+			return nil, fmt.Errorf("pool %d: %w", p.id, err)
+		}
+		base, quote, ok, err := s.depthAt(p, reserves, prices, cl, pct)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, DepthHour{Hour: h.Format(time.DateTime), BaseSellDepth: base.renderNumbers(), QuoteSellDepth: quote.renderNumbers()})
+		}
+	}
+	return &api.Response{Body: out, Freshness: fresh}, nil
+}
