@@ -31,21 +31,25 @@ type RecorderOptions struct {
 	QueueSize  int           // pending events; default 4096
 	BatchSize  int           // most events per transaction; default 256
 	CommitWait time.Duration // bound of one batch commit; default 30s
+	// Committers is how many batches may commit at once (each on its own
+	// connection), so a batch forms while another waits for its WAL
+	// flush; default 4.
+	Committers int
 	Log        *slog.Logger
 	// Registerer, when set, receives the engagement event metrics.
 	Registerer prometheus.Registerer
 }
 
 // Recorder stores tracked events durably: requests put their event on a
-// bounded queue and wait; one committer goroutine (started on demand,
-// exiting when the queue is empty) inserts queued events in batches, one
-// transaction per batch, and answers each request after its commit. Events
-// are deduplicated per API key for DedupeWindow.
+// bounded queue and wait; committer goroutines (up to Committers, started
+// on demand, exiting when the queue is empty) insert queued events in
+// batches, one transaction per batch, and answer each request after its
+// commit. Events are deduplicated per API key for DedupeWindow.
 type Recorder struct {
 	db      *bun.DB
 	opt     RecorderOptions
-	queue   chan *pending
-	running atomic.Bool
+	queue      chan *pending
+	committers atomic.Int32 // running committer goroutines
 
 	mu       sync.Mutex
 	missing  map[string]int64 // "event.attribute" -> events lacking it
@@ -80,6 +84,9 @@ func NewRecorder(db *bun.DB, opt RecorderOptions) *Recorder {
 	}
 	if opt.CommitWait <= 0 {
 		opt.CommitWait = 30 * time.Second
+	}
+	if opt.Committers <= 0 {
+		opt.Committers = 4
 	}
 	if opt.Log == nil {
 		opt.Log = slog.New(slog.DiscardHandler)
@@ -163,10 +170,17 @@ func (r *Recorder) Record(ctx context.Context, ev *Event) (string, error) {
 	}
 }
 
-// kick starts the committer unless it runs.
+// kick starts a committer unless Committers of them run.
 func (r *Recorder) kick() {
-	if r.running.CompareAndSwap(false, true) {
-		go r.commitLoop()
+	for {
+		n := r.committers.Load()
+		if n >= int32(r.opt.Committers) {
+			return
+		}
+		if r.committers.CompareAndSwap(n, n+1) {
+			go r.commitLoop()
+			return
+		}
 	}
 }
 
@@ -185,10 +199,15 @@ func (r *Recorder) commitLoop() {
 			}
 		}
 		if len(batch) == 0 {
-			r.running.Store(false)
-			// An event queued after the drain but before the flag was
-			// cleared saw the committer running: take it over again.
-			if len(r.queue) == 0 || !r.running.CompareAndSwap(false, true) {
+			// Leave first, then look again: an event queued after the
+			// drain either is seen here or saw a free committer slot in
+			// kick and started one.
+			r.committers.Add(-1)
+			if len(r.queue) == 0 {
+				return
+			}
+			if r.committers.Add(1) > int32(r.opt.Committers) {
+				r.committers.Add(-1)
 				return
 			}
 			continue

@@ -364,7 +364,7 @@ func TestTrackDurability(t *testing.T) {
 func TestQueueFullIs503(t *testing.T) {
 	e := newEnv(t, func(db *bun.DB) api.Handlers {
 		h := api.Handlers{JSON: map[string]api.Handler{}, Raw: map[string]api.RawHandler{}}
-		engagement.NewService(db, engagement.RecorderOptions{QueueSize: 2, BatchSize: 1}).Register(h)
+		engagement.NewService(db, engagement.RecorderOptions{QueueSize: 2, BatchSize: 1, Committers: 1}).Register(h)
 		return h
 	})
 	ctx := context.Background()
@@ -377,7 +377,7 @@ func TestQueueFullIs503(t *testing.T) {
 	}
 	var wg sync.WaitGroup
 	codes := make(chan int, 3)
-	for i := range 3 { // one in the committer, two queued
+	for i := range 3 { // one in the (single) committer, two queued
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
