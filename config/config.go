@@ -13,7 +13,9 @@ type Config struct {
 	API        API        `yaml:"api"`
 	Chains     []Chain    `yaml:"chains"`
 	Aggregator Aggregator `yaml:"aggregator"`
-	Log        Log        `yaml:"log"`
+	// Earn declares the earn strategies (dex group).
+	Earn Earn `yaml:"earn"`
+	Log  Log  `yaml:"log"`
 	// Metrics places /metrics, /healthz and /readyz of the processes that
 	// serve no API (index, aggregate); the API listeners always serve them.
 	Metrics Metrics `yaml:"metrics"`

@@ -101,6 +101,7 @@ func (c *Config) validate() []*FieldError {
 	for i := range c.Chains {
 		errs = append(errs, c.Chains[i].validate(fmt.Sprintf("chains[%d]", i), seen)...)
 	}
+	errs = append(errs, c.Earn.validate(c.Chains)...)
 	return errs
 }
 
