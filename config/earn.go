@@ -79,6 +79,9 @@ func (e *Earn) validate(chains []Chain) []*FieldError {
 		if u, err := url.Parse(s.Link); s.Link != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
 			bad(key+".link", "%q is not an http(s) URL", s.Link)
 		}
+		if s.Kind == "lp" && strings.HasSuffix(s.Type, "-staking") {
+			bad(key+".type", "%s is a staking type; kind lp needs a pool or vault type", s.Type)
+		}
 		if s.Kind == "lp" && s.PoolID < 1 {
 			bad(key+".pool_id", "is required for kind lp (a pool id, 1 or more)")
 		}

@@ -41,6 +41,7 @@ func TestEarnErrorsNameKeyAndLine(t *testing.T) {
 		{"unknown key", strings.Replace(withEarn, "      pool_id: 1\n", "      pool_id: 1\n      vault: x\n", 1), []string{`unknown key "vault"`, "line 18"}},
 		{"bad kind", strings.Replace(withEarn, "kind: lp", "kind: lending", 1), []string{"earn.strategies[0].kind (line 11)", "must be one of lp"}},
 		{"bad type", strings.Replace(withEarn, "type: levana-pool-lp", "type: pool", 1), []string{"earn.strategies[0].type (line 12)", "must be one of osmosis-staking"}},
+		{"staking type for lp", strings.Replace(withEarn, "type: levana-pool-lp", "type: osmosis-staking", 1), []string{"earn.strategies[0].type (line 12)", "kind lp needs a pool or vault type"}},
 		{"bad id", strings.Replace(withEarn, "id: ion-osmo-usdc-lp", "id: a/b", 1), []string{"earn.strategies[0].id (line 10)", `"a/b" must be letters`}},
 		{"missing name", strings.Replace(withEarn, "      name: ION/OSMO/USDC liquidity\n", "", 1), []string{"earn.strategies[0].name (line 10)", "is required"}},
 		{"bad link", strings.Replace(withEarn, "https://app.osmosis.zone/pool/1", "app.osmosis.zone", 1), []string{"earn.strategies[0].link (line 16)", "not an http(s) URL"}},
