@@ -12,6 +12,7 @@ import (
 	"github.com/chainlens/chainlens/aggregator"
 	"github.com/chainlens/chainlens/aggregator/campaigns"
 	aggdex "github.com/chainlens/chainlens/aggregator/dex"
+	"github.com/chainlens/chainlens/aggregator/ibc"
 	"github.com/chainlens/chainlens/api"
 	apidex "github.com/chainlens/chainlens/api/dex"
 	"github.com/chainlens/chainlens/config"
@@ -36,6 +37,9 @@ func HandlersWith(cfg *config.Config, db *bun.DB, deps Deps) api.Handlers {
 		h.JSON[id] = fn
 	}
 	for id, fn := range apidex.NewEarn(cfg, db).Handlers() {
+		h.JSON[id] = fn
+	}
+	for id, fn := range apidex.NewIBC(cfg, db).Handlers() {
 		h.JSON[id] = fn
 	}
 	engagement.NewService(db, engagement.RecorderOptions{Log: deps.Log, Registerer: deps.Registry}).Register(h)
@@ -67,5 +71,10 @@ func Jobs(cfg *config.Config) []aggregator.Job {
 		jobs = append(jobs, campaigns.Onchain{Chain: ch, Prices: prices})
 	}
 	jobs = append(jobs, campaigns.Website{}, campaigns.Audiences{Chains: byID, Prices: prices}, campaigns.Report{})
+	for _, ch := range cfg.Chains {
+		if ch.Kind != "evm" {
+			jobs = append(jobs, ibc.Packets{Chain: ch, Chains: cfg.Chains, Channels: cfg.IBC.Channels})
+		}
+	}
 	return jobs
 }
