@@ -42,6 +42,9 @@ func HandlersWith(cfg *config.Config, db *bun.DB, deps Deps) api.Handlers {
 	for id, fn := range apidex.NewIBC(cfg, db).Handlers() {
 		h.JSON[id] = fn
 	}
+	for id, fn := range apidex.NewLimitOrders(cfg, db).Handlers() {
+		h.JSON[id] = fn
+	}
 	engagement.NewService(db, engagement.RecorderOptions{Log: deps.Log, Registerer: deps.Registry}).Register(h)
 	chains := map[string]bool{}
 	for _, ch := range cfg.Chains {
@@ -60,7 +63,8 @@ func Jobs(cfg *config.Config) []aggregator.Job {
 		m := aggdex.NewMarket(ch)
 		jobs = append(jobs, aggdex.Prices{Market: m}, aggdex.Volume{Market: m}, aggdex.Liquidity{Market: m}, aggdex.Revenue{Market: m},
 			aggdex.Candles{Market: m}, aggdex.Activity{Market: m}, aggdex.Positions{Market: m}, aggdex.CLState{Market: m},
-			aggdex.Supply{Market: m}, aggdex.Assets{Market: m}, aggdex.Earn{Market: m, Strategies: cfg.Earn.Strategies})
+			aggdex.Supply{Market: m}, aggdex.Assets{Market: m}, aggdex.Earn{Market: m, Strategies: cfg.Earn.Strategies},
+			aggdex.LimitOrders{Market: m})
 		prices = &campaigns.Prices{Market: m}
 	}
 	// Engagement: conversions per indexed chain, then website events, rule
