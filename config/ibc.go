@@ -93,9 +93,17 @@ func (b *IBC) validate(chains []Chain) []*FieldError {
 	bad := func(key, format string, args ...any) {
 		errs = append(errs, &FieldError{Key: key, Msg: fmt.Sprintf(format, args...)})
 	}
+	names := map[string]string{}
 	for i, ch := range chains {
-		if ch.Name != "" && !chainName.MatchString(ch.Name) {
-			bad("chains["+strconv.Itoa(i)+"].name", "%q is not a chain-registry name (lower-case letters, digits, '-')", ch.Name)
+		key := "chains[" + strconv.Itoa(i) + "].name"
+		switch {
+		case ch.Name == "":
+		case !chainName.MatchString(ch.Name):
+			bad(key, "%q is not a chain-registry name (lower-case letters, digits, '-')", ch.Name)
+		case names[ch.Name] != "":
+			bad(key, "chain name %q is already used by chain %s; set name on one of them", ch.Name, names[ch.Name])
+		default:
+			names[ch.Name] = ch.ID
 		}
 	}
 	seen := map[[2]string]string{}

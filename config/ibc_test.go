@@ -55,6 +55,7 @@ func TestIBCErrorsNameKeyAndLine(t *testing.T) {
 			[]string{"ibc.channels[1] (line 11)", "channel channel-75 of osmosis is already declared (ibc.channels[0])"}},
 		{"unknown key", strings.Replace(base, "counterparty_channel: channel-0", "counterparty_channel: channel-0, port_id: x", 1), []string{`unknown key "port_id"`}},
 		{"missing registry file", minimal + "ibc:\n  registry: [nope.json]\n", []string{"ibc.registry[0] (line 9)", "nope.json"}},
+		{"same name twice", minimal + "  - {id: osmo-2, kind: osmosis, rpc: [http://127.0.0.1:1]}\n", []string{"chains[1].name (line 8)", `chain name "osmosis" is already used by chain localosmosis`}},
 		{"bad chain name", strings.Replace(minimal, "    kind: osmosis", "    kind: osmosis\n    name: Osmosis Hub", 1), []string{"chains[0].name (line 7)", "not a chain-registry name"}},
 	}
 	for _, c := range cases {
@@ -69,5 +70,26 @@ func TestIBCErrorsNameKeyAndLine(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestShippedConfigsIBC: both shipped configs declare the 13 channels of
+// the 11 chain-registry _IBC files in testdata/registry.
+func TestShippedConfigsIBC(t *testing.T) {
+	for _, file := range []string{"local.yaml", "mainnet.yaml"} {
+		cfg, err := Load(file, func(string) string { return "" })
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		if len(cfg.IBC.Channels) != 13 {
+			t.Errorf("%s: %d channels, want 13", file, len(cfg.IBC.Channels))
+		}
+		want := IBCChannel{Chain: "cosmoshub", Channel: "channel-141", Port: "transfer", Counterparty: "osmosis", CounterpartyChannel: "channel-0", CounterpartyPort: "transfer"}
+		if len(cfg.IBC.Channels) > 2 && cfg.IBC.Channels[2] != want {
+			t.Errorf("%s: third channel %+v, want %+v", file, cfg.IBC.Channels[2], want)
+		}
+		if cfg.Chains[0].Name != "osmosis" {
+			t.Errorf("%s: first chain named %q", file, cfg.Chains[0].Name)
+		}
 	}
 }

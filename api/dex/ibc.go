@@ -62,8 +62,9 @@ type ChannelStatus struct {
 	DurationMinutes int64  `json:"duration_minutes"`
 }
 
-// status answers, per declared channel from source to destination (config
-// ibc.channels, either way round), the packets the source sent on it that
+// status answers, per declared transfer channel (port transfer on the
+// source's side) from source to destination (config ibc.channels, either
+// way round), the packets the source sent on it that
 // are not yet acknowledged, timed out or received (size_queue) and the age
 // in whole minutes, at the request time, of the oldest of them
 // (duration_minutes, 0 when none). A name no configured chain or channel
@@ -104,6 +105,9 @@ func (s *IBCService) status(ctx context.Context, req *api.Request) (*api.Respons
 		case c.Chain == dst && c.Counterparty == src:
 			e = end{c.CounterpartyPort, c.CounterpartyChannel}
 		default:
+			continue
+		}
+		if e.port != "transfer" { // transfer channels only (interchain queries, contracts' ports are not)
 			continue
 		}
 		if !seen[e] {
