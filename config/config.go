@@ -122,6 +122,10 @@ type Chain struct {
 	// AllowPrunedStart starts at the node's earliest height when StartHeight
 	// is below it, instead of failing.
 	AllowPrunedStart bool `yaml:"allow_pruned_start"`
+	// NewBlockHint subscribes to the first RPC node's new block headers
+	// over its websocket and polls at once when one arrives (a hint: the
+	// poll_interval polling goes on, so a lost socket only adds latency).
+	NewBlockHint bool `yaml:"new_block_hint"`
 	// FeeDenoms are the chain's fee tokens.
 	FeeDenoms []string `yaml:"fee_denoms"`
 	// StakingDenom is the bond denom.

@@ -34,11 +34,20 @@ func TestParseMinimalFillsDefaults(t *testing.T) {
 		{"schedule", cfg.Aggregator.Schedule, "@every 30s"},
 		{"quota", cfg.API.Quota.Credits, int64(1_000_000)},
 		{"max conns", cfg.Database.MaxConns, 10},
+		{"response cache", cfg.API.CacheTTL.D(), time.Second},
 	}
 	for _, c := range checks {
 		if c.got != c.want {
 			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
 		}
+	}
+	// An explicit 0s turns the response cache off (it was taken for unset).
+	off, err := Parse([]byte(strings.Replace(minimal, "api: {listen: 127.0.0.1:8080}", "api: {listen: 127.0.0.1:8080, cache_ttl: 0s}", 1)), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if off.API.CacheTTL.D() != 0 {
+		t.Errorf("cache_ttl: 0s gave %v", off.API.CacheTTL.D())
 	}
 }
 

@@ -38,7 +38,9 @@ func Parse(raw []byte, baseDir string, env func(string) string) (*Config, error)
 	if err := yaml.Unmarshal(raw, &root); err != nil {
 		return nil, fmt.Errorf("parse: %w", err)
 	}
-	var cfg Config
+	// Defaults that an explicit zero must be able to turn off are set
+	// before decoding (the file's value, 0s included, then wins).
+	cfg := Config{API: API{CacheTTL: Duration(time.Second)}}
 	dec := yaml.NewDecoder(bytes.NewReader(raw))
 	dec.KnownFields(true)
 	if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
@@ -158,7 +160,6 @@ func (c *Config) applyDefaults() {
 	setDur(&t.Write, 30*time.Second)
 	setDur(&t.Idle, 120*time.Second)
 	setDur(&t.Handler, 10*time.Second)
-	setDur(&c.API.CacheTTL, time.Second)
 	if c.API.DocsTitle == "" {
 		c.API.DocsTitle = "chainlens"
 	}

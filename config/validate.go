@@ -147,6 +147,9 @@ func (ch *Chain) validate(key string, seen map[string]bool) []*FieldError {
 	if ch.SnapshotEvery < 0 {
 		bad(".snapshot_every", "must be 0 (off) or more")
 	}
+	if ch.Kind == "evm" && ch.NewBlockHint {
+		bad(".new_block_hint", "is for CometBFT chains (an evm chain is read by block ranges)")
+	}
 	if ch.Kind == "evm" {
 		if len(ch.Tokens) == 0 {
 			bad(".tokens", "an evm chain needs at least one token contract")

@@ -35,7 +35,7 @@ type env struct {
 
 // newEnv starts the real API server (route table, app handlers, real keys)
 // on a fresh database. handlers, when non-nil, replace app.Handlers.
-func newEnv(t *testing.T, handlers func(db *bun.DB) api.Handlers) *env {
+func newEnv(t testing.TB, handlers func(db *bun.DB) api.Handlers) *env {
 	t.Helper()
 	db, _ := testdb.New(t)
 	cfg, err := config.Parse([]byte("database: {url: postgres://postgres@127.0.0.1:5432/x}\n"), "", nil)

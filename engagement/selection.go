@@ -158,6 +158,24 @@ func (s *Selector) Select(ctx context.Context, q Query, now time.Time) ([]Select
 	return []Selected{}, nil
 }
 
+// pickColumns are the columns of a picked campaign.
+const pickColumns = `c.id, c.owner, c.name, c.topic, cand.audience_id, cand.audience_name, c.start_date, c.end_date,
+           cr.position_id, cr.logo, cr.title, cr.body, cr.cta, cr.url, cr.banner_url`
+
+// fits joins a candidate's campaign and creative and keeps the campaigns
+// that can be shown now: a lateral probe per candidate (OFFSET 0 keeps the
+// planner from flattening it into a hash join over every campaign in the
+// generic plan of the prepared statement).
+const fits = `
+    CROSS JOIN LATERAL (SELECT * FROM campaigns WHERE id = cand.campaign_id OFFSET 0) c
+    JOIN creatives cr ON cr.campaign_id = c.id AND cr.position_id = $6
+    WHERE c.status = 'active' AND c.start_date <= $7 AND $7 < c.end_date
+      AND (c.impression_budget IS NULL OR c.impressions < c.impression_budget)
+      AND (c.click_budget IS NULL OR c.clicks < c.click_budget)
+      AND (c.frequency_cap IS NULL OR $5 = '' OR (
+          SELECT count(*) FROM impressions i
+          WHERE i.campaign_id = c.id AND i.address_norm IN (SELECT addr FROM u) AND i.shown_at >= $8) < c.frequency_cap)`
+
 // selectQuery is the statement of Select, prepared once per connection:
 // planning it costs more than running it.
 const selectQuery = `
@@ -170,36 +188,31 @@ WITH cfg AS (
     SELECT DISTINCT ON (am.audience_id) am.audience_id, am.address, u.spelled, u.ord
     FROM u JOIN audience_members am ON am.address = u.addr
     ORDER BY am.audience_id, u.ord
-), cand AS (
-    SELECT ca.campaign_id, a.id AS audience_id, a.name AS audience_name, m.address, m.spelled, m.ord, true AS specific
+), spec AS (
+    SELECT ca.campaign_id, a.id AS audience_id, a.name AS audience_name, m.address, m.spelled, m.ord
     FROM m JOIN audiences a ON a.id = m.audience_id AND a.kind <> 'global'
     JOIN campaign_audiences ca ON ca.audience_id = m.audience_id
     WHERE NOT $3
-    UNION ALL
-    SELECT ca.campaign_id, a.id, a.name, NULL, NULL, NULL, false
+), glob AS (
+    SELECT ca.campaign_id, a.id AS audience_id, a.name AS audience_name
     FROM audiences a JOIN campaign_audiences ca ON ca.audience_id = a.id
     WHERE a.kind = 'global'
-), pick AS (
-    SELECT c.id, c.owner, c.name, c.topic, cand.audience_id, cand.audience_name, c.start_date, c.end_date,
-           cr.position_id, cr.logo, cr.title, cr.body, cr.cta, cr.url, cr.banner_url,
-           -- The user is counted by the matched address, or by their first
-           -- address for a global campaign; a global request counts nobody.
-           CASE WHEN cand.specific THEN cand.spelled ELSE $4 END AS answered,
-           CASE WHEN cand.specific THEN cand.address ELSE $5 END AS user_norm
-    FROM cand
-    -- A lateral probe per candidate (OFFSET 0 keeps the planner from
-    -- flattening it into a hash join over every campaign in the generic
-    -- plan of the prepared statement).
-    CROSS JOIN LATERAL (SELECT * FROM campaigns WHERE id = cand.campaign_id OFFSET 0) c
-    JOIN creatives cr ON cr.campaign_id = c.id AND cr.position_id = $6
-    WHERE c.status = 'active' AND c.start_date <= $7 AND $7 < c.end_date
-      AND (c.impression_budget IS NULL OR c.impressions < c.impression_budget)
-      AND (c.click_budget IS NULL OR c.clicks < c.click_budget)
-      AND (c.frequency_cap IS NULL OR $5 = '' OR (
-          SELECT count(*) FROM impressions i
-          WHERE i.campaign_id = c.id AND i.address_norm IN (SELECT addr FROM u) AND i.shown_at >= $8) < c.frequency_cap)
-    ORDER BY cand.specific DESC, c.priority DESC, c.start_date DESC, cand.ord NULLS LAST, c.id
+), pick_spec AS (
+    -- The user is counted by the matched address.
+    SELECT ` + pickColumns + `, cand.spelled AS answered, cand.address AS user_norm
+    FROM spec cand ` + fits + `
+    ORDER BY c.priority DESC, c.start_date DESC, cand.ord, c.id
     LIMIT 1
+), pick_glob AS (
+    -- Global campaigns only when no address-specific one fits; the user
+    -- is counted by their first address (a global request counts nobody).
+    SELECT ` + pickColumns + `, $4 AS answered, $5 AS user_norm
+    FROM glob cand ` + fits + `
+      AND NOT EXISTS (SELECT 1 FROM pick_spec)
+    ORDER BY c.priority DESC, c.start_date DESC, c.id
+    LIMIT 1
+), pick AS (
+    SELECT * FROM pick_spec UNION ALL SELECT * FROM pick_glob
 ), spend AS (
     -- Spend the budget atomically: a concurrent view may have taken the
     -- last one, and then nothing is recorded and selection runs again.

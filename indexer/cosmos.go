@@ -91,6 +91,10 @@ func (x *Cosmos) Run(ctx context.Context, until int64) error {
 		return err
 	}
 	x.log.Info("indexer started", "next_height", next, "until", until)
+	var wake <-chan struct{}
+	if x.cfg.NewBlockHint && len(x.cfg.RPC) > 0 {
+		wake = blockHint(ctx, x.cfg.RPC[0], x.log)
+	}
 	lastRetry := time.Now()
 	for {
 		st, err := x.src.Status(ctx)
@@ -143,7 +147,7 @@ func (x *Cosmos) Run(ctx context.Context, until int64) error {
 			}
 		}
 		if next > st.LatestHeight {
-			if sleepCtx(ctx, x.cfg.PollInterval.D()) != nil {
+			if sleepOrWake(ctx, x.cfg.PollInterval.D(), wake) != nil {
 				return stopped(ctx, until)
 			}
 		}

@@ -128,6 +128,32 @@ func TestIndexLiveDevnet(t *testing.T) {
 			t.Errorf("%s: chain balance %s at %d, indexed genesis+changes %s", name, got, until, want)
 		}
 	}
+
+	// Following at the tip with a one-minute poll interval, the new block
+	// hint (websocket headers) has a new transaction indexed within seconds.
+	follow := cfg
+	follow.PollInterval = config.Duration(time.Minute)
+	follow.NewBlockHint = true
+	fctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	fx := indexer.NewCosmos(follow, db, indexer.NewClientSource(client), cosmos.NewAdapter(follow.Kind, follow.Bech32Prefix), slog.New(slog.DiscardHandler), m)
+	go func() { done <- fx.Run(fctx, 0) }()
+	time.Sleep(2 * time.Second) // caught up, waiting at the tip
+	hintHash, _, err := n.Send(ctx, "user2", addr["user0"], sdk.NewCoins(sdk.NewInt64Coin(devnet.BondDenom, 9)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sentAt := time.Now()
+	for count(t, db, "SELECT count(*) FROM txs WHERE hash = ?", hintHash) == 0 && time.Since(sentAt) < 20*time.Second {
+		time.Sleep(50 * time.Millisecond)
+	}
+	stop()
+	if err := <-done; err != nil {
+		t.Fatalf("follower: %v", err)
+	}
+	if count(t, db, "SELECT count(*) FROM txs WHERE hash = ?", hintHash) != 1 {
+		t.Errorf("tx %s not indexed 20 s after it was sent, with a 1 min poll interval: the new block hint did not wake the indexer", hintHash)
+	}
 }
 
 func bankBalance(t *testing.T, ctx context.Context, c *cometbft.Client, address string, height int64) sdkmath.Int {

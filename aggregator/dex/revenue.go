@@ -17,10 +17,11 @@ import (
 // revenue per UTC day by source — tx_fees (the fees of every tx, from the
 // txs table) and taker_fees (swap taker fees: bank transfers into the
 // taker_fee_collector module account, since the fee is netted out of a
-// hop's tokens_in before the pool sees it). Amounts are valued at their
-// denom's hourly close of the hour they were paid (the latest close before,
-// when that hour has none); amounts in denoms without a price are left out.
-// protorev (arbitrage) is not measured yet and has no rows.
+// hop's tokens_in before the pool sees it) and protorev (the profit of
+// each protorev_backrun arbitrage, in its arb_denom, which the module
+// keeps). Amounts are valued at their denom's hourly close of the hour
+// they were paid (the latest close before, when that hour has none);
+// amounts in denoms without a price are left out.
 //
 // It follows the dex_prices job's watermark and recomputes whole days from
 // the first day with a new payment, so it is idempotent and exact.
@@ -42,7 +43,13 @@ const payments = `
 		WHERE t.chain_id = ?0 AND NOT t.undecodable
 	UNION ALL SELECT 'taker_fees', tr.denom, tr.amount, b.time, tr.height FROM transfers tr
 		JOIN blocks b ON b.chain_id = tr.chain_id AND b.height = tr.height
-		WHERE tr.chain_id = ?0 AND tr.kind = 'transfer' AND tr.recipient = ?3`
+		WHERE tr.chain_id = ?0 AND tr.kind = 'transfer' AND tr.recipient = ?3
+	UNION ALL SELECT 'protorev', pr.arb_denom, pr.profit, b.time, e.height FROM events e
+		CROSS JOIN LATERAL (SELECT max(a->>'value') FILTER (WHERE a->>'key' = 'arb_denom') AS arb_denom,
+			max(a->>'value') FILTER (WHERE a->>'key' = 'profit')::numeric AS profit
+			FROM jsonb_array_elements(e.attributes) a) pr
+		JOIN blocks b ON b.chain_id = e.chain_id AND b.height = e.height
+		WHERE e.chain_id = ?0 AND e.type = 'protorev_backrun' AND pr.profit > 0`
 
 // Run advances the revenue to the prices job's watermark.
 func (j Revenue) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {

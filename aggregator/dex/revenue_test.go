@@ -16,7 +16,8 @@ import (
 
 // TestRevenueOnLocalnet values every tx fee and every taker fee of the
 // recorded localnet (all in the 21:00 UTC hour) at that hour's closes and
-// compares with the dex_revenue job's day rows.
+// compares with the dex_revenue job's day rows; protorev is the one
+// backrun's profit, 512318328 uosmo (truth/protorev.json all_profits).
 func TestRevenueOnLocalnet(t *testing.T) {
 	ctx := context.Background()
 	db, _ := testdb.New(t)
@@ -57,7 +58,9 @@ func TestRevenueOnLocalnet(t *testing.T) {
 	for _, r := range kvRows(t, db, "SELECT source || ' ' || day::date::text AS k, amount_usd::text AS v FROM osmosis_revenue_daily") {
 		got[r.K] = r.V
 	}
-	for k, want := range map[string]math.LegacyDec{"tx_fees 2026-11-21": wantFees, "taker_fees 2026-11-21": wantTaker} {
+	wantProtorev := m.USDValue("uosmo", math.NewInt(512318328), closes["uosmo"])
+	for k, want := range map[string]math.LegacyDec{"tx_fees 2026-11-21": wantFees, "taker_fees 2026-11-21": wantTaker,
+		"protorev 2026-11-21": wantProtorev} {
 		d, err := math.LegacyNewDecFromStr(got[k])
 		// The job values each payment then adds; the test adds amounts then
 		// values: the two differ by at most one 10^-18 rounding per payment.
@@ -65,7 +68,7 @@ func TestRevenueOnLocalnet(t *testing.T) {
 			t.Errorf("%s: %q, want %s", k, got[k], want)
 		}
 	}
-	if len(got) != 2 {
-		t.Errorf("revenue rows %v", got)
+	if len(got) != 3 || !wantProtorev.IsPositive() {
+		t.Errorf("revenue rows %v (protorev %s)", got, wantProtorev)
 	}
 }

@@ -401,9 +401,10 @@ func checkPoolLiquidity(t *testing.T, db *bun.DB, body string) {
 	}
 }
 
-// checkRevenue: the day's two sources as the dex_revenue job stored them
-// (its own test values them independently), and their sum as the
-// cumulative protocol revenue of that single day.
+// checkRevenue: the day's three sources as the dex_revenue job stored them
+// (its own test values them independently; protorev is the one backrun's
+// 512318328 uosmo at OSMO's close 1.81103865829427774 = 927.828297360687703724),
+// and their sum as the cumulative protocol revenue of that single day.
 func checkRevenue(t *testing.T, db *bun.DB, which, body string) {
 	t.Helper()
 	var fees, taker string
@@ -411,10 +412,12 @@ func checkRevenue(t *testing.T, db *bun.DB, which, body string) {
 		Scan(context.Background(), &fees, &taker); err != nil {
 		t.Fatal(err)
 	}
-	want := `[{"labels":"2026-11-21 00:00:00","source":"taker_fees","amount":` + string(dex.Number(taker)) +
+	const protorev = "927.828297360687703724"
+	want := `[{"labels":"2026-11-21 00:00:00","source":"protorev","amount":` + protorev +
+		`},{"labels":"2026-11-21 00:00:00","source":"taker_fees","amount":` + string(dex.Number(taker)) +
 		`},{"labels":"2026-11-21 00:00:00","source":"tx_fees","amount":` + string(dex.Number(fees)) + `}]`
 	if which == "CUMREV" {
-		sum := math.LegacyMustNewDecFromStr(fees).Add(math.LegacyMustNewDecFromStr(taker))
+		sum := math.LegacyMustNewDecFromStr(fees).Add(math.LegacyMustNewDecFromStr(taker)).Add(math.LegacyMustNewDecFromStr(protorev))
 		want = `[{"labels":"2026-11-21 00:00:00","value":` + string(dex.Number(sum.String())) + `}]`
 	}
 	if body != want {

@@ -50,13 +50,25 @@ func (s *Service) token(ctx context.Context, req *api.Request) (*api.Response, e
 		return nil, err
 	}
 	now := req.Now.UTC()
+	// Each "latest at t" is one backward index probe per denom (or per pool
+	// and denom), not a scan of the history before t.
 	pricesAt := func(t time.Time) (map[string]math.LegacyDec, error) {
-		return s.decMap(ctx, `SELECT DISTINCT ON (denom) denom AS k, price_usd::text AS v FROM osmosis_asset_prices
-			WHERE chain_id = ? AND hour <= ? ORDER BY denom, hour DESC`, s.market.ChainID, t)
+		return s.decMap(ctx, `WITH RECURSIVE d AS (
+				(SELECT denom FROM osmosis_asset_prices WHERE chain_id = ? ORDER BY denom LIMIT 1)
+				UNION ALL
+				SELECT (SELECT denom FROM osmosis_asset_prices WHERE chain_id = ? AND denom > d.denom ORDER BY denom LIMIT 1)
+				FROM d WHERE d.denom IS NOT NULL)
+			SELECT d.denom AS k, p.price_usd::text AS v FROM d CROSS JOIN LATERAL (
+				SELECT price_usd FROM osmosis_asset_prices WHERE chain_id = ? AND denom = d.denom AND hour <= ?
+				ORDER BY hour DESC LIMIT 1) p
+			WHERE d.denom IS NOT NULL`, s.market.ChainID, s.market.ChainID, s.market.ChainID, t)
 	}
 	reservesAt := func(t time.Time) (map[string]math.LegacyDec, error) {
-		return s.decMap(ctx, `SELECT denom AS k, sum(amount)::text AS v FROM (SELECT DISTINCT ON (pool_id, denom) denom, amount
-			FROM osmosis_pool_reserves_hourly WHERE chain_id = ? AND hour <= ? ORDER BY pool_id, denom, hour DESC) r GROUP BY denom`, s.market.ChainID, t)
+		return s.decMap(ctx, `SELECT pd.denom AS k, sum(r.amount)::text AS v
+			FROM (SELECT DISTINCT pool_id, unnest(denoms) AS denom FROM osmosis_pools WHERE chain_id = ?) pd
+			CROSS JOIN LATERAL (SELECT amount FROM osmosis_pool_reserves_hourly
+				WHERE chain_id = ? AND pool_id = pd.pool_id AND denom = pd.denom AND hour <= ? ORDER BY hour DESC LIMIT 1) r
+			GROUP BY pd.denom`, s.market.ChainID, s.market.ChainID, t)
 	}
 	var p0, p1, p24, p7d, r0, r24 map[string]math.LegacyDec
 	for _, q := range []struct {

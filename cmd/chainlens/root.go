@@ -37,6 +37,7 @@ func newRootCmd() *cobra.Command {
 		newMigrateCmd(g),
 		newKeysCmd(g),
 		newCampaignsCmd(g),
+		newBenchCmd(g),
 		newStatusCmd(g),
 		newVersionCmd(),
 		newDevnetCmd(),

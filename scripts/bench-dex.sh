@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# bench-dex.sh: dex endpoint latency at a fixed request rate over a year of
+# synthetic hourly history. A fresh database gets `chainlens bench
+# dex-history` (hourly blocks, 10 balancer pools, swaps), the real
+# aggregator jobs build the report tables from it (`aggregate --once`,
+# timed), and `chainlens bench http` sends RATE requests/s round-robin over
+# the non-chart endpoints, then over the chart endpoints, with varied
+# parameters and the response cache off (every request runs its queries).
+#
+#   RATE=500 DURATION=20s DAYS=365 scripts/bench-dex.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RATE=${RATE:-500}
+DURATION=${DURATION:-20s}
+DAYS=${DAYS:-365}
+BIN=bin/chainlens
+go build -o "$BIN" ./cmd/chainlens
+
+work=$(mktemp -d)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	if [ -n "${admin:-}" ]; then psql -q -d "$admin" -c "DROP DATABASE IF EXISTS \"$db\" WITH (FORCE)" >/dev/null 2>&1 || true; fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+db="chainlens_bench_dex_$$"
+admin=$(scripts/db.sh ensure postgres)
+url=$(scripts/db.sh ensure "$db")
+api_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+cat > "$work/c.yaml" <<CFG
+database: {url: "$url", max_conns: 20}
+api: {listen: "127.0.0.1:$api_port", cache_ttl: 0s, rate_limit: {per_second: 1000000, burst: 1000000}, quota: {credits: 1000000000000}}
+log: {level: error}
+chains:
+  - {id: synthosmosis, kind: osmosis, rpc: ["http://127.0.0.1:9"],
+     assets: [{denom: uusdc, symbol: USDC, name: USD Coin, display: usdc, exponent: 6},
+              {denom: uosmo, symbol: OSMO, name: Osmosis, display: osmo, exponent: 6, main: true},
+              {denom: uatom, symbol: ATOM, name: Cosmos Hub, display: atom, exponent: 6},
+              {denom: uweth, symbol: WETH, name: Wrapped Ether, display: weth, exponent: 6},
+              {denom: uion, symbol: ION, name: Ion, display: ion, exponent: 6},
+              {denom: utia, symbol: TIA, name: Celestia, display: tia, exponent: 6}]}
+CFG
+"$BIN" migrate up --config "$work/c.yaml" >/dev/null
+"$BIN" bench dex-history --config "$work/c.yaml" --days "$DAYS" >&2
+t0=$(date +%s)
+"$BIN" aggregate --config "$work/c.yaml" --once >/dev/null
+echo "bench-dex: aggregate --once over $DAYS days took $(( $(date +%s) - t0 )) s" >&2
+key=$("$BIN" keys create --config "$work/c.yaml" --name bench --scopes all 2>/dev/null)
+"$BIN" serve --config "$work/c.yaml" &
+pids+=($!)
+for _ in $(seq 50); do curl -sf "http://127.0.0.1:$api_port/healthz" >/dev/null && break; sleep 0.1; done
+
+base="http://127.0.0.1:$api_port"
+day() { date -u -d "$1 days ago" +%Y-%m-%d; }
+{
+	for a in uosmo uatom uweth uion utia uusdc; do
+		echo "price $base/tokens/v2/real-time/$a/price"
+		echo "token $base/tokens/v2/$a"
+	done
+	for d in 1 7 30 90 180; do
+		echo "top_assets $base/trading/volume/top_assets_date_range?start_date=$(day $d)&end_date=$(day 0)"
+	done
+	for h in 1 6 24 168; do echo "top_assets_hours $base/trading/volume/top_assets_last_period_hours?hours=$h"; done
+	for p in 1 2 3 4 5 6 7 8 9 10; do
+		echo "pool_liquidity $base/pools/liquidity/$p/over_time?start_date=$(day 30)&end_date=$(day 0)"
+	done
+	echo "pool_fees $base/fees/v1/pools"
+	echo "pool_listings $base/aux/pool_listings"
+	echo "kpi_volume $base/kpi/cumulative_trading_volume"
+	echo "kpi_revenue $base/kpi/cumulative_protocol_revenue"
+	echo "chain_revenue $base/tokenomics/chain_revenue?start_date=$(day 90)&end_date=$(day 0)"
+	echo "pairs_summary $base/pairs/v2/summary"
+	echo "trading_metrics $base/trading_metrics"
+} > "$work/plain.txt"
+{
+	for a in uosmo uatom uweth uion utia; do
+		for tf in 5 60 240 1440 10080; do echo "token_chart $base/tokens/v2/historical/$a/chart?tf=$tf"; done
+	done
+	for pair in "1 uosmo uusdc" "2 uatom uusdc" "3 uatom uosmo" "4 uweth uusdc" "6 utia uusdc" "9 uion uusdc"; do
+		read -r p in out <<< "$pair"
+		for r in 1d 7d 1mo 1y; do echo "pair_chart $base/pairs/v1/historical/$p/chart?asset_in=$in&asset_out=$out&range=$r"; done
+	done
+} > "$work/chart.txt"
+# Every URL must answer 200 before it is measured.
+while read -r label u; do
+	code=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $key" "$u")
+	[ "$code" = 200 ] || { echo "bench-dex: $label $u answered $code" >&2; exit 1; }
+done < <(cat "$work/plain.txt" "$work/chart.txt")
+echo "## one request at a time (service time, uncached), median of 5"
+while read -r label u; do
+	ts=$(for _ in 1 2 3 4 5; do curl -s -o /dev/null -w '%{time_total}\n' -H "Authorization: Bearer $key" "$u"; done | sort -n | sed -n 3p)
+	printf '%-18s %7.2f ms  %s\n' "$label" "$(python3 -c "print($ts*1000)")" "${u#$base}"
+done < <(cat "$work/plain.txt" "$work/chart.txt" | awk '!seen[$1]++')
+echo "## non-chart endpoints at $RATE req/s for $DURATION"
+"$BIN" bench http --rate "$RATE" --duration "$DURATION" --header "Authorization: Bearer $key" --urls "$work/plain.txt"
+echo "## chart endpoints at $RATE req/s for $DURATION"
+"$BIN" bench http --rate "$RATE" --duration "$DURATION" --header "Authorization: Bearer $key" --urls "$work/chart.txt"
