@@ -17,7 +17,7 @@ type Earn struct {
 // Strategy is one earn strategy. Its numbers come from indexed data:
 //   - kind lp: holding the LP shares (gamm/pool/<pool_id>) of a balancer or
 //     stableswap pool: TVL = the pool's reserves, APR = swap fees over the
-//     last 7 days, balance = the address's bank-held shares.
+//     last 7 days, balance = the address's shares, bank-held and locked.
 type Strategy struct {
 	ID       string `yaml:"id"`       // e.g. osmo-usdc-lp; letters, digits, '.', '_', '-'
 	Kind     string `yaml:"kind"`     // lp

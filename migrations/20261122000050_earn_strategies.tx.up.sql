@@ -27,8 +27,9 @@ CREATE TABLE earn_strategy_assets (
 
 --bun:split
 
--- What each address holds in the strategy (lp: bank-held shares of
--- share_denom, base units); rows of zero are kept for addresses that left.
+-- What each address holds in the strategy (lp: shares of share_denom in
+-- base units, bank-held plus locked in x/lockup); rows of zero are kept
+-- for addresses that left.
 CREATE TABLE earn_strategy_balances (
     strategy text    NOT NULL,
     address  text    NOT NULL,

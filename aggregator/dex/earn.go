@@ -29,9 +29,12 @@ import (
 //     total_shares = the sum of every balance change of the share denom
 //     (balance_changes: minted on join, burnt on exit), carried forward
 //     from the previous row;
-//   - earn_strategy_balances: each address's bank-held shares, recomputed
-//     in full for the addresses whose balance changed after the watermark
-//     (after height 0 for a strategy without a row yet).
+//   - earn_strategy_balances: each address's shares: bank-held
+//     (balance_changes) plus locked in x/lockup (transfers to the lockup
+//     module account minus transfers from it to the address; the module
+//     account itself has no row), recomputed in full for the addresses
+//     whose shares moved after the watermark (after height 0 for a
+//     strategy without a row yet).
 //
 // Each run rewrites the state and asset rows and recomputes the touched
 // balances from scratch, so a rerun from the same watermark writes the
@@ -159,13 +162,28 @@ func (j Earn) lp(ctx context.Context, tx bun.Tx, s config.Strategy, wm, tip int6
 		s.ID, chain, s.Kind, tip, at, tvl.String(), apr.String(), share, fee.Shares).Exec(ctx); err != nil {
 		return 0, fmt.Errorf("state: %w", err)
 	}
-	res, err := tx.NewRaw(`INSERT INTO earn_strategy_balances (strategy, address, amount, height)
-		SELECT ?0, b.address, sum(b.delta), max(b.height) FROM balance_changes b
-		WHERE b.chain_id = ?1 AND b.denom = ?2 AND b.height <= ?4 AND b.address IN
-			(SELECT address FROM balance_changes WHERE chain_id = ?1 AND denom = ?2 AND height > ?3 AND height <= ?4)
-		GROUP BY b.address
+	lockup, err := moduleAddress(j.Market.Prefix, "lockup")
+	if err != nil {
+		return 0, fmt.Errorf("lockup module address: %w", err)
+	}
+	res, err := tx.NewRaw(`WITH touched AS (
+			SELECT address FROM balance_changes WHERE chain_id = ?1 AND denom = ?2 AND height > ?3 AND height <= ?4 AND address <> ?5
+			UNION SELECT sender FROM transfers WHERE recipient = ?5 AND chain_id = ?1 AND height > ?3 AND height <= ?4 AND denom = ?2
+			UNION SELECT recipient FROM transfers WHERE sender = ?5 AND chain_id = ?1 AND height > ?3 AND height <= ?4 AND denom = ?2
+		), bank AS (
+			SELECT address, sum(delta) AS amount, max(height) AS height FROM balance_changes
+			WHERE chain_id = ?1 AND denom = ?2 AND height <= ?4 AND address IN (SELECT address FROM touched) GROUP BY address
+		), locked AS (
+			SELECT owner AS address, sum(amount) AS amount, max(height) AS height FROM (
+				SELECT sender AS owner, amount, height FROM transfers WHERE recipient = ?5 AND chain_id = ?1 AND height <= ?4 AND denom = ?2
+				UNION ALL SELECT recipient, -amount, height FROM transfers WHERE sender = ?5 AND chain_id = ?1 AND height <= ?4 AND denom = ?2
+			) l WHERE owner IN (SELECT address FROM touched) GROUP BY owner
+		)
+		INSERT INTO earn_strategy_balances (strategy, address, amount, height)
+		SELECT ?0, t.address, coalesce(b.amount, 0) + coalesce(l.amount, 0), greatest(coalesce(b.height, 0), coalesce(l.height, 0))
+		FROM touched t LEFT JOIN bank b ON b.address = t.address LEFT JOIN locked l ON l.address = t.address
 		ON CONFLICT (strategy, address) DO UPDATE SET amount = EXCLUDED.amount, height = EXCLUDED.height`,
-		s.ID, chain, share, from, tip).Exec(ctx)
+		s.ID, chain, share, from, tip, lockup).Exec(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("balances: %w", err)
 	}

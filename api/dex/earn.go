@@ -239,9 +239,10 @@ func (e *EarnService) tvl(ctx context.Context, req *api.Request) (*api.Response,
 	return &api.Response{Body: TVL{TVLUSD: decimalString(st.TVLUSD), Assets: st.assets}, Freshness: fresh}, nil
 }
 
-// balance answers an address's LP shares and their USD value: shares /
-// total shares × TVL. Shares held in the bank earn no claimable rewards
-// (swap fees are added to the pool), so unclaimed_rewards is 0.
+// balance answers an address's LP shares (bank-held and locked) and their
+// USD value: shares / total shares × TVL. gamm LP shares have nothing to
+// claim: swap fees are added to the pool's reserves and lockup incentives
+// are paid out by x/incentives at each epoch, so unclaimed_rewards is 0.
 func (e *EarnService) balance(ctx context.Context, req *api.Request) (*api.Response, error) {
 	id, addr := req.Params.String("strategy"), req.Params.String("address")
 	if _, err := e.strategy(id); err != nil {

@@ -125,8 +125,15 @@ func TestEarnOnLocalnet(t *testing.T) {
 			balanceBody("ion-osmo-usdc-lp", "100000000000000000000", "98613.144262268235927267", "gamm/pool/1", pool1Supply)},
 		{"balance, carol in pool 1", "/earn/strategies/ion-osmo-usdc-lp/balance/" + carol, 200,
 			balanceBody("ion-osmo-usdc-lp", "25092889217569600", "24.744887043693060842", "gamm/pool/1", pool1Supply)},
-		{"balance, alice in pool 3", "/earn/strategies/atom-osmo-lp/balance/" + alice, 200,
-			balanceBody("atom-osmo-lp", "98333333333333333333", "173279.886632091579587904", "gamm/pool/3", pool3Supply)},
+		// alice holds 98333333333333333333 shares in the bank and 1666666666666666667
+		// in lock 2, bob 6750000001200406700 and 1250000000000000000 in lock 3
+		// (truth/balances.json, truth/lockup_locks.json).
+		{"balance, alice in pool 3, bank and lock", "/earn/strategies/atom-osmo-lp/balance/" + alice, 200,
+			balanceBody("atom-osmo-lp", "100000000000000000000", "176216.833863143979242534", "gamm/pool/3", pool3Supply)},
+		{"balance, bob in pool 3, bank and lock", "/earn/strategies/atom-osmo-lp/balance/" + bob, 200,
+			balanceBody("atom-osmo-lp", "8000000001200406700", "14097.346711166837019623", "gamm/pool/3", pool3Supply)},
+		{"balance, the lockup module holds for its owners", "/earn/strategies/atom-osmo-lp/balance/osmo1njty28rqtpw6n59sjj4esw76enp4mg6g7cwrhc", 200,
+			balanceBody("atom-osmo-lp", "0", "0", "gamm/pool/3", pool3Supply)},
 		{"balance, dave in pool 4", "/earn/strategies/usdc-weth-stable-lp/balance/" + dave, 200,
 			balanceBody("usdc-weth-stable-lp", "1000000001899453000", "428.174995699000033409", "gamm/pool/4", pool4Supply)},
 		{"balance, never held", "/earn/strategies/usdc-weth-stable-lp/balance/" + alice, 200,
@@ -186,7 +193,7 @@ func TestEarnOnLocalnet(t *testing.T) {
 	if _, body := s2.get(t, "/earn/strategies/ion-osmo-usdc-lp/balance/"+bob); body != cases[4].body {
 		t.Errorf("rerun: %s", body)
 	}
-	if _, body := s2.get(t, "/earn/strategies/pool-3-again/balance/"+alice); body != balanceBody("pool-3-again", "98333333333333333333", "173279.886632091579587904", "gamm/pool/3", pool3Supply) {
+	if _, body := s2.get(t, "/earn/strategies/pool-3-again/balance/"+alice); body != balanceBody("pool-3-again", "100000000000000000000", "176216.833863143979242534", "gamm/pool/3", pool3Supply) {
 		t.Errorf("strategy declared later: %s", body)
 	}
 }
