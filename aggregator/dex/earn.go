@@ -17,7 +17,9 @@ import (
 // Earn is the dex_earn job: the earn strategies declared in config
 // (earn.strategies) at the height the dex_liquidity job reached.
 //
-// Kind lp, pool P with share denom gamm/pool/P:
+// Kind lp, balancer or stableswap pool P with share denom gamm/pool/P (a
+// strategy on another pool type, or on a pool not created yet, has no
+// rows, and its endpoints answer 503):
 //   - earn_strategy_assets: the pool's reserves (the latest
 //     osmosis_pool_reserves_hourly row per denom) at each denom's latest
 //     hourly close (osmosis_asset_prices); a denom without a price is
@@ -83,6 +85,20 @@ func (j Earn) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error
 // lp writes the rows of an LP strategy at height tip.
 func (j Earn) lp(ctx context.Context, tx bun.Tx, s config.Strategy, wm, tip int64, at time.Time) (int64, error) {
 	chain, share := j.Market.ChainID, ShareDenom(s.PoolID)
+	// Only gamm pools (balancer, stableswap) have LP shares; a strategy on
+	// another pool, or on a pool not created yet, has no rows.
+	var types []string
+	if err := tx.NewRaw("SELECT type FROM osmosis_pools WHERE chain_id = ? AND pool_id = ? AND height <= ?", chain, s.PoolID, tip).Scan(ctx, &types); err != nil {
+		return 0, fmt.Errorf("pool %d: %w", s.PoolID, err)
+	}
+	if len(types) != 1 || (types[0] != "balancer" && types[0] != "stableswap") {
+		for _, table := range []string{"earn_strategy_state", "earn_strategy_assets", "earn_strategy_balances"} {
+			if _, err := tx.NewRaw("DELETE FROM "+table+" WHERE strategy = ?", s.ID).Exec(ctx); err != nil {
+				return 0, fmt.Errorf("clear %s: %w", table, err)
+			}
+		}
+		return 0, nil
+	}
 	// A strategy continues from its own row (written with the watermark);
 	// one declared since the last run starts from the first height.
 	prev := struct {

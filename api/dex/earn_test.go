@@ -50,6 +50,10 @@ var earnStrategies = []config.Strategy{
 		Link: "https://example.test/pool/1", PoolID: 1, LockDuration: config.Duration(24 * time.Hour)},
 	{ID: "atom-osmo-lp", Kind: "lp", Type: "levana-pool-lp", Name: "ATOM/OSMO", Provider: "Osmosis", Category: "Liquidity", PoolID: 3},
 	{ID: "usdc-weth-stable-lp", Kind: "lp", Type: "levana-pool-lp", Name: "USDC/WETH", Provider: "Osmosis", Category: "Liquidity", PoolID: 4},
+	// Pool 2 is concentrated liquidity (no LP shares), pool 9 does not exist:
+	// neither is computed.
+	{ID: "cl-pool", Kind: "lp", Type: "quasar-cl-vault", Name: "CL", Provider: "Osmosis", Category: "Liquidity", PoolID: 2},
+	{ID: "no-pool", Kind: "lp", Type: "levana-pool-lp", Name: "None", Provider: "Osmosis", Category: "Liquidity", PoolID: 9},
 }
 
 // Expected values, from truth/pools.json and truth/balances.json at height
@@ -142,6 +146,8 @@ func TestEarnOnLocalnet(t *testing.T) {
 		{"balance, unknown strategy", "/earn/strategies/nope/balance/" + bob, 404, "strategy nope"},
 		{"apr, unknown strategy", "/earn/strategies/nope/apr", 404, "strategy nope"},
 		{"tvl, unknown strategy", "/earn/strategies/nope/tvl", 404, "strategy nope"},
+		{"tvl, a concentrated pool", "/earn/strategies/cl-pool/tvl", 503, "not computed"},
+		{"apr, a pool that does not exist", "/earn/strategies/no-pool/apr", 503, "not computed"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -179,7 +185,7 @@ func TestEarnOnLocalnet(t *testing.T) {
 	if _, err := db.ExecContext(ctx, "UPDATE aggregator_jobs SET watermark = 0 WHERE name = 'dex_earn'"); err != nil {
 		t.Fatal(err)
 	}
-	cfg.Earn.Strategies = append(cfg.Earn.Strategies[:1:1], earnStrategies[1:]...)
+	cfg.Earn.Strategies = append(cfg.Earn.Strategies[:1:1], earnStrategies[1:3]...)
 	cfg.Earn.Strategies = append(cfg.Earn.Strategies, config.Strategy{ID: "pool-3-again", Kind: "lp", Type: "levana-pool-lp", Name: "x",
 		Provider: "Osmosis", Category: "Liquidity", PoolID: 3})
 	sched, err = aggregator.New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, app.Jobs(cfg)...)
