@@ -13,7 +13,11 @@ type Config struct {
 	API        API        `yaml:"api"`
 	Chains     []Chain    `yaml:"chains"`
 	Aggregator Aggregator `yaml:"aggregator"`
-	Log        Log        `yaml:"log"`
+	// Earn declares the earn strategies (dex group).
+	Earn Earn `yaml:"earn"`
+	// IBC declares the IBC channels between chains (dex group).
+	IBC IBC `yaml:"ibc"`
+	Log Log `yaml:"log"`
 	// Metrics places /metrics, /healthz and /readyz of the processes that
 	// serve no API (index, aggregate); the API listeners always serve them.
 	Metrics Metrics `yaml:"metrics"`
@@ -101,6 +105,7 @@ type Log struct {
 // Chain declares one indexed chain.
 type Chain struct {
 	ID   string   `yaml:"id"`   // chain id, e.g. osmosis-1
+	Name string   `yaml:"name"` // chain-registry name, e.g. osmosis; default the registry's chain_name
 	Kind string   `yaml:"kind"` // osmosis | dydx | neutron | cosmoshub | xion | noble | cosmos | evm
 	RPC  []string `yaml:"rpc"`  // several = failover
 	// Registry declares the chain from cosmos chain-registry files; fields set

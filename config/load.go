@@ -52,7 +52,11 @@ func Parse(raw []byte, baseDir string, env func(string) string) (*Config, error)
 			return nil, &FieldError{Key: fmt.Sprintf("chains[%d].registry", i), Line: lineOf(&root, "chains", strconv.Itoa(i), "registry"), Msg: err.Error()}
 		}
 	}
+	if i, err := cfg.IBC.applyRegistry(baseDir); err != nil {
+		return nil, &FieldError{Key: fmt.Sprintf("ibc.registry[%d]", i), Line: lineOf(&root, "ibc", "registry", strconv.Itoa(i)), Msg: err.Error()}
+	}
 	cfg.applyDefaults()
+	cfg.IBC.applyDefaults(cfg.Chains)
 	if errs := cfg.validate(); len(errs) > 0 {
 		for _, fe := range errs {
 			fe.Line = lineOf(&root, splitKey(fe.Key)...)

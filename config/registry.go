@@ -10,6 +10,7 @@ import (
 // registryChain is the part of a chain-registry chain.json that chainlens reads.
 type registryChain struct {
 	ChainID      string `json:"chain_id"`
+	ChainName    string `json:"chain_name"`
 	Bech32Prefix string `json:"bech32_prefix"`
 	Fees         struct {
 		FeeTokens []struct {
@@ -61,6 +62,9 @@ func (ch *Chain) applyRegistry(baseDir string) error {
 	}
 	if ch.ID == "" {
 		ch.ID = rc.ChainID
+	}
+	if ch.Name == "" {
+		ch.Name = rc.ChainName
 	}
 	if ch.Bech32Prefix == "" {
 		ch.Bech32Prefix = rc.Bech32Prefix

@@ -101,6 +101,8 @@ func (c *Config) validate() []*FieldError {
 	for i := range c.Chains {
 		errs = append(errs, c.Chains[i].validate(fmt.Sprintf("chains[%d]", i), seen)...)
 	}
+	errs = append(errs, c.Earn.validate(c.Chains)...)
+	errs = append(errs, c.IBC.validate(c.Chains)...)
 	return errs
 }
 

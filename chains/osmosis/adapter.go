@@ -59,7 +59,7 @@ var clAddsTable = chains.Table{Name: "osmosis_cl_adds", Columns: []string{
 
 // Tables lists the generic tables and the Osmosis dex tables.
 func (a *Adapter) Tables() []chains.Table {
-	return append(a.Adapter.Tables(), poolsTable, swapsTable, liquidityTable, clPositionsTable, clRewardsTable, clAddsTable)
+	return append(a.Adapter.Tables(), poolsTable, swapsTable, liquidityTable, clPositionsTable, clRewardsTable, clAddsTable, orderbookTable)
 }
 
 // Rows appends the generic rows, then the dex rows.
@@ -106,6 +106,10 @@ func dexEvent(b *chains.Block, tx *chains.Tx, ev *chains.Event, out *chains.Rows
 		return rewardRows(b, ev, out)
 	case "add_to_position":
 		return addRow(b, ev, out)
+	case "wasm", "wasm-limitClaimed":
+		if tx != nil {
+			return orderbookRow(b, ev, out)
+		}
 	}
 	return nil
 }

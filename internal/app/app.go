@@ -12,6 +12,7 @@ import (
 	"github.com/chainlens/chainlens/aggregator"
 	"github.com/chainlens/chainlens/aggregator/campaigns"
 	aggdex "github.com/chainlens/chainlens/aggregator/dex"
+	"github.com/chainlens/chainlens/aggregator/ibc"
 	"github.com/chainlens/chainlens/api"
 	apidex "github.com/chainlens/chainlens/api/dex"
 	"github.com/chainlens/chainlens/config"
@@ -35,6 +36,15 @@ func HandlersWith(cfg *config.Config, db *bun.DB, deps Deps) api.Handlers {
 	for id, fn := range apidex.New(cfg, db).Handlers() {
 		h.JSON[id] = fn
 	}
+	for id, fn := range apidex.NewEarn(cfg, db).Handlers() {
+		h.JSON[id] = fn
+	}
+	for id, fn := range apidex.NewIBC(cfg, db).Handlers() {
+		h.JSON[id] = fn
+	}
+	for id, fn := range apidex.NewLimitOrders(cfg, db).Handlers() {
+		h.JSON[id] = fn
+	}
 	engagement.NewService(db, engagement.RecorderOptions{Log: deps.Log, Registerer: deps.Registry}).Register(h)
 	chains := map[string]bool{}
 	for _, ch := range cfg.Chains {
@@ -53,7 +63,8 @@ func Jobs(cfg *config.Config) []aggregator.Job {
 		m := aggdex.NewMarket(ch)
 		jobs = append(jobs, aggdex.Prices{Market: m}, aggdex.Volume{Market: m}, aggdex.Liquidity{Market: m}, aggdex.Revenue{Market: m},
 			aggdex.Candles{Market: m}, aggdex.Activity{Market: m}, aggdex.Positions{Market: m}, aggdex.CLState{Market: m},
-			aggdex.Supply{Market: m}, aggdex.Assets{Market: m})
+			aggdex.Supply{Market: m}, aggdex.Assets{Market: m}, aggdex.Earn{Market: m, Strategies: cfg.Earn.Strategies},
+			aggdex.LimitOrders{Market: m})
 		prices = &campaigns.Prices{Market: m}
 	}
 	// Engagement: conversions per indexed chain, then website events, rule
@@ -64,5 +75,10 @@ func Jobs(cfg *config.Config) []aggregator.Job {
 		jobs = append(jobs, campaigns.Onchain{Chain: ch, Prices: prices})
 	}
 	jobs = append(jobs, campaigns.Website{}, campaigns.Audiences{Chains: byID, Prices: prices}, campaigns.Report{})
+	for _, ch := range cfg.Chains {
+		if ch.Kind != "evm" {
+			jobs = append(jobs, ibc.Packets{Chain: ch, Chains: cfg.Chains, Channels: cfg.IBC.Channels})
+		}
+	}
 	return jobs
 }
