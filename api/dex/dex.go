@@ -69,6 +69,7 @@ func (s *Service) Handlers() map[string]api.Handler {
 		OpDepthOverTime:         s.depthOverTime,
 		OpSupply:                s.supply,
 		OpAssetsInChain:         s.assetsInChain,
+		OpStakingAPR:            s.stakingAPR,
 	}
 }
 
