@@ -97,6 +97,26 @@ func TestAPROnLocalnet(t *testing.T) {
 		{"staking APR, before the data", "/apr?start_date=2026-11-01&end_date=2026-11-20", 200, "[]"},
 		{"staking APR, bad period", "/apr?trailing_period=2d", 400, "trailing_period"},
 		{"staking APR, bad range", "/apr?start_date=2026-11-22&end_date=2026-11-21", 400, "start_date"},
+		{"pools APR", "/pools_apr", 200, "[" + apr1 + "," + apr2 + "," + apr3 + "," + apr4 + "," + apr5 + "]"},
+		{"pools APR, one pool", "/pools_apr?pool=5", 200, "[" + apr5 + "]"},
+		{"pools APR, unknown pool", "/pools_apr?pool=99", 200, "[]"},
+		{"pools APR, bad pool", "/pools_apr?pool=x", 400, "pool"},
+		{"pools APR range", "/pools_apr_range", 200, "[" + range1 + "," + range2 + "," + range3 + "," + range4 + "," + range5 + "]"},
+		{"pools APR range v2", "/v2/pools_apr_range", 200, "[" + range1 + "," + range2 + "," + range3 + "," + range4 + "," + range5 + "]"},
+		{"pools APR range v2, one pool", "/v2/pools_apr_range?pool=2", 200, "[" + range2 + "]"},
+		{"pools APR range, bad pool", "/pools_apr_range?pool=-1", 400, "pool"},
+		{"CL APR v1, full range by default", "/cl/v1/apr/rewards/5", 200, `{"APR":272096.794368966940316632}`},
+		{"CL APR v1, ticks", "/cl/v1/apr/rewards/5?lower_tick=-108000000&upper_tick=342000000", 200, `{"APR":272096.794368966940316632}`},
+		{"CL APR v2, erin's range", "/cl/v2/apr/rewards/5?lower_tick=1200000&upper_tick=1500000", 200, `{"APR":8444891.502561746613380579}`},
+		{"CL APR v2, one tick spacing", "/cl/v2/apr/rewards/5?lower_tick=1491000&upper_tick=1491100", 200, `{"APR":26106380844.607390325873476845}`},
+		{"CL APR v2, out of range", "/cl/v2/apr/rewards/5?lower_tick=900000&upper_tick=1100000", 200, `{"APR":0}`},
+		{"CL APR v2, alice's pool 2 range, out of range", "/cl/v2/apr/rewards/2?lower_tick=1900000&upper_tick=2100000", 200, `{"APR":0}`},
+		{"CL APR v2, ticks required", "/cl/v2/apr/rewards/5?lower_tick=1", 400, "upper_tick"},
+		{"CL APR v2, upper below lower", "/cl/v2/apr/rewards/5?lower_tick=10&upper_tick=5", 400, "upper_tick"},
+		{"CL APR v2, tick out of bounds", "/cl/v2/apr/rewards/5?lower_tick=-200000000&upper_tick=5", 400, "lower_tick"},
+		{"CL APR v2, not a CL pool", "/cl/v2/apr/rewards/3?lower_tick=0&upper_tick=100", 400, "not a concentrated-liquidity pool"},
+		{"CL APR v1, unknown pool", "/cl/v1/apr/rewards/99", 404, "pool 99 not found"},
+		{"CL APR v1, bad pool", "/cl/v1/apr/rewards/x", 400, "pool"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -118,3 +138,52 @@ func TestAPROnLocalnet(t *testing.T) {
 		})
 	}
 }
+
+// The pools APRs, worked out by hand from the recording. The window is the
+// 305.23534 s the blocks cover (less than 7 days); every swap fell in the
+// 21:00 hour. APR = earnings × 31536000 s × 100 / (value × 305.23534 s),
+// rounded to 18 decimals.
+//   - Swap fees: the pool's volume (pairs summary in TestEndpointsOnLocalnet:
+//     5109.810968616301534214, 325.016535809626422565, 2542.042277485590742693,
+//     589.587825208465025416, 14816.764471643456767655 USD) × its fee
+//     (0.003, 0.0005, 0.002, 0.001, 0.002), to 18 decimals, over its
+//     liquidity (98637.88914931192898811, 448.674000645585420725,
+//     190314.180574310816262158, 43245.674484269175518346,
+//     16352.25155078376574091 USD).
+//   - Boost of pool 5: gauge 13 (actions.md #56, truth/incentives_gauges.json:
+//     439219134 uion over 5 epochs) paid 87843826 + 4 × 87843827 uion into
+//     the pool's incentives account (osmo1gv3qx..., truth/pools.json) at
+//     heights 27, 57, 87, 116 and 146 = 439219134 uion × 4.153327807957258175
+//     USD/ION = 1824.221043029105244638 USD. No OSMO incentive was paid.
+//   - Superfluid: gamm/pool/3 became a superfluid asset at 54 (actions.md
+//     #17); its yield is not computed, so null; the other pools' shares are
+//     no superfluid asset: 0.
+//   - Concentrated positions earn the hour's earnings over the in-range
+//     liquidity at the hour's end (pool 5: 12822151726.129638381191920268 at
+//     tick 1491096, pool 2: 173205080.75688772943 at tick 797635, as
+//     truth/pools.json) per unit of liquidity, valued at the replayed sqrt
+//     price (pool 5 1.578320823123356678421341332006268852, pool 2
+//     1.340759415761640287402214457020327815) with amount0 = 1/√p − 1/√pu and
+//     amount1 = √p − √pl at ION 4.153327807957258175, OSMO 1.81103865829427774,
+//     WETH 1.281698821270455963, USDC 1 per 10^6 base units. The range goes
+//     from the full range [-108000000, 342000000) to one tick spacing (100
+//     for pool 5, 10 for pool 2) around the current tick.
+const (
+	apr1   = `{"pool_id":"1","swap_fees":1605.661933905307169136,"superfluid":0,"native":0,"boost":0,"total_apr":1605.661933905307169136}`
+	apr2   = `{"pool_id":"2","swap_fees":3742.108277233851612467,"superfluid":0,"native":0,"boost":0,"total_apr":3742.108277233851612467}`
+	apr3   = `{"pool_id":"3","swap_fees":276.002749066793105462,"superfluid":null,"native":0,"boost":0,"total_apr":null}`
+	apr4   = `{"pool_id":"4","swap_fees":140.856737216234607623,"superfluid":0,"native":0,"boost":0,"total_apr":140.856737216234607623}`
+	apr5   = `{"pool_id":"5","swap_fees":18723.093495396546536871,"superfluid":0,"native":0,"boost":1152581.631781695854714378,"total_apr":1171304.725277092401251249}`
+	zero   = `{"lower":0,"upper":0}`
+	range1 = `{"pool_id":"1","swap_fees":{"lower":1605.661933905307169136,"upper":1605.661933905307169136},"superfluid":` + zero +
+		`,"native":` + zero + `,"boost":` + zero + `,"total_apr":{"lower":1605.661933905307169136,"upper":1605.661933905307169136}}`
+	range2 = `{"pool_id":"2","swap_fees":{"lower":4220.664044588832966402,"upper":2954595176.207643702842594473},"superfluid":` + zero +
+		`,"native":` + zero + `,"boost":` + zero + `,"total_apr":{"lower":4220.664044588832966402,"upper":2954595176.207643702842594473}}`
+	range3 = `{"pool_id":"3","swap_fees":{"lower":276.002749066793105462,"upper":276.002749066793105462},"superfluid":{"lower":null,"upper":null}` +
+		`,"native":` + zero + `,"boost":` + zero + `,"total_apr":{"lower":null,"upper":null}}`
+	range4 = `{"pool_id":"4","swap_fees":{"lower":140.856737216234607623,"upper":140.856737216234607623},"superfluid":` + zero +
+		`,"native":` + zero + `,"boost":` + zero + `,"total_apr":{"lower":140.856737216234607623,"upper":140.856737216234607623}}`
+	range5 = `{"pool_id":"5","swap_fees":{"lower":4349.41788488274556038,"upper":417305760.688689593793143407},"superfluid":` + zero +
+		`,"native":` + zero + `,"boost":{"lower":267747.376484084194756252,"upper":25689075083.918700732080333438}` +
+		`,"total_apr":{"lower":272096.794368966940316632,"upper":26106380844.607390325873476845}}`
+)

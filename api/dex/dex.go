@@ -70,6 +70,11 @@ func (s *Service) Handlers() map[string]api.Handler {
 		OpSupply:                s.supply,
 		OpAssetsInChain:         s.assetsInChain,
 		OpStakingAPR:            s.stakingAPR,
+		OpPoolsAPR:              s.poolsAPR,
+		OpPoolsAPRRange:         s.poolsAPRRange,
+		OpPoolsAPRRangeV2:       s.poolsAPRRange,
+		OpCLAPRv1:               s.positionAPR,
+		OpCLAPRv2:               s.positionAPR,
 	}
 }
 

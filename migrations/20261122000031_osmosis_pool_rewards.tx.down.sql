@@ -1,0 +1,3 @@
+DROP TABLE IF EXISTS osmosis_superfluid_assets;
+DROP TABLE IF EXISTS osmosis_cl_pools;
+DROP TABLE IF EXISTS osmosis_pool_rewards_hourly;
