@@ -117,6 +117,33 @@ func TestAPROnLocalnet(t *testing.T) {
 		{"CL APR v2, not a CL pool", "/cl/v2/apr/rewards/3?lower_tick=0&upper_tick=100", 400, "not a concentrated-liquidity pool"},
 		{"CL APR v1, unknown pool", "/cl/v1/apr/rewards/99", 404, "pool 99 not found"},
 		{"CL APR v1, bad pool", "/cl/v1/apr/rewards/x", 400, "pool"},
+		// Rewards received (actions.md, block_results): bob's position 1
+		// collected spread rewards at 58, 116, 208, 229 (uion 58831 + 56540 +
+		// 52353 + 16682, uosmo 537096 + 120997 + 130963 + 44153) and 10991874
+		// uion of incentives at 61; carol got position 3's spread rewards at 20
+		// (77023 uosmo) and withdrew staking rewards at 57, 162, 256 (78 + 63740 +
+		// 64099); alice set frank as withdraw address at 27 (#71), so her
+		// rewards at 56 and 202 (50 + 82432) went to frank, as the bank
+		// transfers from the distribution module show; erin's position 7
+		// collected 34513 uusdc and 40914 uweth at 201, and she withdrew 26985 +
+		// 10 + 28527 + 12 uosmo. No gauge paid lock rewards (no distribution
+		// event): gamm amounts are 0.
+		{"reward denoms, bob", "/rewards/token/" + bob, 200, `{"denoms":["uion","uosmo"]}`},
+		{"reward denoms, erin", "/rewards/token/" + erin, 200, `{"denoms":["uosmo","uusdc","uweth"]}`},
+		{"reward denoms, alice (withdraw address frank)", "/rewards/token/" + alice, 200, `{"denoms":[]}`},
+		{"rewards by day, bob uion", "/rewards/token/" + bob + "/uion", 200,
+			`[{"timestamp":"2026-11-21 00:00:00","cl_amount":"11176280","gamm_amount":"0","staking_amount":"0"}]`},
+		{"rewards by day, bob uosmo", "/rewards/token/" + bob + "/uosmo", 200,
+			`[{"timestamp":"2026-11-21 00:00:00","cl_amount":"833209","gamm_amount":"0","staking_amount":"0"}]`},
+		{"rewards by day, carol uosmo", "/rewards/token/" + carol + "/uosmo", 200,
+			`[{"timestamp":"2026-11-21 00:00:00","cl_amount":"77023","gamm_amount":"0","staking_amount":"127917"}]`},
+		{"rewards by day, frank uosmo", "/rewards/token/" + frank + "/uosmo", 200,
+			`[{"timestamp":"2026-11-21 00:00:00","cl_amount":"0","gamm_amount":"0","staking_amount":"82482"}]`},
+		{"rewards by day, erin uosmo", "/rewards/token/" + erin + "/uosmo", 200,
+			`[{"timestamp":"2026-11-21 00:00:00","cl_amount":"0","gamm_amount":"0","staking_amount":"55534"}]`},
+		{"rewards by day, erin uweth", "/rewards/token/" + erin + "/uweth", 200,
+			`[{"timestamp":"2026-11-21 00:00:00","cl_amount":"40914","gamm_amount":"0","staking_amount":"0"}]`},
+		{"rewards by day, encoded denom", "/rewards/token/" + bob + "/ibc%2F27394FB092D2ECCD56123C74F36E4C1F926001CEADA9CA97EA622B25F41E5EB2", 200, "[]"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -186,4 +213,14 @@ const (
 	range5 = `{"pool_id":"5","swap_fees":{"lower":4349.41788488274556038,"upper":417305760.688689593793143407},"superfluid":` + zero +
 		`,"native":` + zero + `,"boost":{"lower":267747.376484084194756252,"upper":25689075083.918700732080333438}` +
 		`,"total_apr":{"lower":272096.794368966940316632,"upper":26106380844.607390325873476845}}`
+)
+
+// Named localnet accounts (truth/named_accounts.json).
+const (
+	alice = "osmo16kaefa02pez2jkxsnwrqmsc4ap9jnaadnac95n"
+	bob   = "osmo19cntltr3qf7pcny7xeq4lm7cl64xn54hvswrdh"
+	carol = "osmo1rlnwmr3j2hkgvsaf0ldere6u0ca8rdg7xvx0sk"
+	dave  = "osmo1dwyz79xpa3ax9aa2l8rc0lpqg9thd0kfsexefg"
+	erin  = "osmo10djef6v9uls3svdz3438m05l8hak33rlwhk90s"
+	frank = "osmo1e3l0nsmyaquh8f30kyzmtek6j02d0swu3jpyvs"
 )

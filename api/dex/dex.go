@@ -75,6 +75,8 @@ func (s *Service) Handlers() map[string]api.Handler {
 		OpPoolsAPRRangeV2:       s.poolsAPRRange,
 		OpCLAPRv1:               s.positionAPR,
 		OpCLAPRv2:               s.positionAPR,
+		OpRewardDenoms:          s.rewardDenoms,
+		OpRewardsByDay:          s.rewardsByDay,
 	}
 }
 
