@@ -143,6 +143,45 @@ func TestAPROnLocalnet(t *testing.T) {
 			`[{"timestamp":"2026-11-21 00:00:00","cl_amount":"0","gamm_amount":"0","staking_amount":"55534"}]`},
 		{"rewards by day, erin uweth", "/rewards/token/" + erin + "/uweth", 200,
 			`[{"timestamp":"2026-11-21 00:00:00","cl_amount":"40914","gamm_amount":"0","staking_amount":"0"}]`},
+		// Estimations: the same window earnings, annualised (× 31536000 s /
+		// 305.23534 s), per position: classic shares × pool earnings / total
+		// shares (pool 1: 100025092889217569600 shares, pool 3
+		// 108000000001200406700, pool 4 101000000001899453000, as the pools'
+		// create, join and exit events and truth/balances.json plus
+		// truth/lockup_locks.json give: bob's 8000000001200406700 pool 3 shares
+		// are 6750000001200406700 in the bank + lock 3's 1250000000000000000,
+		// alice's 100e18 = 98333333333333333333 + lock 2's 1666666666666666667);
+		// concentrated positions: liquidity × (fees + boost) / in-range
+		// liquidity when the range holds the pool's tick (pool 5: positions 1,
+		// 4, 5 in range; 2 and 9 out; pool 2: position 7 is all the in-range
+		// liquidity, 8 is out). Day = year / 365, month = year / 12.
+		{"estimation, bob", "/lp/v1/rewards/estimation/" + bob, 200,
+			`{"pools":{"1":{"day_usd":4338.064984236620853018,"month_usd":131949.476603863884279287,"year_usd":1583393.719246366611351438},` +
+				`"3":{"day_usd":106.600176625472920018,"month_usd":3242.422039024801317224,"year_usd":38909.064468297615806684},` +
+				`"5":{"day_usd":57877.355108902622454149,"month_usd":1760436.217895788099647044,"year_usd":21125234.614749457195764529}},` +
+				`"total_day_usd":62322.020269764716227185,"total_month_usd":1895628.116538676785243554,"total_year_usd":22747537.398464121422922652}`},
+		{"estimation, alice (two positions out of range)", "/lp/v1/rewards/estimation/" + alice, 200,
+			`{"pools":{"2":{"day_usd":0,"month_usd":0,"year_usd":0},` +
+				`"3":{"day_usd":1332.502207618468428005,"month_usd":40530.275481728414685157,"year_usd":486363.30578074097622188},` +
+				`"5":{"day_usd":0,"month_usd":0,"year_usd":0}},` +
+				`"total_day_usd":1332.502207618468428005,"total_month_usd":40530.275481728414685157,"total_year_usd":486363.30578074097622188}`},
+		{"estimation, erin", "/lp/v1/rewards/estimation/" + erin, 200,
+			`{"pools":{"2":{"day_usd":45.999635386177306436,"month_usd":1399.155576329559737441,"year_usd":16789.866915954716849288},` +
+				`"5":{"day_usd":294115.175786798597672519,"month_usd":8946003.263515124012539123,"year_usd":107352039.162181488150469473}},` +
+				`"total_day_usd":294161.175422184774978956,"total_month_usd":8947402.419091453572276563,"total_year_usd":107368829.029097442867318761}`},
+		{"estimation, carol", "/lp/v1/rewards/estimation/" + carol, 200,
+			`{"pools":{"1":{"day_usd":1.088545840680673402,"month_usd":33.109935987370482642,"year_usd":397.319231848445791709},` +
+				`"4":{"day_usd":165.236528047062710018,"month_usd":5025.944394764824096372,"year_usd":60311.332737177889156465},` +
+				`"5":{"day_usd":0,"month_usd":0,"year_usd":0}},` +
+				`"total_day_usd":166.32507388774338342,"total_month_usd":5059.054330752194579015,"total_year_usd":60708.651969026334948174}`},
+		{"estimation, dave", "/lp/v1/rewards/estimation/" + dave, 200,
+			`{"pools":{"4":{"day_usd":1.652365283609217289,"month_usd":50.259444043113692548,"year_usd":603.113328517364310581},` +
+				`"5":{"day_usd":172760.058429029928193664,"month_usd":5254785.110549660315890621,"year_usd":63057421.326595923790687456}},` +
+				`"total_day_usd":172761.710794313537410954,"total_month_usd":5254835.36999370342958317,"total_year_usd":63058024.439924441154998037}`},
+		{"estimation, frank (position 6 withdrawn)", "/lp/v1/rewards/estimation/" + frank, 200,
+			`{"pools":{},"total_day_usd":0,"total_month_usd":0,"total_year_usd":0}`},
+		{"estimation, not bech32", "/lp/v1/rewards/estimation/osmo1notanaddress", 400, "bech32Address"},
+		{"estimation, bob's key with another prefix", "/lp/v1/rewards/estimation/cosmos19cntltr3qf7pcny7xeq4lm7cl64xn54hytanm9", 400, "bech32Address"},
 		{"rewards by day, encoded denom", "/rewards/token/" + bob + "/ibc%2F27394FB092D2ECCD56123C74F36E4C1F926001CEADA9CA97EA622B25F41E5EB2", 200, "[]"},
 	}
 	for _, c := range cases {

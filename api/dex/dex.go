@@ -77,6 +77,7 @@ func (s *Service) Handlers() map[string]api.Handler {
 		OpCLAPRv2:               s.positionAPR,
 		OpRewardDenoms:          s.rewardDenoms,
 		OpRewardsByDay:          s.rewardsByDay,
+		OpLPEstimation:          s.lpEstimation,
 	}
 }
 

@@ -514,6 +514,14 @@ func (cl *clState) valuePerLiquidity(lower, upper int64) *big.Rat {
 // each hour whose end tick is in [lower, upper) pays the hour's earnings
 // per unit of in-range liquidity.
 func (cl *clState) position(w aprContext, lower, upper int64) aprSources {
+	earned := cl.earnedPerLiquidity(lower, upper)
+	v := cl.valuePerLiquidity(lower, upper)
+	return aprSources{w.annualised(earned.fees, v), w.annualised(earned.native, v), w.annualised(earned.boost, v)}
+}
+
+// earnedPerLiquidity is what one unit of liquidity between lower and upper
+// earned over the window, in USD per source.
+func (cl *clState) earnedPerLiquidity(lower, upper int64) aprSources {
 	earned := aprSources{new(big.Rat), new(big.Rat), new(big.Rat)}
 	for i, h := range cl.Hours {
 		active := cl.hourActive[i]
@@ -524,8 +532,7 @@ func (cl *clState) position(w aprContext, lower, upper int64) aprSources {
 		earned.native.Add(earned.native, new(big.Rat).Quo(h.native, active))
 		earned.boost.Add(earned.boost, new(big.Rat).Quo(h.boost, active))
 	}
-	v := cl.valuePerLiquidity(lower, upper)
-	return aprSources{w.annualised(earned.fees, v), w.annualised(earned.native, v), w.annualised(earned.boost, v)}
+	return earned
 }
 
 func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
