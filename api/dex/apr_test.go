@@ -3,6 +3,7 @@ package dex_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -202,6 +203,17 @@ func TestAPROnLocalnet(t *testing.T) {
 				t.Errorf("X-Data-Height %q", resp.Header.Get("X-Data-Height"))
 			}
 		})
+	}
+
+	// Malformed and hostile values: never a 5xx.
+	for _, path := range []string{"/apr?start_date=%s&end_date=%[1]s&trailing_period=%[1]s", "/pools_apr?pool=%s", "/pools_apr_range?pool=%s",
+		"/v2/pools_apr_range?pool=%s", "/cl/v1/apr/rewards/%s?lower_tick=%[1]s&upper_tick=%[1]s", "/cl/v2/apr/rewards/5?lower_tick=%s&upper_tick=%[1]s",
+		"/cl/v2/apr/rewards/%s?lower_tick=0&upper_tick=100", "/lp/v1/rewards/estimation/%s", "/rewards/token/%s", "/rewards/token/%s/%[1]s"} {
+		for _, v := range []string{"' OR 1=1--", "%00", "ibc%2F498A", "..%2F..", "9999999999999999999", "-1", "1e309", "0001-01-01", "9999-12-31"} {
+			if resp, body := s.get(t, fmt.Sprintf(path, v)); resp.StatusCode >= 500 {
+				t.Errorf("%s with %q: %d %s", path, v, resp.StatusCode, body)
+			}
+		}
 	}
 }
 
