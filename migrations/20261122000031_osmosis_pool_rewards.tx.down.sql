@@ -1,3 +1,5 @@
+DROP TABLE IF EXISTS osmosis_superfluid_intermediaries;
+DROP TABLE IF EXISTS osmosis_superfluid_locks;
 DROP TABLE IF EXISTS osmosis_superfluid_assets;
 DROP TABLE IF EXISTS osmosis_cl_pools;
 DROP TABLE IF EXISTS osmosis_pool_rewards_hourly;

@@ -4,14 +4,17 @@
 -- swap fees (the pool's USD volume × its swap fee or spread factor) and
 -- incentives paid into a concentrated-liquidity pool's incentives account
 -- by the incentives module, split into native (in the staking denom) and
--- boost (any other denom).
+-- boost (any other denom); and the staking rewards of the pool's
+-- superfluid-staked shares (withdrawn by the superfluid intermediary accounts
+-- of its share denom).
 CREATE TABLE osmosis_pool_rewards_hourly (
-    chain_id   text        NOT NULL,
-    pool_id    bigint      NOT NULL,
-    hour       timestamptz NOT NULL,
-    fees_usd   numeric     NOT NULL,
-    native_usd numeric     NOT NULL,
-    boost_usd  numeric     NOT NULL,
+    chain_id       text        NOT NULL,
+    pool_id        bigint      NOT NULL,
+    hour           timestamptz NOT NULL,
+    fees_usd       numeric     NOT NULL,
+    native_usd     numeric     NOT NULL,
+    boost_usd      numeric     NOT NULL,
+    superfluid_usd numeric     NOT NULL,
     PRIMARY KEY (chain_id, pool_id, hour)
 );
 
@@ -36,4 +39,29 @@ CREATE TABLE osmosis_superfluid_assets (
     denom    text   NOT NULL,
     height   bigint NOT NULL,
     PRIMARY KEY (chain_id, denom)
+);
+
+--bun:split
+
+-- Superfluid-staked locks and the shares they stake (superfluid_delegate,
+-- superfluid_increase_delegation, superfluid_undelegate and
+-- superfluid_undelegate_and_unbond_lock events; dex_pool_rewards job), and
+-- the intermediary accounts (denom, validator) that stake for them.
+CREATE TABLE osmosis_superfluid_locks (
+    chain_id  text    NOT NULL,
+    lock_id   bigint  NOT NULL,
+    denom     text    NOT NULL,
+    validator text    NOT NULL,
+    shares    numeric NOT NULL,
+    PRIMARY KEY (chain_id, lock_id)
+);
+
+--bun:split
+
+CREATE TABLE osmosis_superfluid_intermediaries (
+    chain_id  text NOT NULL,
+    address   text NOT NULL,
+    denom     text NOT NULL,
+    validator text NOT NULL,
+    PRIMARY KEY (chain_id, address)
 );

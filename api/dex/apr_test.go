@@ -234,8 +234,14 @@ func TestAPROnLocalnet(t *testing.T) {
 //     heights 27, 57, 87, 116 and 146 = 439219134 uion × 4.153327807957258175
 //     USD/ION = 1824.221043029105244638 USD. No OSMO incentive was paid.
 //   - Superfluid: gamm/pool/3 became a superfluid asset at 54 (actions.md
-//     #17); its yield is not computed, so null; the other pools' shares are
-//     no superfluid asset: 0.
+//     #17); its intermediary account (osmo13zsu8..., truth/superfluid.json)
+//     withdrew 80152 + 29 + 79234 + 32 = 159447 uosmo of staking rewards at
+//     116, 176, 205, 265 (the coins of its gauge 14 in
+//     truth/incentives_gauges.json) = 0.288764680949047702 USD; the shares
+//     superfluid-staked are lock 2's 1666666666666666667 and lock 3's
+//     1250000000000000000 (truth/superfluid.json), of 108000000001200406700:
+//     190314.180574310816262158 × 2916666666666666667 / 108000000001200406700
+//     USD. The other pools' shares are no superfluid asset: 0.
 //   - Concentrated positions earn the hour's earnings over the in-range
 //     liquidity at the hour's end (pool 5: 12822151726.129638381191920268 at
 //     tick 1491096, pool 2: 173205080.75688772943 at tick 797635, as
@@ -249,7 +255,7 @@ func TestAPROnLocalnet(t *testing.T) {
 const (
 	apr1   = `{"pool_id":"1","swap_fees":1605.661933905307169136,"superfluid":0,"native":0,"boost":0,"total_apr":1605.661933905307169136}`
 	apr2   = `{"pool_id":"2","swap_fees":3742.108277233851612467,"superfluid":0,"native":0,"boost":0,"total_apr":3742.108277233851612467}`
-	apr3   = `{"pool_id":"3","swap_fees":276.002749066793105462,"superfluid":null,"native":0,"boost":0,"total_apr":null}`
+	apr3   = `{"pool_id":"3","swap_fees":276.002749066793105462,"superfluid":580.472531536714317425,"native":0,"boost":0,"total_apr":856.475280603507422887}`
 	apr4   = `{"pool_id":"4","swap_fees":140.856737216234607623,"superfluid":0,"native":0,"boost":0,"total_apr":140.856737216234607623}`
 	apr5   = `{"pool_id":"5","swap_fees":18723.093495396546536871,"superfluid":0,"native":0,"boost":1152581.631781695854714378,"total_apr":1171304.725277092401251249}`
 	zero   = `{"lower":0,"upper":0}`
@@ -257,8 +263,9 @@ const (
 		`,"native":` + zero + `,"boost":` + zero + `,"total_apr":{"lower":1605.661933905307169136,"upper":1605.661933905307169136}}`
 	range2 = `{"pool_id":"2","swap_fees":{"lower":4220.664044588832966402,"upper":2954595176.207643702842594473},"superfluid":` + zero +
 		`,"native":` + zero + `,"boost":` + zero + `,"total_apr":{"lower":4220.664044588832966402,"upper":2954595176.207643702842594473}}`
-	range3 = `{"pool_id":"3","swap_fees":{"lower":276.002749066793105462,"upper":276.002749066793105462},"superfluid":{"lower":null,"upper":null}` +
-		`,"native":` + zero + `,"boost":` + zero + `,"total_apr":{"lower":null,"upper":null}}`
+	range3 = `{"pool_id":"3","swap_fees":{"lower":276.002749066793105462,"upper":276.002749066793105462},` +
+		`"superfluid":{"lower":580.472531536714317425,"upper":580.472531536714317425}` +
+		`,"native":` + zero + `,"boost":` + zero + `,"total_apr":{"lower":856.475280603507422887,"upper":856.475280603507422887}}`
 	range4 = `{"pool_id":"4","swap_fees":{"lower":140.856737216234607623,"upper":140.856737216234607623},"superfluid":` + zero +
 		`,"native":` + zero + `,"boost":` + zero + `,"total_apr":{"lower":140.856737216234607623,"upper":140.856737216234607623}}`
 	range5 = `{"pool_id":"5","swap_fees":{"lower":4349.41788488274556038,"upper":417305760.688689593793143407},"superfluid":` + zero +

@@ -48,13 +48,20 @@ const aprWindow = 7 * 24 * time.Hour
 //     full-range position (lower) to the narrowest position around the
 //     current tick, one tick spacing wide (upper).
 //   - superfluid is 0 for pools whose shares are not a superfluid asset (the
-//     chain pays them no superfluid rewards) and null for superfluid assets:
-//     the superfluid staking yield is not computed from the indexed data;
-//     total_apr is then null too.
+//     chain pays them no superfluid rewards); for a classic pool whose shares
+//     are, the staking rewards of its superfluid-staked shares over their
+//     USD value (see superfluidAPR), the same at both ends of the range.
+//     It is null (and total_apr with it) when it cannot be computed: no
+//     share staked yet, or a concentrated-liquidity superfluid asset.
 
 // aprSources is what a pool earned over the window, in USD.
 type aprSources struct {
 	fees, native, boost *big.Rat
+}
+
+// superfluidShares is what the superfluid APR of a classic pool needs.
+type superfluidShares struct {
+	staked, total *big.Rat // shares staked through superfluid; all shares
 }
 
 // poolAPRRow is a row of /pools_apr.
@@ -89,6 +96,7 @@ type aprPool struct {
 	Type       string
 	Liquidity  *big.Rat // USD, nil when unknown
 	Superfluid bool     // its share denom is a superfluid asset
+	SF         *superfluidShares
 	Hours      []aprHour
 }
 
@@ -96,6 +104,7 @@ type aprPool struct {
 type aprHour struct {
 	Hour time.Time
 	aprSources
+	superfluid *big.Rat
 }
 
 // aprContext is the window of the pools APRs.
@@ -126,12 +135,17 @@ func (s *Service) aprPools(ctx context.Context, w aprContext, id int64) ([]*aprP
 		Type       string `bun:"type"`
 		Liquidity  string `bun:"liquidity"`
 		Superfluid bool   `bun:"superfluid"`
+		Staked     string `bun:"staked"`
+		Total      string `bun:"total"`
 	}
 	if err := s.db.NewRaw(`SELECT DISTINCT ON (p.pool_id) p.pool_id, p.type,
 			coalesce((SELECT liquidity_usd::text FROM osmosis_pool_liquidity_daily l WHERE l.chain_id = p.chain_id AND l.pool_id = p.pool_id
 				ORDER BY day DESC LIMIT 1), '') AS liquidity,
 			EXISTS (SELECT 1 FROM osmosis_superfluid_assets a WHERE a.chain_id = p.chain_id
-				AND a.denom IN ('gamm/pool/' || p.pool_id, 'cl/pool/' || p.pool_id)) AS superfluid
+				AND a.denom IN ('gamm/pool/' || p.pool_id, 'cl/pool/' || p.pool_id)) AS superfluid,
+			coalesce((SELECT sum(shares)::text FROM osmosis_superfluid_locks l WHERE l.chain_id = p.chain_id
+				AND l.denom = 'gamm/pool/' || p.pool_id), '') AS staked,
+			coalesce((SELECT total::text FROM osmosis_pool_shares t WHERE t.chain_id = p.chain_id AND t.pool_id = p.pool_id), '') AS total
 		FROM osmosis_pools p WHERE p.chain_id = ? AND (? = 0 OR p.pool_id = ?) ORDER BY p.pool_id, p.height`,
 		s.market.ChainID, id, id).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("pools: %w", err)
@@ -147,6 +161,14 @@ func (s *Service) aprPools(ctx context.Context, w aprContext, id int64) ([]*aprP
 			}
 			p.Liquidity = l
 		}
+		if r.Staked != "" && r.Total != "" {
+			st, ok1 := new(big.Rat).SetString(r.Staked)
+			tot, ok2 := new(big.Rat).SetString(r.Total)
+			if !ok1 || !ok2 {
+				return nil, fmt.Errorf("pool %d superfluid shares %q of %q", r.ID, r.Staked, r.Total)
+			}
+			p.SF = &superfluidShares{st, tot}
+		}
 		pools = append(pools, p)
 		byID[r.ID] = p
 	}
@@ -156,8 +178,10 @@ func (s *Service) aprPools(ctx context.Context, w aprContext, id int64) ([]*aprP
 		Fees   string    `bun:"fees_usd"`
 		Native string    `bun:"native_usd"`
 		Boost  string    `bun:"boost_usd"`
+		SF     string    `bun:"superfluid_usd"`
 	}
-	if err := s.db.NewRaw(`SELECT pool_id, hour, fees_usd::text, native_usd::text, boost_usd::text FROM osmosis_pool_rewards_hourly
+	if err := s.db.NewRaw(`SELECT pool_id, hour, fees_usd::text, native_usd::text, boost_usd::text, superfluid_usd::text
+		FROM osmosis_pool_rewards_hourly
 		WHERE chain_id = ? AND (? = 0 OR pool_id = ?) AND hour > ? ORDER BY pool_id, hour`,
 		s.market.ChainID, id, id, w.from.Add(-time.Hour)).Scan(ctx, &hours); err != nil {
 		return nil, fmt.Errorf("pool rewards: %w", err)
@@ -170,10 +194,11 @@ func (s *Service) aprPools(ctx context.Context, w aprContext, id int64) ([]*aprP
 		f, ok1 := new(big.Rat).SetString(h.Fees)
 		n, ok2 := new(big.Rat).SetString(h.Native)
 		b, ok3 := new(big.Rat).SetString(h.Boost)
-		if !ok1 || !ok2 || !ok3 {
+		sf, ok4 := new(big.Rat).SetString(h.SF)
+		if !ok1 || !ok2 || !ok3 || !ok4 {
 			return nil, fmt.Errorf("pool %d rewards at %s", h.ID, h.Hour)
 		}
-		p.Hours = append(p.Hours, aprHour{Hour: h.Hour.UTC(), aprSources: aprSources{f, n, b}})
+		p.Hours = append(p.Hours, aprHour{Hour: h.Hour.UTC(), aprSources: aprSources{f, n, b}, superfluid: sf})
 	}
 	return pools, nil
 }
@@ -210,13 +235,27 @@ func (w aprContext) poolLevel(p *aprPool) (fees, native, boost *big.Rat) {
 	return w.annualised(e.fees, p.Liquidity), w.annualised(e.native, p.Liquidity), w.annualised(e.boost, p.Liquidity)
 }
 
-// superfluidAPR is 0 for a pool that is not a superfluid asset and unknown
-// (nil) for one that is.
-func superfluidAPR(p *aprPool) *big.Rat {
-	if p.Superfluid {
+// superfluidAPR is 0 for a pool whose shares are not a superfluid asset;
+// for a classic pool whose shares are, the staking rewards its
+// superfluid-staked shares earned over the window (dex_pool_rewards) over
+// the USD value of those shares (their part of all shares × the pool's
+// liquidity), annualised; unknown (nil) when no share is superfluid-staked
+// or for a concentrated-liquidity pool (not computed).
+func (w aprContext) superfluidAPR(p *aprPool) *big.Rat {
+	if !p.Superfluid {
+		return new(big.Rat)
+	}
+	if p.Type == "concentrated" || p.SF == nil || p.SF.staked.Sign() <= 0 || p.SF.total.Sign() <= 0 ||
+		p.Liquidity == nil || p.Liquidity.Sign() <= 0 {
 		return nil
 	}
-	return new(big.Rat)
+	earned := new(big.Rat)
+	for _, h := range p.Hours {
+		earned.Add(earned, h.superfluid)
+	}
+	value := new(big.Rat).Mul(p.Liquidity, p.SF.staked)
+	value.Quo(value, p.SF.total)
+	return w.annualised(earned, value)
 }
 
 // total is the sum of the sources, nil when one is unknown.
@@ -275,7 +314,7 @@ func (s *Service) poolsAPR(ctx context.Context, req *api.Request) (*api.Response
 			continue
 		}
 		fees, native, boost := w.poolLevel(p)
-		sf := superfluidAPR(p)
+		sf := w.superfluidAPR(p)
 		out = append(out, poolAPRRow{PoolID: strconv.FormatInt(p.ID, 10), SwapFees: ratNumber(fees), Superfluid: optNumber(sf),
 			Native: ratNumber(native), Boost: ratNumber(boost), TotalAPR: optNumber(total(fees, native, boost, sf))})
 	}
@@ -323,7 +362,7 @@ func (s *Service) poolsAPRRange(ctx context.Context, req *api.Request) (*api.Res
 			f, n, b := w.poolLevel(p)
 			lo, hi = [3]*big.Rat{f, n, b}, [3]*big.Rat{f, n, b}
 		}
-		sf := superfluidAPR(p)
+		sf := w.superfluidAPR(p)
 		rng := func(a, b *big.Rat) aprRange { return aprRange{Lower: optNumber(a), Upper: optNumber(b)} }
 		out = append(out, poolAPRRangeRow{PoolID: strconv.FormatInt(p.ID, 10),
 			SwapFees: rng(lo[0], hi[0]), Superfluid: rng(sf, sf), Native: rng(lo[1], hi[1]), Boost: rng(lo[2], hi[2]),

@@ -228,8 +228,9 @@ func dexOps() []Operation {
 func poolFilter() []Param { return []Param{query("pool", String, "pool id; default: all pools")} }
 
 // The APR source fields of the pools APR endpoints: swap_fees, native and
-// boost are numbers; superfluid (and so total_apr) is null for a pool whose
-// shares are a superfluid asset, its superfluid yield not being computed.
+// boost are numbers; superfluid (and so total_apr) is null when the
+// superfluid yield of a superfluid asset cannot be computed (no share staked
+// yet, or a concentrated-liquidity asset).
 
 // poolAPRRange is a row of the pools APR range endpoints.
 func poolAPRRange() *Schema {
