@@ -50,6 +50,7 @@ CREATE TABLE osmosis_superfluid_assets (
 CREATE TABLE osmosis_superfluid_locks (
     chain_id  text    NOT NULL,
     lock_id   bigint  NOT NULL,
+    owner     text    NOT NULL,  -- of the lock (its lock_tokens event)
     denom     text    NOT NULL,
     validator text    NOT NULL,
     shares    numeric NOT NULL,

@@ -275,7 +275,8 @@ type poolRewardRow struct {
 }
 
 // superfluidLocks applies the superfluid events of (wm, tip] in order to
-// osmosis_superfluid_locks (shares staked per lock) and records the
+// osmosis_superfluid_locks (shares staked per lock, with the lock's owner
+// from its lock_tokens event) and records the
 // intermediary account of every (denom, validator) staked to.
 //
 //   - superfluid_delegate{lock_id, lock_amount, lock_denom, validator}: the
@@ -334,9 +335,14 @@ func (j PoolRewards) superfluidLocks(ctx context.Context, tx bun.Tx, wm, tip int
 			if err != nil {
 				return fmt.Errorf("intermediary of %s %s: %w", denom, val, err)
 			}
-			if err := exec(`INSERT INTO osmosis_superfluid_locks (chain_id, lock_id, denom, validator, shares) VALUES (?, ?, ?, ?, ?)
-				ON CONFLICT (chain_id, lock_id) DO UPDATE SET denom = EXCLUDED.denom, validator = EXCLUDED.validator, shares = EXCLUDED.shares`,
-				j.Market.ChainID, lock, denom, val, amount.String()); err != nil {
+			if err := exec(`INSERT INTO osmosis_superfluid_locks (chain_id, lock_id, owner, denom, validator, shares)
+				VALUES (?0, ?1, coalesce((SELECT a->>'value' FROM events e CROSS JOIN LATERAL jsonb_array_elements(e.attributes) a
+					WHERE e.chain_id = ?0 AND e.type = 'lock_tokens' AND e.height <= ?5 AND a->>'key' = 'owner'
+						AND e.attributes @> jsonb_build_array(jsonb_build_object('key', 'period_lock_id', 'value', ?1::text))
+					ORDER BY e.height LIMIT 1), ''), ?2, ?3, ?4)
+				ON CONFLICT (chain_id, lock_id) DO UPDATE SET owner = EXCLUDED.owner, denom = EXCLUDED.denom, validator = EXCLUDED.validator,
+					shares = EXCLUDED.shares`,
+				j.Market.ChainID, lock, denom, val, amount.String(), e.Height); err != nil {
 				return fmt.Errorf("superfluid lock %d: %w", lock, err)
 			}
 			if err := exec(`INSERT INTO osmosis_superfluid_intermediaries (chain_id, address, denom, validator) VALUES (?, ?, ?, ?)

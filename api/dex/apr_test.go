@@ -155,17 +155,19 @@ func TestAPROnLocalnet(t *testing.T) {
 		// concentrated positions: liquidity × (fees + boost) / in-range
 		// liquidity when the range holds the pool's tick (pool 5: positions 1,
 		// 4, 5 in range; 2 and 9 out; pool 2: position 7 is all the in-range
-		// liquidity, 8 is out). Day = year / 365, month = year / 12.
+		// liquidity, 8 is out); superfluid-staked shares (bob's lock 3, alice's
+		// lock 2) add their part of pool 3's 0.288764680949047702 USD of
+		// superfluid rewards. Day = year / 365, month = year / 12.
 		{"estimation, bob", "/lp/v1/rewards/estimation/" + bob, 200,
 			`{"pools":{"1":{"day_usd":4338.064984236620853018,"month_usd":131949.476603863884279287,"year_usd":1583393.719246366611351438},` +
-				`"3":{"day_usd":106.600176625472920018,"month_usd":3242.422039024801317224,"year_usd":38909.064468297615806684},` +
+				`"3":{"day_usd":141.630666917227642948,"month_usd":4307.932785399007472995,"year_usd":51695.193424788089675935},` +
 				`"5":{"day_usd":57877.355108902622454149,"month_usd":1760436.217895788099647044,"year_usd":21125234.614749457195764529}},` +
-				`"total_day_usd":62322.020269764716227185,"total_month_usd":1895628.116538676785243554,"total_year_usd":22747537.398464121422922652}`},
+				`"total_day_usd":62357.050760056470950115,"total_month_usd":1896693.627285050991399325,"total_year_usd":22760323.527420611896791903}`},
 		{"estimation, alice (two positions out of range)", "/lp/v1/rewards/estimation/" + alice, 200,
 			`{"pools":{"2":{"day_usd":0,"month_usd":0,"year_usd":0},` +
-				`"3":{"day_usd":1332.502207618468428005,"month_usd":40530.275481728414685157,"year_usd":486363.30578074097622188},` +
+				`"3":{"day_usd":1379.209528007474725254,"month_usd":41950.956476894022893135,"year_usd":503411.477722728274717624},` +
 				`"5":{"day_usd":0,"month_usd":0,"year_usd":0}},` +
-				`"total_day_usd":1332.502207618468428005,"total_month_usd":40530.275481728414685157,"total_year_usd":486363.30578074097622188}`},
+				`"total_day_usd":1379.209528007474725254,"total_month_usd":41950.956476894022893135,"total_year_usd":503411.477722728274717624}`},
 		{"estimation, erin", "/lp/v1/rewards/estimation/" + erin, 200,
 			`{"pools":{"2":{"day_usd":45.999635386177306436,"month_usd":1399.155576329559737441,"year_usd":16789.866915954716849288},` +
 				`"5":{"day_usd":294115.175786798597672519,"month_usd":8946003.263515124012539123,"year_usd":107352039.162181488150469473}},` +

@@ -29,13 +29,16 @@ type lpEstimate struct {
 //
 //   - classic pool shares (osmosis_lp_holdings, locked shares included):
 //     the pool's window earnings (swap fees and incentives) × the address's
-//     share of the pool (osmosis_pool_shares), annualised;
+//     share of the pool (osmosis_pool_shares), plus the pool's superfluid
+//     rewards × the address's share of the superfluid-staked shares,
+//     annualised;
 //   - open concentrated-liquidity positions (osmosis_cl_open_positions):
 //     the position's liquidity × what a unit of liquidity in its range
 //     earned over the window, annualised (0 when out of range).
 //
-// The superfluid staking yield of superfluid-staked shares is not included
-// (not computed, see superfluidAPR).
+// Shares the address staked through superfluid (osmosis_superfluid_locks
+// of its locks) also earn their part of the pool's superfluid rewards over
+// the window (see superfluidAPR).
 func (s *Service) lpEstimation(ctx context.Context, req *api.Request) (*api.Response, error) {
 	addr := req.Params.String("bech32Address")
 	if hrp, _, err := bech32.DecodeAndConvert(addr); err != nil || (s.market.Prefix != "" && hrp != s.market.Prefix) {
@@ -53,8 +56,15 @@ func (s *Service) lpEstimation(ctx context.Context, req *api.Request) (*api.Resp
 		Pool   int64  `bun:"pool_id"`
 		Shares string `bun:"shares"`
 		Total  string `bun:"total"`
+		Staked string `bun:"staked"` // through superfluid, by the address
+		AllSF  string `bun:"all_staked"`
 	}
-	if err := s.db.NewRaw(`SELECT h.pool_id, h.shares::text AS shares, t.total::text AS total FROM osmosis_lp_holdings h
+	if err := s.db.NewRaw(`SELECT h.pool_id, h.shares::text AS shares, t.total::text AS total,
+			coalesce((SELECT sum(l.shares) FROM osmosis_superfluid_locks l WHERE l.chain_id = h.chain_id
+				AND l.denom = 'gamm/pool/' || h.pool_id AND l.owner = h.address), 0)::text AS staked,
+			coalesce((SELECT sum(l.shares) FROM osmosis_superfluid_locks l WHERE l.chain_id = h.chain_id
+				AND l.denom = 'gamm/pool/' || h.pool_id), 0)::text AS all_staked
+		FROM osmosis_lp_holdings h
 		JOIN osmosis_pool_shares t ON t.chain_id = h.chain_id AND t.pool_id = h.pool_id
 		WHERE h.chain_id = ? AND h.address = ? AND t.total > 0 ORDER BY h.pool_id`, s.market.ChainID, addr).Scan(ctx, &shares); err != nil {
 		return nil, fmt.Errorf("share holdings: %w", err)
@@ -88,13 +98,22 @@ func (s *Service) lpEstimation(ctx context.Context, req *api.Request) (*api.Resp
 		}
 		sh, ok1 := new(big.Rat).SetString(h.Shares)
 		tot, ok2 := new(big.Rat).SetString(h.Total)
-		if !ok1 || !ok2 || len(pools) == 0 {
+		staked, ok3 := new(big.Rat).SetString(h.Staked)
+		allStaked, ok4 := new(big.Rat).SetString(h.AllSF)
+		if !ok1 || !ok2 || !ok3 || !ok4 || len(pools) == 0 {
 			return nil, fmt.Errorf("pool %d shares %q of %q", h.Pool, h.Shares, h.Total)
 		}
 		e := pools[0].sum()
 		usd := total(e.fees, e.native, e.boost)
-		usd.Mul(usd, sh).Quo(usd, tot).Mul(usd, annual)
-		credit(h.Pool, usd)
+		usd.Mul(usd, sh).Quo(usd, tot)
+		if staked.Sign() > 0 && allStaked.Sign() > 0 {
+			sf := new(big.Rat)
+			for _, hr := range pools[0].Hours {
+				sf.Add(sf, hr.superfluid)
+			}
+			usd.Add(usd, sf.Mul(sf, staked).Quo(sf, allStaked))
+		}
+		credit(h.Pool, usd.Mul(usd, annual))
 	}
 	cls := map[int64]*clState{}
 	for _, p := range positions {
