@@ -20,6 +20,19 @@ CREATE TABLE osmosis_pool_rewards_hourly (
 
 --bun:split
 
+-- Payments of the incentives module to any other account (the gauge
+-- distributions to lock owners, which no event ties to a pool) per hour
+-- (dex_pool_rewards job): while there are any, the incentives of classic
+-- pools are unknown.
+CREATE TABLE osmosis_lock_rewards_hourly (
+    chain_id   text        NOT NULL,
+    hour       timestamptz NOT NULL,
+    payments   integer     NOT NULL,
+    PRIMARY KEY (chain_id, hour)
+);
+
+--bun:split
+
 -- Concentrated-liquidity pools: tick spacing (from the create message) and
 -- incentives account (dex_pool_rewards job).
 CREATE TABLE osmosis_cl_pools (

@@ -41,7 +41,10 @@ import (
 //     above.
 //
 // Incentives of classic (gamm) pools are paid by lock gauges to the lock
-// owners, with no event naming the pool, so they are not measured.
+// owners, with no event naming the pool, so they are not attributed: the
+// job counts the incentives module's payments to any other account per hour
+// (osmosis_lock_rewards_hourly), and while there are any the classic pools'
+// incentives are unknown.
 //
 // It follows the dex_prices job's watermark and recomputes whole hours from
 // the hour of the first new block, so reruns give the same rows.
@@ -200,7 +203,20 @@ func (j PoolRewards) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64
 	if err := insertBatches(ctx, tx, rows); err != nil {
 		return 0, 0, fmt.Errorf("insert pool rewards: %w", err)
 	}
-	return tip, int64(len(rows)), nil
+	if _, err := tx.NewRaw("DELETE FROM osmosis_lock_rewards_hourly WHERE chain_id = ? AND hour >= ?", chain, h0).Exec(ctx); err != nil {
+		return 0, 0, fmt.Errorf("delete lock rewards: %w", err)
+	}
+	res, err := tx.NewRaw(`INSERT INTO osmosis_lock_rewards_hourly (chain_id, hour, payments)
+		SELECT ?0, date_trunc('hour', b.time), count(*) FROM transfers tr
+		JOIN blocks b ON b.chain_id = tr.chain_id AND b.height = tr.height
+		WHERE tr.chain_id = ?0 AND tr.kind = 'transfer' AND tr.sender = ?1 AND b.time >= ?2 AND tr.height <= ?3
+			AND tr.recipient <> ?1 AND NOT EXISTS (SELECT 1 FROM osmosis_cl_pools c WHERE c.chain_id = ?0 AND c.incentives_address = tr.recipient)
+		GROUP BY 2`, chain, incentives, h0, tip).Exec(ctx)
+	if err != nil {
+		return 0, 0, fmt.Errorf("lock rewards: %w", err)
+	}
+	locks, _ := res.RowsAffected()
+	return tip, int64(len(rows)) + locks, nil
 }
 
 // clPools records the tick spacing and incentives account of the

@@ -83,6 +83,15 @@ func TestAPROnLocalnet(t *testing.T) {
 		t.Errorf("staking day %s at %d", got, day.Height)
 	}
 
+	// The incentives module paid only pool 5's incentives account (gauge 13);
+	// no lock gauge paid a lock owner (truth/incentives_gauges.json: every
+	// other gauge has no distributed coins), so the classic pools' native and
+	// boost incentives are known to be 0.
+	var lockPayments int
+	if err := db.NewRaw("SELECT count(*) FROM osmosis_lock_rewards_hourly").Scan(ctx, &lockPayments); err != nil || lockPayments != 0 {
+		t.Errorf("lock reward hours %d, %v; want none", lockPayments, err)
+	}
+
 	s := serve(t, db, cfg.Chains, time.Date(2026, 11, 21, 22, 30, 0, 0, time.UTC))
 	// APR = 2461058837.44 × 31536000 s × 100 / (10002313583296 × 305.23534 s)
 	// = 2542.10405254520339764911…, to 18 decimals.

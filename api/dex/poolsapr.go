@@ -47,6 +47,10 @@ const aprWindow = 7 * 24 * time.Hour
 //     × year ÷ window × 100. The range of a concentrated pool goes from the
 //     full-range position (lower) to the narrowest position around the
 //     current tick, one tick spacing wide (upper).
+//   - Incentives paid by lock gauges to the owners of locked classic pool
+//     shares are tied to no pool by any event: native and boost of classic
+//     pools are null (and total_apr with them) when the incentives module
+//     paid any lock owner in the window, and 0 otherwise (nothing was paid).
 //   - superfluid is 0 for pools whose shares are not a superfluid asset (the
 //     chain pays them no superfluid rewards); for a classic pool whose shares
 //     are, the staking rewards of its superfluid-staked shares over their
@@ -69,8 +73,8 @@ type poolAPRRow struct {
 	PoolID     string       `json:"pool_id"`
 	SwapFees   json.Number  `json:"swap_fees"`
 	Superfluid *json.Number `json:"superfluid"`
-	Native     json.Number  `json:"native"`
-	Boost      json.Number  `json:"boost"`
+	Native     *json.Number `json:"native"`
+	Boost      *json.Number `json:"boost"`
 	TotalAPR   *json.Number `json:"total_apr"`
 }
 
@@ -111,6 +115,9 @@ type aprHour struct {
 type aprContext struct {
 	seconds *big.Rat // of the window
 	from    time.Time
+	// lockPaid: the incentives module paid lock owners in the window, so
+	// the incentives of classic pools are unknown.
+	lockPaid bool
 }
 
 // window is the APR window ending at the indexed tip.
@@ -125,7 +132,12 @@ func (s *Service) window(ctx context.Context, fresh api.Freshness) (aprContext, 
 		from = first
 	}
 	secs := new(big.Rat).SetFrac64(tip.Sub(from).Microseconds(), 1_000_000)
-	return aprContext{seconds: secs, from: from}, nil
+	var paid bool
+	if err := s.db.NewRaw("SELECT EXISTS (SELECT 1 FROM osmosis_lock_rewards_hourly WHERE chain_id = ? AND hour > ? AND payments > 0)",
+		s.market.ChainID, from.Add(-time.Hour)).Scan(ctx, &paid); err != nil {
+		return aprContext{}, fmt.Errorf("lock rewards: %w", err)
+	}
+	return aprContext{seconds: secs, from: from, lockPaid: paid}, nil
 }
 
 // aprPools loads the pools (one when id > 0) with their window earnings.
@@ -229,10 +241,16 @@ func ratNumber(r *big.Rat) json.Number { return Number(r.FloatString(18)) }
 
 func numPtr(n json.Number) *json.Number { return &n }
 
-// poolLevel is the pool's APR per source over its whole liquidity.
+// poolLevel is the pool's APR per source over its whole liquidity; the
+// incentives of a classic pool are unknown (nil) when the incentives module
+// paid lock owners in the window.
 func (w aprContext) poolLevel(p *aprPool) (fees, native, boost *big.Rat) {
 	e := p.sum()
-	return w.annualised(e.fees, p.Liquidity), w.annualised(e.native, p.Liquidity), w.annualised(e.boost, p.Liquidity)
+	fees = w.annualised(e.fees, p.Liquidity)
+	if p.Type != "concentrated" && w.lockPaid {
+		return fees, nil, nil
+	}
+	return fees, w.annualised(e.native, p.Liquidity), w.annualised(e.boost, p.Liquidity)
 }
 
 // superfluidAPR is 0 for a pool whose shares are not a superfluid asset;
@@ -316,7 +334,7 @@ func (s *Service) poolsAPR(ctx context.Context, req *api.Request) (*api.Response
 		fees, native, boost := w.poolLevel(p)
 		sf := w.superfluidAPR(p)
 		out = append(out, poolAPRRow{PoolID: strconv.FormatInt(p.ID, 10), SwapFees: ratNumber(fees), Superfluid: optNumber(sf),
-			Native: ratNumber(native), Boost: ratNumber(boost), TotalAPR: optNumber(total(fees, native, boost, sf))})
+			Native: optNumber(native), Boost: optNumber(boost), TotalAPR: optNumber(total(fees, native, boost, sf))})
 	}
 	return &api.Response{Body: out, Freshness: fresh}, nil
 }
