@@ -62,12 +62,11 @@ func (j LPHoldings) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64,
 		{"share holdings", `WITH moves AS (` + shareMoves + `),
 			touched AS (SELECT DISTINCT address, denom FROM moves WHERE height > ?2 AND height <= ?3 AND address IS NOT NULL),
 			sums AS (SELECT m.address, m.denom, sum(m.delta) AS shares FROM moves m
-				JOIN touched t ON t.address = m.address AND t.denom = m.denom WHERE m.height <= ?3 GROUP BY m.address, m.denom),
-			gone AS (DELETE FROM osmosis_lp_holdings h USING touched t
-				WHERE h.chain_id = ?0 AND h.address = t.address AND 'gamm/pool/' || h.pool_id = t.denom)
+				JOIN touched t ON t.address = m.address AND t.denom = m.denom WHERE m.height <= ?3 GROUP BY m.address, m.denom)
 			INSERT INTO osmosis_lp_holdings (chain_id, address, pool_id, shares)
-			SELECT ?0, address, substring(denom FROM 11)::bigint, shares FROM sums
-			WHERE shares > 0 AND denom ~ '^gamm/pool/[0-9]+$'`},
+			SELECT ?0, address, substring(denom FROM 11)::bigint, shares FROM sums WHERE denom ~ '^gamm/pool/[0-9]+$'
+			ON CONFLICT (chain_id, address, pool_id) DO UPDATE SET shares = EXCLUDED.shares`},
+		{"emptied holdings", `DELETE FROM osmosis_lp_holdings WHERE chain_id = ?0 AND shares <= 0`},
 		{"pool shares", `WITH touched AS (SELECT DISTINCT denom FROM balance_changes
 				WHERE chain_id = ?0 AND height > ?2 AND height <= ?3 AND denom ~ '^gamm/pool/[0-9]+$')
 			INSERT INTO osmosis_pool_shares (chain_id, pool_id, total)
@@ -77,13 +76,14 @@ func (j LPHoldings) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64,
 		{"open positions", `WITH touched AS (SELECT DISTINCT position_id FROM osmosis_cl_positions
 				WHERE chain_id = ?0 AND height > ?2 AND height <= ?3),
 			sums AS (SELECT c.position_id, sum(c.liquidity) AS liquidity FROM osmosis_cl_positions c JOIN touched t USING (position_id)
-				WHERE c.chain_id = ?0 AND c.height <= ?3 GROUP BY c.position_id),
-			gone AS (DELETE FROM osmosis_cl_open_positions o USING touched t WHERE o.chain_id = ?0 AND o.position_id = t.position_id)
+				WHERE c.chain_id = ?0 AND c.height <= ?3 GROUP BY c.position_id)
 			INSERT INTO osmosis_cl_open_positions (chain_id, position_id, pool_id, address, lower_tick, upper_tick, liquidity)
 			SELECT ?0, s.position_id, c.pool_id, c.sender, c.lower_tick, c.upper_tick, s.liquidity FROM sums s
 			JOIN LATERAL (SELECT pool_id, sender, lower_tick, upper_tick FROM osmosis_cl_positions c
 				WHERE c.chain_id = ?0 AND c.position_id = s.position_id AND c.kind = 'create' ORDER BY height LIMIT 1) c ON true
-			WHERE s.liquidity > 0`},
+			ON CONFLICT (chain_id, position_id) DO UPDATE SET pool_id = EXCLUDED.pool_id, address = EXCLUDED.address,
+				lower_tick = EXCLUDED.lower_tick, upper_tick = EXCLUDED.upper_tick, liquidity = EXCLUDED.liquidity`},
+		{"closed positions", `DELETE FROM osmosis_cl_open_positions WHERE chain_id = ?0 AND liquidity <= 0`},
 	} {
 		res, err := tx.NewRaw(q.sql, chain, lockup, wm, tip).Exec(ctx)
 		if err != nil {
