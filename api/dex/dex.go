@@ -69,6 +69,15 @@ func (s *Service) Handlers() map[string]api.Handler {
 		OpDepthOverTime:         s.depthOverTime,
 		OpSupply:                s.supply,
 		OpAssetsInChain:         s.assetsInChain,
+		OpStakingAPR:            s.stakingAPR,
+		OpPoolsAPR:              s.poolsAPR,
+		OpPoolsAPRRange:         s.poolsAPRRange,
+		OpPoolsAPRRangeV2:       s.poolsAPRRange,
+		OpCLAPRv1:               s.positionAPR,
+		OpCLAPRv2:               s.positionAPR,
+		OpRewardDenoms:          s.rewardDenoms,
+		OpRewardsByDay:          s.rewardsByDay,
+		OpLPEstimation:          s.lpEstimation,
 	}
 }
 

@@ -90,10 +90,7 @@ const (
 		`{"id":"usdc-weth-stable-lp","type":"levana-pool-lp","name":"USDC/WETH","provider":"Osmosis","category":"Liquidity","link":"","tvl":` + pool4TVL +
 		`,"apr":0.071088713749153479,"tokenDenoms":[` + usdcD + `,` + wethD + `],"rewardDenoms":[` + usdcD + `,` + wethD + `]}]`
 
-	bob   = "osmo19cntltr3qf7pcny7xeq4lm7cl64xn54hvswrdh"
-	alice = "osmo16kaefa02pez2jkxsnwrqmsc4ap9jnaadnac95n"
-	carol = "osmo1rlnwmr3j2hkgvsaf0ldere6u0ca8rdg7xvx0sk"
-	dave  = "osmo1dwyz79xpa3ax9aa2l8rc0lpqg9thd0kfsexefg"
+	// The named accounts (alice, bob, ...) are declared in apr_test.go.
 )
 
 func balanceBody(strategy, amount, usd, denom, supply string) string {

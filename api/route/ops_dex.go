@@ -143,7 +143,7 @@ func dexOps() []Operation {
 			}),
 			Desc(Arr(Obj(P("labels", Str()), P("symbol", Str()), P("apr", Num()))), "one row per day, newest first")),
 		get(Dex, "/pools_apr", "Pools APR", poolFilter(),
-			Arr(obj(one(P("pool_id", Str())), each(Num, aprSources()...)))),
+			Arr(obj(one(P("pool_id", Str())), each(Num, "swap_fees"), each(nNum, "superfluid", "native", "boost", "total_apr")))),
 		get(Dex, "/pools_apr_range", "Pools APR range", poolFilter(), Arr(poolAPRRange())),
 		get(Dex, "/cl/v1/apr/rewards/{pool}", "Concentrated-liquidity pool position APR",
 			[]Param{
@@ -227,16 +227,18 @@ func dexOps() []Operation {
 // poolFilter is the optional pool filter of the pools APR endpoints.
 func poolFilter() []Param { return []Param{query("pool", String, "pool id; default: all pools")} }
 
-// aprSources names the APR source fields of the pools APR endpoints.
-func aprSources() []string {
-	return []string{"swap_fees", "superfluid", "native", "boost", "total_apr"}
-}
+// The APR source fields of the pools APR endpoints: swap_fees is a number;
+// superfluid is null when the superfluid yield of a superfluid asset cannot
+// be computed (no share staked yet, or a concentrated-liquidity asset);
+// native and boost of classic pools are null when lock gauges paid rewards
+// that no event ties to a pool; total_apr is null when a source is.
 
 // poolAPRRange is a row of the pools APR range endpoints.
 func poolAPRRange() *Schema {
 	return obj(
 		one(P("pool_id", Str())),
-		each(func() *Schema { return obj(each(Num, "lower", "upper")) }, aprSources()...),
+		each(func() *Schema { return obj(each(Num, "lower", "upper")) }, "swap_fees"),
+		each(func() *Schema { return obj(each(nNum, "lower", "upper")) }, "superfluid", "native", "boost", "total_apr"),
 	)
 }
 

@@ -1,0 +1,100 @@
+package dex
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// Staking is the dex_staking job: osmosis_staking_daily, the staking
+// rewards the dex chain actually distributed per UTC day, the base of the
+// staking APR.
+//
+// Why distributed rewards and not mint parameters: Osmosis has its own
+// epoch-based mint module, so the cosmos-sdk x/mint queries behind the
+// mint snapshots (inflation, annual provisions) are skipped on it, and the
+// stakers' share of each epoch's provisions (a module parameter) is not in
+// any event. What the distribution module credits every distribution block
+// (`rewards` events, chains/cosmos block_rewards) is what stakers really
+// earn: the staking share of the mint, the tx fees and the taker fees
+// swapped to the staking denom, after the community tax, commission
+// included. Rewards in other denoms are not counted.
+//
+// For each day it stores the rewards and commission in the staking denom,
+// the seconds of the day covered by indexed blocks (from the later of the
+// day's start and the first indexed block to the earlier of the day's end
+// and the indexed tip), and the bonded tokens of the latest staking_pool
+// snapshot at or before the day's end and the tip (state_snapshots, NULL
+// when there is none yet).
+//
+// Its watermark is the indexed tip; each run recomputes whole days from the
+// day of the first new block (and every day still without bonded tokens),
+// so reruns give the same rows.
+type Staking struct{ Market Market }
+
+// Name is the job name.
+func (Staking) Name() string { return "dex_staking" }
+
+// Run advances the daily staking rewards to the indexed tip.
+func (j Staking) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
+	chain := j.Market.ChainID
+	tip, err := IndexedTip(ctx, tx, chain)
+	if err != nil || tip <= wm {
+		return wm, 0, err
+	}
+	var from struct {
+		New     *time.Time `bun:"new"`
+		Pending *time.Time `bun:"pending"`
+	}
+	if err := tx.NewRaw(`SELECT
+			(SELECT min(time) FROM blocks WHERE chain_id = ?0 AND height > ?1 AND height <= ?2) AS new,
+			(SELECT min(day) FROM osmosis_staking_daily WHERE chain_id = ?0 AND bonded IS NULL) AS pending`,
+		chain, wm, tip).Scan(ctx, &from); err != nil {
+		return 0, 0, fmt.Errorf("first day to recompute: %w", err)
+	}
+	if from.New == nil {
+		return tip, 0, nil
+	}
+	d0 := from.New.UTC().Truncate(24 * time.Hour)
+	if from.Pending != nil && from.Pending.Before(d0) {
+		d0 = from.Pending.UTC()
+	}
+	res, err := tx.NewRaw(`WITH span AS (
+			SELECT min(time) AS first, (SELECT time FROM blocks WHERE chain_id = ?0 AND height = ?2) AS tip
+			FROM blocks WHERE chain_id = ?0 AND height <= ?2),
+		days AS (
+			SELECT d AS day FROM span, generate_series(greatest(?3::timestamptz, date_trunc('day', span.first)),
+				date_trunc('day', span.tip), interval '1 day') d),
+		paid AS (
+			SELECT date_trunc('day', b.time) AS day,
+				coalesce(sum(r.amount) FILTER (WHERE r.kind = 'rewards'), 0) AS rewards,
+				coalesce(sum(r.amount) FILTER (WHERE r.kind = 'commission'), 0) AS commission
+			FROM block_rewards r JOIN blocks b ON b.chain_id = r.chain_id AND b.height = r.height
+			WHERE r.chain_id = ?0 AND r.denom = ?1 AND r.height <= ?2 AND b.time >= ?3
+			GROUP BY 1),
+		bonded AS (
+			SELECT d.day, s.height, s.amount FROM days d CROSS JOIN span
+			LEFT JOIN LATERAL (
+				SELECT t.height, p.amount FROM state_snapshots t
+				JOIN state_snapshots p ON p.chain_id = t.chain_id AND p.height = t.height AND p.kind = 'staking_pool'
+					AND p.key = 'bonded' AND p.denom = ?1
+				WHERE t.chain_id = ?0 AND t.kind = 'taken' AND t.key = 'staking_pool' AND t.height <= ?2
+					AND t.time < d.day + interval '1 day'
+				ORDER BY t.time DESC, t.height DESC LIMIT 1) s ON true)
+		INSERT INTO osmosis_staking_daily (chain_id, day, denom, rewards, commission, seconds, bonded, snapshot_height)
+		SELECT ?0, d.day, ?1, coalesce(p.rewards, 0), coalesce(p.commission, 0),
+			extract(epoch FROM least(d.day + interval '1 day', span.tip) - greatest(d.day, span.first)),
+			b.amount, b.height
+		FROM days d CROSS JOIN span LEFT JOIN paid p ON p.day = d.day LEFT JOIN bonded b ON b.day = d.day
+		ON CONFLICT (chain_id, day) DO UPDATE SET denom = EXCLUDED.denom, rewards = EXCLUDED.rewards,
+			commission = EXCLUDED.commission, seconds = EXCLUDED.seconds, bonded = EXCLUDED.bonded,
+			snapshot_height = EXCLUDED.snapshot_height`,
+		chain, j.Market.Hub, tip, d0).Exec(ctx)
+	if err != nil {
+		return 0, 0, fmt.Errorf("staking days from %s: %w", d0.Format(time.DateOnly), err)
+	}
+	n, _ := res.RowsAffected()
+	return tip, n, nil
+}

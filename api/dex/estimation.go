@@ -1,0 +1,171 @@
+package dex
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"strconv"
+
+	"github.com/cosmos/cosmos-sdk/types/bech32"
+
+	"github.com/chainlens/chainlens/api"
+	"github.com/chainlens/chainlens/api/problem"
+)
+
+// OpLPEstimation is the liquidity rewards estimation operation.
+const OpLPEstimation = "GET /lp/v1/rewards/estimation/{bech32Address}"
+
+// lpEstimate is the estimated USD rewards of one pool or of all.
+type lpEstimate struct {
+	DayUSD   json.Number `json:"day_usd"`
+	MonthUSD json.Number `json:"month_usd"`
+	YearUSD  json.Number `json:"year_usd"`
+}
+
+// lpEstimation estimates the USD rewards per day, month (a twelfth of a
+// year) and year of the address's liquidity at the current APRs, that is at
+// the pace of the pools APR window (see poolsapr.go):
+//
+//   - classic pool shares (osmosis_lp_holdings, locked shares included):
+//     the pool's window earnings (swap fees and incentives) × the address's
+//     share of the pool (osmosis_pool_shares), plus the pool's superfluid
+//     rewards × the address's share of the superfluid-staked shares,
+//     annualised;
+//   - open concentrated-liquidity positions (osmosis_cl_open_positions):
+//     the position's liquidity × what a unit of liquidity in its range
+//     earned over the window, annualised (0 when out of range).
+//
+// Shares the address staked through superfluid (osmosis_superfluid_locks
+// of its locks) also earn their part of the pool's superfluid rewards over
+// the window (see superfluidAPR).
+func (s *Service) lpEstimation(ctx context.Context, req *api.Request) (*api.Response, error) {
+	addr := req.Params.String("bech32Address")
+	if hrp, _, err := bech32.DecodeAndConvert(addr); err != nil || (s.market.Prefix != "" && hrp != s.market.Prefix) {
+		return nil, problem.BadParam("bech32Address", fmt.Sprintf("must be a bech32 account address with prefix %s", s.market.Prefix))
+	}
+	fresh, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	w, err := s.window(ctx, fresh)
+	if err != nil {
+		return nil, err
+	}
+	var shares []struct {
+		Pool   int64  `bun:"pool_id"`
+		Shares string `bun:"shares"`
+		Total  string `bun:"total"`
+		Staked string `bun:"staked"` // through superfluid, by the address
+		AllSF  string `bun:"all_staked"`
+	}
+	if err := s.db.NewRaw(`SELECT h.pool_id, h.shares::text AS shares, t.total::text AS total,
+			coalesce((SELECT sum(l.shares) FROM osmosis_superfluid_locks l WHERE l.chain_id = h.chain_id
+				AND l.denom = 'gamm/pool/' || h.pool_id AND l.owner = h.address), 0)::text AS staked,
+			coalesce((SELECT sum(l.shares) FROM osmosis_superfluid_locks l WHERE l.chain_id = h.chain_id
+				AND l.denom = 'gamm/pool/' || h.pool_id), 0)::text AS all_staked
+		FROM osmosis_lp_holdings h
+		JOIN osmosis_pool_shares t ON t.chain_id = h.chain_id AND t.pool_id = h.pool_id
+		WHERE h.chain_id = ? AND h.address = ? AND t.total > 0 ORDER BY h.pool_id`, s.market.ChainID, addr).Scan(ctx, &shares); err != nil {
+		return nil, fmt.Errorf("share holdings: %w", err)
+	}
+	var positions []struct {
+		Position  int64  `bun:"position_id"`
+		Pool      int64  `bun:"pool_id"`
+		Lower     int64  `bun:"lower_tick"`
+		Upper     int64  `bun:"upper_tick"`
+		Liquidity string `bun:"liquidity"`
+	}
+	if err := s.db.NewRaw(`SELECT position_id, pool_id, lower_tick, upper_tick, liquidity::text AS liquidity FROM osmosis_cl_open_positions
+		WHERE chain_id = ? AND address = ? ORDER BY position_id`, s.market.ChainID, addr).Scan(ctx, &positions); err != nil {
+		return nil, fmt.Errorf("open positions: %w", err)
+	}
+	yearly := map[int64]*big.Rat{}
+	var order []int64
+	credit := func(pool int64, usd *big.Rat) {
+		if y, ok := yearly[pool]; ok {
+			y.Add(y, usd)
+			return
+		}
+		yearly[pool] = usd
+		order = append(order, pool)
+	}
+	annual := new(big.Rat).Quo(big.NewRat(secondsPerYear, 1), w.seconds)
+	for _, h := range shares {
+		pools, err := s.aprPools(ctx, w, h.Pool)
+		if err != nil {
+			return nil, err
+		}
+		sh, ok1 := new(big.Rat).SetString(h.Shares)
+		tot, ok2 := new(big.Rat).SetString(h.Total)
+		staked, ok3 := new(big.Rat).SetString(h.Staked)
+		allStaked, ok4 := new(big.Rat).SetString(h.AllSF)
+		if !ok1 || !ok2 || !ok3 || !ok4 || len(pools) == 0 {
+			return nil, fmt.Errorf("pool %d shares %q of %q", h.Pool, h.Shares, h.Total)
+		}
+		e := pools[0].sum()
+		usd := total(e.fees, e.native, e.boost)
+		usd.Mul(usd, sh).Quo(usd, tot)
+		if staked.Sign() > 0 && allStaked.Sign() > 0 {
+			sf := new(big.Rat)
+			for _, hr := range pools[0].Hours {
+				sf.Add(sf, hr.superfluid)
+			}
+			usd.Add(usd, sf.Mul(sf, staked).Quo(sf, allStaked))
+		}
+		credit(h.Pool, usd.Mul(usd, annual))
+	}
+	cls := map[int64]*clState{}
+	for _, p := range positions {
+		cl, ok := cls[p.Pool]
+		if !ok {
+			pools, err := s.aprPools(ctx, w, p.Pool)
+			if err != nil {
+				return nil, err
+			}
+			if len(pools) == 0 {
+				return nil, fmt.Errorf("pool %d of position %d not found", p.Pool, p.Position)
+			}
+			var found bool
+			if cl, found, err = s.clPool(ctx, pools[0]); err != nil {
+				return nil, err
+			}
+			if !found {
+				return nil, fmt.Errorf("pool %d has no replayed state yet: %w", p.Pool, problem.ErrNotIndexed)
+			}
+			cls[p.Pool] = cl
+		}
+		liq, ok := new(big.Rat).SetString(p.Liquidity)
+		if !ok {
+			return nil, fmt.Errorf("position %d liquidity %q", p.Position, p.Liquidity)
+		}
+		e := cl.earnedPerLiquidity(p.Lower, p.Upper)
+		usd := total(e.fees, e.native, e.boost)
+		usd.Mul(usd, liq).Mul(usd, annual)
+		credit(p.Pool, usd)
+	}
+	out := struct {
+		Pools         map[string]lpEstimate `json:"pools"`
+		TotalDayUSD   json.Number           `json:"total_day_usd"`
+		TotalMonthUSD json.Number           `json:"total_month_usd"`
+		TotalYearUSD  json.Number           `json:"total_year_usd"`
+	}{Pools: map[string]lpEstimate{}}
+	sum := new(big.Rat)
+	for _, id := range order {
+		y := yearly[id]
+		sum.Add(sum, y)
+		out.Pools[strconv.FormatInt(id, 10)] = estimate(y)
+	}
+	t := estimate(sum)
+	out.TotalDayUSD, out.TotalMonthUSD, out.TotalYearUSD = t.DayUSD, t.MonthUSD, t.YearUSD
+	return &api.Response{Body: out, Freshness: fresh}, nil
+}
+
+// estimate splits a yearly USD amount into a day (1/365) and a month (1/12).
+func estimate(year *big.Rat) lpEstimate {
+	return lpEstimate{
+		DayUSD:   ratNumber(new(big.Rat).Quo(year, big.NewRat(365, 1))),
+		MonthUSD: ratNumber(new(big.Rat).Quo(year, big.NewRat(12, 1))),
+		YearUSD:  ratNumber(year),
+	}
+}

@@ -1,0 +1,595 @@
+package dex
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	aggdex "github.com/chainlens/chainlens/aggregator/dex"
+	"github.com/chainlens/chainlens/api"
+	"github.com/chainlens/chainlens/api/problem"
+)
+
+// Operation ids of the pools APR endpoints.
+const (
+	OpPoolsAPR        = "GET /pools_apr"
+	OpPoolsAPRRange   = "GET /pools_apr_range"
+	OpPoolsAPRRangeV2 = "GET /v2/pools_apr_range"
+	OpCLAPRv1         = "GET /cl/v1/apr/rewards/{pool}"
+	OpCLAPRv2         = "GET /cl/v2/apr/rewards/{pool}"
+)
+
+// aprWindow is the trailing period whose earnings the pools APRs annualise.
+const aprWindow = 7 * 24 * time.Hour
+
+// How the pools APRs are computed (all from report tables):
+//
+//   - The window is the 7 days before the last indexed block, or the part of
+//     them the indexed blocks cover. Earnings are the dex_pool_rewards
+//     hours that overlap it: swap fees (volume × swap fee), native and boost
+//     incentives (incentives-module payments into a concentrated-liquidity
+//     pool's incentives account, by denom).
+//   - Pool APR of a source (/pools_apr, and both ends of the range for
+//     classic pools) = earnings ÷ the pool's latest USD liquidity
+//     (osmosis_pool_liquidity_daily) × year ÷ window × 100.
+//   - A concentrated-liquidity position [lower, upper) earns, each hour, the
+//     hour's earnings × its liquidity ÷ the pool's in-range liquidity when
+//     the pool's tick at the hour's end (osmosis_cl_state_hourly) is in its
+//     range; its value per unit of liquidity is its token amounts at the
+//     current sqrt price, at the latest hourly closes. APR = earnings ÷ value
+//     × year ÷ window × 100. The range of a concentrated pool goes from the
+//     full-range position (lower) to the narrowest position around the
+//     current tick, one tick spacing wide (upper).
+//   - Incentives paid by lock gauges to the owners of locked classic pool
+//     shares are tied to no pool by any event: native and boost of classic
+//     pools are null (and total_apr with them) when the incentives module
+//     paid any lock owner in the window, and 0 otherwise (nothing was paid).
+//   - superfluid is 0 for pools whose shares are not a superfluid asset (the
+//     chain pays them no superfluid rewards); for a classic pool whose shares
+//     are, the staking rewards of its superfluid-staked shares over their
+//     USD value (see superfluidAPR), the same at both ends of the range.
+//     It is null (and total_apr with it) when it cannot be computed: no
+//     share staked yet, or a concentrated-liquidity superfluid asset.
+
+// aprSources is what a pool earned over the window, in USD.
+type aprSources struct {
+	fees, native, boost *big.Rat
+}
+
+// superfluidShares is what the superfluid APR of a classic pool needs.
+type superfluidShares struct {
+	staked, total *big.Rat // shares staked through superfluid; all shares
+}
+
+// poolAPRRow is a row of /pools_apr.
+type poolAPRRow struct {
+	PoolID     string       `json:"pool_id"`
+	SwapFees   json.Number  `json:"swap_fees"`
+	Superfluid *json.Number `json:"superfluid"`
+	Native     *json.Number `json:"native"`
+	Boost      *json.Number `json:"boost"`
+	TotalAPR   *json.Number `json:"total_apr"`
+}
+
+// aprRange is the lowest and highest APR of one source.
+type aprRange struct {
+	Lower *json.Number `json:"lower"`
+	Upper *json.Number `json:"upper"`
+}
+
+// poolAPRRangeRow is a row of the pools APR range endpoints.
+type poolAPRRangeRow struct {
+	PoolID     string   `json:"pool_id"`
+	SwapFees   aprRange `json:"swap_fees"`
+	Superfluid aprRange `json:"superfluid"`
+	Native     aprRange `json:"native"`
+	Boost      aprRange `json:"boost"`
+	TotalAPR   aprRange `json:"total_apr"`
+}
+
+// aprPool is a pool with what the APRs need.
+type aprPool struct {
+	ID         int64
+	Type       string
+	Liquidity  *big.Rat // USD, nil when unknown
+	Superfluid bool     // its share denom is a superfluid asset
+	SF         *superfluidShares
+	Hours      []aprHour
+}
+
+// aprHour is one hour of a pool's earnings.
+type aprHour struct {
+	Hour time.Time
+	aprSources
+	superfluid *big.Rat
+}
+
+// aprContext is the window of the pools APRs.
+type aprContext struct {
+	seconds *big.Rat // of the window
+	from    time.Time
+	// lockPaid: the incentives module paid lock owners in the window, so
+	// the incentives of classic pools are unknown.
+	lockPaid bool
+}
+
+// window is the APR window ending at the indexed tip.
+func (s *Service) window(ctx context.Context, fresh api.Freshness) (aprContext, error) {
+	var first, tip time.Time
+	if err := s.db.NewRaw("SELECT min(time), (SELECT time FROM blocks WHERE chain_id = ?0 AND height = ?1) FROM blocks WHERE chain_id = ?0",
+		s.market.ChainID, fresh.Chains[0].Height).Scan(ctx, &first, &tip); err != nil {
+		return aprContext{}, fmt.Errorf("first and last block: %w", err)
+	}
+	from := tip.Add(-aprWindow)
+	if first.After(from) {
+		from = first
+	}
+	secs := new(big.Rat).SetFrac64(tip.Sub(from).Microseconds(), 1_000_000)
+	var paid bool
+	if err := s.db.NewRaw("SELECT EXISTS (SELECT 1 FROM osmosis_lock_rewards_hourly WHERE chain_id = ? AND hour > ? AND payments > 0)",
+		s.market.ChainID, from.Add(-time.Hour)).Scan(ctx, &paid); err != nil {
+		return aprContext{}, fmt.Errorf("lock rewards: %w", err)
+	}
+	return aprContext{seconds: secs, from: from, lockPaid: paid}, nil
+}
+
+// aprPools loads the pools (one when id > 0) with their window earnings.
+func (s *Service) aprPools(ctx context.Context, w aprContext, id int64) ([]*aprPool, error) {
+	var rows []struct {
+		ID         int64  `bun:"pool_id"`
+		Type       string `bun:"type"`
+		Liquidity  string `bun:"liquidity"`
+		Superfluid bool   `bun:"superfluid"`
+		Staked     string `bun:"staked"`
+		Total      string `bun:"total"`
+	}
+	if err := s.db.NewRaw(`SELECT DISTINCT ON (p.pool_id) p.pool_id, p.type,
+			coalesce((SELECT liquidity_usd::text FROM osmosis_pool_liquidity_daily l WHERE l.chain_id = p.chain_id AND l.pool_id = p.pool_id
+				ORDER BY day DESC LIMIT 1), '') AS liquidity,
+			EXISTS (SELECT 1 FROM osmosis_superfluid_assets a WHERE a.chain_id = p.chain_id
+				AND a.denom IN ('gamm/pool/' || p.pool_id, 'cl/pool/' || p.pool_id)) AS superfluid,
+			coalesce((SELECT sum(shares)::text FROM osmosis_superfluid_locks l WHERE l.chain_id = p.chain_id
+				AND l.denom = 'gamm/pool/' || p.pool_id), '') AS staked,
+			coalesce((SELECT total::text FROM osmosis_pool_shares t WHERE t.chain_id = p.chain_id AND t.pool_id = p.pool_id), '') AS total
+		FROM osmosis_pools p WHERE p.chain_id = ? AND (? = 0 OR p.pool_id = ?) ORDER BY p.pool_id, p.height`,
+		s.market.ChainID, id, id).Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("pools: %w", err)
+	}
+	pools := make([]*aprPool, 0, len(rows))
+	byID := map[int64]*aprPool{}
+	for _, r := range rows {
+		p := &aprPool{ID: r.ID, Type: r.Type, Superfluid: r.Superfluid}
+		if r.Liquidity != "" {
+			l, ok := new(big.Rat).SetString(r.Liquidity)
+			if !ok {
+				return nil, fmt.Errorf("pool %d liquidity %q", r.ID, r.Liquidity)
+			}
+			p.Liquidity = l
+		}
+		if r.Staked != "" && r.Total != "" {
+			st, ok1 := new(big.Rat).SetString(r.Staked)
+			tot, ok2 := new(big.Rat).SetString(r.Total)
+			if !ok1 || !ok2 {
+				return nil, fmt.Errorf("pool %d superfluid shares %q of %q", r.ID, r.Staked, r.Total)
+			}
+			p.SF = &superfluidShares{st, tot}
+		}
+		pools = append(pools, p)
+		byID[r.ID] = p
+	}
+	var hours []struct {
+		ID     int64     `bun:"pool_id"`
+		Hour   time.Time `bun:"hour"`
+		Fees   string    `bun:"fees_usd"`
+		Native string    `bun:"native_usd"`
+		Boost  string    `bun:"boost_usd"`
+		SF     string    `bun:"superfluid_usd"`
+	}
+	if err := s.db.NewRaw(`SELECT pool_id, hour, fees_usd::text, native_usd::text, boost_usd::text, superfluid_usd::text
+		FROM osmosis_pool_rewards_hourly
+		WHERE chain_id = ? AND (? = 0 OR pool_id = ?) AND hour > ? ORDER BY pool_id, hour`,
+		s.market.ChainID, id, id, w.from.Add(-time.Hour)).Scan(ctx, &hours); err != nil {
+		return nil, fmt.Errorf("pool rewards: %w", err)
+	}
+	for _, h := range hours {
+		p, ok := byID[h.ID]
+		if !ok {
+			continue
+		}
+		f, ok1 := new(big.Rat).SetString(h.Fees)
+		n, ok2 := new(big.Rat).SetString(h.Native)
+		b, ok3 := new(big.Rat).SetString(h.Boost)
+		sf, ok4 := new(big.Rat).SetString(h.SF)
+		if !ok1 || !ok2 || !ok3 || !ok4 {
+			return nil, fmt.Errorf("pool %d rewards at %s", h.ID, h.Hour)
+		}
+		p.Hours = append(p.Hours, aprHour{Hour: h.Hour.UTC(), aprSources: aprSources{f, n, b}, superfluid: sf})
+	}
+	return pools, nil
+}
+
+// sum adds up the pool's window earnings.
+func (p *aprPool) sum() aprSources {
+	out := aprSources{new(big.Rat), new(big.Rat), new(big.Rat)}
+	for _, h := range p.Hours {
+		out.fees.Add(out.fees, h.fees)
+		out.native.Add(out.native, h.native)
+		out.boost.Add(out.boost, h.boost)
+	}
+	return out
+}
+
+// annualised is earnings ÷ value × year ÷ window × 100 (percent).
+func (w aprContext) annualised(earned, value *big.Rat) *big.Rat {
+	if value.Sign() <= 0 || w.seconds.Sign() <= 0 {
+		return new(big.Rat)
+	}
+	r := new(big.Rat).Quo(earned, value)
+	r.Mul(r, big.NewRat(secondsPerYear*100, 1))
+	return r.Quo(r, w.seconds)
+}
+
+// ratNumber renders a rational as a JSON number with 18 decimals at most.
+func ratNumber(r *big.Rat) json.Number { return Number(r.FloatString(18)) }
+
+func numPtr(n json.Number) *json.Number { return &n }
+
+// poolLevel is the pool's APR per source over its whole liquidity; the
+// incentives of a classic pool are unknown (nil) when the incentives module
+// paid lock owners in the window.
+func (w aprContext) poolLevel(p *aprPool) (fees, native, boost *big.Rat) {
+	e := p.sum()
+	fees = w.annualised(e.fees, p.Liquidity)
+	if p.Type != "concentrated" && w.lockPaid {
+		return fees, nil, nil
+	}
+	return fees, w.annualised(e.native, p.Liquidity), w.annualised(e.boost, p.Liquidity)
+}
+
+// superfluidAPR is 0 for a pool whose shares are not a superfluid asset;
+// for a classic pool whose shares are, the staking rewards its
+// superfluid-staked shares earned over the window (dex_pool_rewards) over
+// the USD value of those shares (their part of all shares × the pool's
+// liquidity), annualised; unknown (nil) when no share is superfluid-staked
+// or for a concentrated-liquidity pool (not computed).
+func (w aprContext) superfluidAPR(p *aprPool) *big.Rat {
+	if !p.Superfluid {
+		return new(big.Rat)
+	}
+	if p.Type == "concentrated" || p.SF == nil || p.SF.staked.Sign() <= 0 || p.SF.total.Sign() <= 0 ||
+		p.Liquidity == nil || p.Liquidity.Sign() <= 0 {
+		return nil
+	}
+	earned := new(big.Rat)
+	for _, h := range p.Hours {
+		earned.Add(earned, h.superfluid)
+	}
+	value := new(big.Rat).Mul(p.Liquidity, p.SF.staked)
+	value.Quo(value, p.SF.total)
+	return w.annualised(earned, value)
+}
+
+// total is the sum of the sources, nil when one is unknown.
+func total(parts ...*big.Rat) *big.Rat {
+	t := new(big.Rat)
+	for _, p := range parts {
+		if p == nil {
+			return nil
+		}
+		t.Add(t, p)
+	}
+	return t
+}
+
+func optNumber(r *big.Rat) *json.Number {
+	if r == nil {
+		return nil
+	}
+	return numPtr(ratNumber(r))
+}
+
+// poolFilter reads the optional pool parameter (0 = all pools).
+func poolFilter(req *api.Request) (int64, error) {
+	if !req.Params.Has("pool") {
+		return 0, nil
+	}
+	id, err := strconv.ParseInt(strings.TrimSpace(req.Params.String("pool")), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, problem.BadParam("pool", "must be a pool id (digits)")
+	}
+	return id, nil
+}
+
+// poolsAPR answers /pools_apr: each pool's APR per source over its whole
+// liquidity. Pools without a known USD liquidity are left out.
+func (s *Service) poolsAPR(ctx context.Context, req *api.Request) (*api.Response, error) {
+	fresh, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	id, err := poolFilter(req)
+	if err != nil {
+		return nil, err
+	}
+	w, err := s.window(ctx, fresh)
+	if err != nil {
+		return nil, err
+	}
+	pools, err := s.aprPools(ctx, w, id)
+	if err != nil {
+		return nil, err
+	}
+	out := []poolAPRRow{}
+	for _, p := range pools {
+		if p.Liquidity == nil || p.Liquidity.Sign() <= 0 {
+			continue
+		}
+		fees, native, boost := w.poolLevel(p)
+		sf := w.superfluidAPR(p)
+		out = append(out, poolAPRRow{PoolID: strconv.FormatInt(p.ID, 10), SwapFees: ratNumber(fees), Superfluid: optNumber(sf),
+			Native: optNumber(native), Boost: optNumber(boost), TotalAPR: optNumber(total(fees, native, boost, sf))})
+	}
+	return &api.Response{Body: out, Freshness: fresh}, nil
+}
+
+// poolsAPRRange answers both versions of /pools_apr_range.
+func (s *Service) poolsAPRRange(ctx context.Context, req *api.Request) (*api.Response, error) {
+	fresh, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	id, err := poolFilter(req)
+	if err != nil {
+		return nil, err
+	}
+	w, err := s.window(ctx, fresh)
+	if err != nil {
+		return nil, err
+	}
+	pools, err := s.aprPools(ctx, w, id)
+	if err != nil {
+		return nil, err
+	}
+	out := []poolAPRRangeRow{}
+	for _, p := range pools {
+		var lo, hi [3]*big.Rat // fees, native, boost
+		if p.Type == "concentrated" {
+			cl, ok, err := s.clPool(ctx, p)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				continue
+			}
+			full := cl.position(w, aggdex.MinTick, aggdex.MaxTick)
+			lower := floorTo(cl.tick, cl.spacing)
+			narrow := cl.position(w, lower, lower+cl.spacing)
+			lo = [3]*big.Rat{full.fees, full.native, full.boost}
+			hi = [3]*big.Rat{narrow.fees, narrow.native, narrow.boost}
+		} else {
+			if p.Liquidity == nil || p.Liquidity.Sign() <= 0 {
+				continue
+			}
+			f, n, b := w.poolLevel(p)
+			lo, hi = [3]*big.Rat{f, n, b}, [3]*big.Rat{f, n, b}
+		}
+		sf := w.superfluidAPR(p)
+		rng := func(a, b *big.Rat) aprRange { return aprRange{Lower: optNumber(a), Upper: optNumber(b)} }
+		out = append(out, poolAPRRangeRow{PoolID: strconv.FormatInt(p.ID, 10),
+			SwapFees: rng(lo[0], hi[0]), Superfluid: rng(sf, sf), Native: rng(lo[1], hi[1]), Boost: rng(lo[2], hi[2]),
+			TotalAPR: rng(total(lo[0], lo[1], lo[2], sf), total(hi[0], hi[1], hi[2], sf))})
+	}
+	return &api.Response{Body: out, Freshness: fresh}, nil
+}
+
+// positionAPR answers both versions of /cl/.../apr/rewards/{pool}: the APR
+// of swap fees and incentives of a position between lower_tick and
+// upper_tick (full range when absent, v1 only).
+func (s *Service) positionAPR(ctx context.Context, req *api.Request) (*api.Response, error) {
+	fresh, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	id, err := strconv.ParseInt(req.Params.String("pool"), 10, 64)
+	if err != nil || id <= 0 {
+		return nil, problem.BadParam("pool", "must be a pool id (digits)")
+	}
+	lower, upper := int64(aggdex.MinTick), int64(aggdex.MaxTick)
+	if req.Params.Has("lower_tick") {
+		lower = req.Params.Int("lower_tick")
+	}
+	if req.Params.Has("upper_tick") {
+		upper = req.Params.Int("upper_tick")
+	}
+	if lower < aggdex.MinTick || lower > aggdex.MaxTick {
+		return nil, problem.BadParam("lower_tick", fmt.Sprintf("must be between %d and %d", aggdex.MinTick, aggdex.MaxTick))
+	}
+	if upper < aggdex.MinTick || upper > aggdex.MaxTick {
+		return nil, problem.BadParam("upper_tick", fmt.Sprintf("must be between %d and %d", aggdex.MinTick, aggdex.MaxTick))
+	}
+	if upper <= lower {
+		return nil, problem.BadParam("upper_tick", "must be above lower_tick")
+	}
+	w, err := s.window(ctx, fresh)
+	if err != nil {
+		return nil, err
+	}
+	pools, err := s.aprPools(ctx, w, id)
+	if err != nil {
+		return nil, err
+	}
+	if len(pools) == 0 {
+		return nil, problem.Status(http.StatusNotFound, "pool %d not found", id)
+	}
+	if pools[0].Type != "concentrated" {
+		return nil, problem.BadParam("pool", fmt.Sprintf("pool %d is not a concentrated-liquidity pool", id))
+	}
+	cl, ok, err := s.clPool(ctx, pools[0])
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("pool %d has no replayed state yet: %w", id, problem.ErrNotIndexed)
+	}
+	e := cl.position(w, lower, upper)
+	return &api.Response{Body: struct {
+		APR json.Number `json:"APR"`
+	}{ratNumber(total(e.fees, e.native, e.boost))}, Freshness: fresh}, nil
+}
+
+func floorTo(tick, spacing int64) int64 {
+	q := tick / spacing
+	if tick%spacing != 0 && tick < 0 {
+		q--
+	}
+	return q * spacing
+}
+
+// clState is a concentrated-liquidity pool with what position APRs need.
+type clState struct {
+	*aprPool
+	spacing    int64
+	tick       int64    // current
+	sqrtPrice  *big.Rat // current
+	price0     *big.Rat // USD per base unit of token0
+	price1     *big.Rat // USD per base unit of token1
+	hourTick   []int64  // tick at the end of each of aprPool.Hours
+	hourActive []*big.Rat
+}
+
+// clPool loads the state of a concentrated-liquidity pool; false when it
+// has no replayed state, tick spacing or prices yet.
+func (s *Service) clPool(ctx context.Context, p *aprPool) (*clState, bool, error) {
+	var row struct {
+		Spacing   int64    `bun:"tick_spacing"`
+		SqrtPrice string   `bun:"sqrt_price"`
+		Tick      int64    `bun:"tick"`
+		Denoms    []string `bun:"denoms,array"`
+	}
+	err := s.db.NewRaw(`SELECT c.tick_spacing, st.sqrt_price::text AS sqrt_price, st.tick,
+			(SELECT denoms FROM osmosis_pools p WHERE p.chain_id = c.chain_id AND p.pool_id = c.pool_id ORDER BY height LIMIT 1) AS denoms
+		FROM osmosis_cl_pools c
+		JOIN LATERAL (SELECT sqrt_price, tick FROM osmosis_cl_state_hourly st WHERE st.chain_id = c.chain_id AND st.pool_id = c.pool_id
+			ORDER BY hour DESC LIMIT 1) st ON true
+		WHERE c.chain_id = ? AND c.pool_id = ?`, s.market.ChainID, p.ID).Scan(ctx, &row)
+	if isNoRows(err) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("pool %d state: %w", p.ID, err)
+	}
+	if len(row.Denoms) != 2 || row.Spacing <= 0 {
+		return nil, false, nil
+	}
+	cl := &clState{aprPool: p, spacing: row.Spacing, tick: row.Tick}
+	var ok bool
+	if cl.sqrtPrice, ok = new(big.Rat).SetString(row.SqrtPrice); !ok {
+		return nil, false, fmt.Errorf("pool %d sqrt price %q", p.ID, row.SqrtPrice)
+	}
+	for i, d := range row.Denoms {
+		var price string
+		err := s.db.NewRaw("SELECT price_usd::text FROM osmosis_asset_prices WHERE chain_id = ? AND denom = ? ORDER BY hour DESC LIMIT 1",
+			s.market.ChainID, d).Scan(ctx, &price)
+		if isNoRows(err) {
+			return nil, false, nil
+		}
+		if err != nil {
+			return nil, false, fmt.Errorf("price of %s: %w", d, err)
+		}
+		r, ok := new(big.Rat).SetString(price)
+		if !ok {
+			return nil, false, fmt.Errorf("price of %s %q", d, price)
+		}
+		r.Quo(r, new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(s.market.Exponent(d))), nil)))
+		if i == 0 {
+			cl.price0 = r
+		} else {
+			cl.price1 = r
+		}
+	}
+	var states []struct {
+		Hour      time.Time `bun:"hour"`
+		Tick      int64     `bun:"tick"`
+		Liquidity string    `bun:"liquidity"`
+	}
+	if err := s.db.NewRaw(`SELECT hour, tick, liquidity::text AS liquidity FROM osmosis_cl_state_hourly WHERE chain_id = ? AND pool_id = ?
+		ORDER BY hour`, s.market.ChainID, p.ID).Scan(ctx, &states); err != nil {
+		return nil, false, fmt.Errorf("pool %d states: %w", p.ID, err)
+	}
+	k := -1
+	for _, h := range p.Hours {
+		for k+1 < len(states) && !states[k+1].Hour.After(h.Hour) {
+			k++
+		}
+		if k < 0 {
+			cl.hourTick = append(cl.hourTick, 0)
+			cl.hourActive = append(cl.hourActive, new(big.Rat))
+			continue
+		}
+		l, ok := new(big.Rat).SetString(states[k].Liquidity)
+		if !ok {
+			return nil, false, fmt.Errorf("pool %d liquidity %q", p.ID, states[k].Liquidity)
+		}
+		cl.hourTick = append(cl.hourTick, states[k].Tick)
+		cl.hourActive = append(cl.hourActive, l)
+	}
+	return cl, true, nil
+}
+
+// sqrtAt is the sqrt price of a tick as the module computes it.
+func sqrtAt(tick int64) *big.Rat {
+	return new(big.Rat).SetFrac(aggdex.TickSqrtPrice(tick), new(big.Int).Exp(big.NewInt(10), big.NewInt(36), nil))
+}
+
+// valuePerLiquidity is the USD value of one unit of liquidity between
+// lower and upper at the current sqrt price.
+func (cl *clState) valuePerLiquidity(lower, upper int64) *big.Rat {
+	sa, sb, sp := sqrtAt(lower), sqrtAt(upper), cl.sqrtPrice
+	amount0, amount1 := new(big.Rat), new(big.Rat)
+	inv := func(x *big.Rat) *big.Rat { return new(big.Rat).Inv(x) }
+	switch {
+	case sp.Cmp(sa) <= 0:
+		amount0.Sub(inv(sa), inv(sb))
+	case sp.Cmp(sb) >= 0:
+		amount1.Sub(sb, sa)
+	default:
+		amount0.Sub(inv(sp), inv(sb))
+		amount1.Sub(sp, sa)
+	}
+	v := new(big.Rat).Mul(amount0, cl.price0)
+	return v.Add(v, new(big.Rat).Mul(amount1, cl.price1))
+}
+
+// position is the APR per source of a position between lower and upper:
+// each hour whose end tick is in [lower, upper) pays the hour's earnings
+// per unit of in-range liquidity.
+func (cl *clState) position(w aprContext, lower, upper int64) aprSources {
+	earned := cl.earnedPerLiquidity(lower, upper)
+	v := cl.valuePerLiquidity(lower, upper)
+	return aprSources{w.annualised(earned.fees, v), w.annualised(earned.native, v), w.annualised(earned.boost, v)}
+}
+
+// earnedPerLiquidity is what one unit of liquidity between lower and upper
+// earned over the window, in USD per source.
+func (cl *clState) earnedPerLiquidity(lower, upper int64) aprSources {
+	earned := aprSources{new(big.Rat), new(big.Rat), new(big.Rat)}
+	for i, h := range cl.Hours {
+		active := cl.hourActive[i]
+		if active.Sign() <= 0 || cl.hourTick[i] < lower || cl.hourTick[i] >= upper {
+			continue
+		}
+		earned.fees.Add(earned.fees, new(big.Rat).Quo(h.fees, active))
+		earned.native.Add(earned.native, new(big.Rat).Quo(h.native, active))
+		earned.boost.Add(earned.boost, new(big.Rat).Quo(h.boost, active))
+	}
+	return earned
+}
+
+func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }

@@ -1,0 +1,42 @@
+package osmosis
+
+import (
+	"fmt"
+
+	sdk "github.com/cosmos/cosmos-sdk/types"
+	"github.com/cosmos/cosmos-sdk/types/address"
+	"github.com/cosmos/cosmos-sdk/types/bech32"
+)
+
+// MsgCreateConcentratedPool is the type URL of the concentrated-liquidity
+// pool creation message.
+const MsgCreateConcentratedPool = msgCreateConcentrated
+
+// CLTickSpacing reads tick_spacing (field 4) of a raw
+// MsgCreateConcentratedPool{sender=1, denom0=2, denom1=3, tick_spacing=4,
+// spread_factor=5}.
+func CLTickSpacing(raw []byte) (int64, error) {
+	fs, err := fields(raw)
+	if err != nil {
+		return 0, fmt.Errorf("create concentrated pool: %w", err)
+	}
+	for _, f := range fs {
+		if f.num == 4 {
+			if f.value == 0 || f.value > 1<<40 {
+				return 0, fmt.Errorf("create concentrated pool: tick spacing %d", f.value)
+			}
+			return int64(f.value), nil
+		}
+	}
+	return 0, fmt.Errorf("create concentrated pool: no tick spacing")
+}
+
+// CLIncentivesAddress is the account that holds the incentives of
+// concentrated-liquidity pool id: the concentratedliquidity module address
+// derived from "incentives" + the big-endian id (x/concentrated-liquidity
+// model Pool.GetIncentivesAddress; checked against the localnet's
+// truth/pools.json).
+func CLIncentivesAddress(bech32Prefix string, id uint64) (string, error) {
+	return bech32.ConvertAndEncode(bech32Prefix,
+		address.Module("concentratedliquidity", append([]byte("incentives"), sdk.Uint64ToBigEndian(id)...)))
+}

@@ -1,0 +1,1 @@
+DROP TABLE IF EXISTS osmosis_rewards_received_daily;
