@@ -246,9 +246,12 @@ func (x *Cosmos) catchUp(ctx context.Context, next, target int64, st cometbft.St
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	workers := x.cfg.Concurrency
-	window := int64(workers*2 + x.cfg.BatchSize)
+	// Two batches' worth of heights may be fetched or wait: the workers
+	// decode the next batch while the writer commits this one (with one
+	// batch, decoding and committing took turns).
+	window := int64(workers*2 + 2*x.cfg.BatchSize)
 	heights := make(chan int64)
-	results := make(chan *fetched, workers)
+	results := make(chan *fetched, window) // never full: credits bound the heights out
 	credits := make(chan struct{}, window) // bounds heights in flight or waiting to commit
 	pending := map[int64]*fetched{}
 	// Runs last, once the workers are done: heights never committed give
