@@ -53,7 +53,7 @@ func Jobs(cfg *config.Config) []aggregator.Job {
 		m := aggdex.NewMarket(ch)
 		jobs = append(jobs, aggdex.Prices{Market: m}, aggdex.Volume{Market: m}, aggdex.Liquidity{Market: m}, aggdex.Revenue{Market: m},
 			aggdex.Candles{Market: m}, aggdex.Activity{Market: m}, aggdex.Positions{Market: m}, aggdex.CLState{Market: m},
-			aggdex.Supply{Market: m}, aggdex.Assets{Market: m})
+			aggdex.Supply{Market: m}, aggdex.Assets{Market: m}, aggdex.Portfolio{Market: m})
 		prices = &campaigns.Prices{Market: m}
 	}
 	// Engagement: conversions per indexed chain, then website events, rule
