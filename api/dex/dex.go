@@ -69,6 +69,8 @@ func (s *Service) Handlers() map[string]api.Handler {
 		OpDepthOverTime:         s.depthOverTime,
 		OpSupply:                s.supply,
 		OpAssetsInChain:         s.assetsInChain,
+		OpPortfolioCurrent:      s.portfolioCurrent,
+		OpPortfolioOverTime:     s.portfolioOverTime,
 	}
 }
 
