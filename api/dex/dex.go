@@ -71,6 +71,7 @@ func (s *Service) Handlers() map[string]api.Handler {
 		OpAssetsInChain:         s.assetsInChain,
 		OpPortfolioCurrent:      s.portfolioCurrent,
 		OpPortfolioOverTime:     s.portfolioOverTime,
+		OpPoolStream:            s.poolStream,
 	}
 }
 
