@@ -198,8 +198,9 @@ func (s *Service) streamRows(ctx context.Context, now, dayAgo time.Time) ([]stre
 		Denoms  []string `bun:"denoms,array"`
 		Fee     *string  `bun:"fee"`
 		Weights []string `bun:"weights,array"`
+		Spacing *int64   `bun:"tick_spacing"`
 	}
-	if err := s.db.NewRaw(`SELECT DISTINCT ON (pool_id) pool_id, type, denoms, swap_fee::text AS fee, coalesce(weights::text[], '{}') AS weights
+	if err := s.db.NewRaw(`SELECT DISTINCT ON (pool_id) pool_id, type, denoms, swap_fee::text AS fee, coalesce(weights::text[], '{}') AS weights, tick_spacing
 		FROM osmosis_pools WHERE chain_id = ? ORDER BY pool_id, height DESC, tx_index DESC, event_index DESC`, chain).Scan(ctx, &pools); err != nil {
 		return nil, fmt.Errorf("pools: %w", err)
 	}
@@ -409,6 +410,9 @@ func (s *Service) streamRows(ctx context.Context, now, dayAgo time.Time) ([]stre
 			}
 			r.pool.TotalShares = StreamShares{}
 			r.pool.ExponentAtPriceOne = strPtr("-6")
+			if p.Spacing != nil {
+				r.pool.TickSpacing = strPtr(strconv.FormatInt(*p.Spacing, 10))
+			}
 			if p.Fee != nil {
 				r.pool.SpreadFactor = strPtr(*p.Fee)
 			}

@@ -44,6 +44,7 @@ type streamPool struct {
 	Address              string                          `json:"address"`
 	SpreadFactor         *string                         `json:"spread_factor"`
 	CurrentTick          *string                         `json:"current_tick"`
+	TickSpacing          *string                         `json:"tick_spacing"`
 	CurrentTickLiquidity *string                         `json:"current_tick_liquidity"`
 	ExponentAtPriceOne   *string                         `json:"exponent_at_price_one"`
 }
@@ -112,6 +113,7 @@ func TestPoolStreamOnLocalnet(t *testing.T) {
 			ScalingFactors       []string `json:"scaling_factors"`
 			CurrentTick          string   `json:"current_tick"`
 			CurrentTickLiquidity string   `json:"current_tick_liquidity"`
+			TickSpacing          string   `json:"tick_spacing"`
 		} `json:"pools"`
 	}
 	truthFile(t, "pools.json", &truth)
@@ -188,7 +190,7 @@ func TestPoolStreamOnLocalnet(t *testing.T) {
 			}
 			tokens = []streamToken{cl.Asset0, cl.Asset1}
 			if got.CurrentTick == nil || *got.CurrentTick != tp.CurrentTick || got.CurrentTickLiquidity == nil || *got.CurrentTickLiquidity != tp.CurrentTickLiquidity ||
-				got.ExponentAtPriceOne == nil || *got.ExponentAtPriceOne != "-6" || got.TotalShares.Denom != nil || got.TotalWeightOrScaling != "0" {
+				got.ExponentAtPriceOne == nil || *got.ExponentAtPriceOne != "-6" || got.TickSpacing == nil || *got.TickSpacing != tp.TickSpacing || got.TotalShares.Denom != nil || got.TotalWeightOrScaling != "0" {
 				t.Errorf("CL pool %s: tick %v liquidity %v; node %s %s", tp.ID, got.CurrentTick, got.CurrentTickLiquidity, tp.CurrentTick, tp.CurrentTickLiquidity)
 			}
 		} else {

@@ -51,6 +51,9 @@ type createdPool struct {
 	// Weights are the balancer weights or the stableswap scaling factors,
 	// one per deposit coin in the same order; nil for other pools.
 	Weights []string
+	// TickSpacing is a concentrated-liquidity pool's tick spacing (0 for
+	// other pools).
+	TickSpacing uint64
 }
 
 // field is one decoded protobuf field: a varint or bytes.
@@ -171,6 +174,8 @@ func decodeCreatePool(typeURL string, raw []byte) (createdPool, error) {
 			p.Creator = string(f.bytes)
 		case p.Type == "concentrated" && (f.num == 2 || f.num == 3):
 			p.Denoms = append(p.Denoms, string(f.bytes))
+		case p.Type == "concentrated" && f.num == 4 && f.typ == protowire.VarintType:
+			p.TickSpacing = f.value
 		case p.Type == "concentrated" && f.num == 5:
 			if p.SwapFee, err = decodeDec(string(f.bytes)); err != nil {
 				return p, err

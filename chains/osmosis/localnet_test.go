@@ -148,6 +148,17 @@ func TestRecordedLocalnet(t *testing.T) {
 		t.Errorf("weights %+v", got)
 	}
 
+	// Tick spacing of the CL pools (truth/pools.json: pool 2 10, pool 5 100).
+	type spacing struct {
+		PoolID  int64  `bun:"pool_id"`
+		Spacing *int64 `bun:"tick_spacing"`
+	}
+	ten, hundred := int64(10), int64(100)
+	if got := query[spacing](t, db, "SELECT pool_id, tick_spacing FROM osmosis_pools ORDER BY pool_id"); !reflect.DeepEqual(got,
+		[]spacing{{1, nil}, {2, &ten}, {3, nil}, {4, nil}, {5, &hundred}}) {
+		t.Errorf("tick spacing %+v", got)
+	}
+
 	// Exact-out hops per pool (actions.md: 18 swap-exact-amount-out via 2,
 	// 32 via 4, 31 via 4,1; the split-route exact-out message adds one hop
 	// each in pools 1, 3 and 5).

@@ -1,0 +1,1 @@
+ALTER TABLE osmosis_pools DROP COLUMN IF EXISTS tick_spacing;
