@@ -181,6 +181,12 @@ func ParseGenesis(doc []byte) (*Genesis, error) {
 // come before every block.
 const GenesisHeight = 0
 
+// ErrGenesisUnsupported is returned by GenesisRows for a genesis whose
+// InitChain effects the adapter cannot reproduce exactly (a gentx message
+// it does not know): the indexer then imports no genesis, and balances
+// before the first height stay unknown rather than wrong.
+var ErrGenesisUnsupported = errors.New("genesis not supported")
+
 // GenesisAdapter is an Adapter that knows a chain's state at genesis as
 // rows: the balances the genesis sets, plus what InitChain changes without
 // emitting events (gentx self-delegations, module mints). The indexer

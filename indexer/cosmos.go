@@ -402,7 +402,10 @@ func (x *Cosmos) genesisFor(ctx context.Context, next int64, st cometbft.Status)
 		return nil, nil
 	}
 	rows := chains.NewRows()
-	if err := ga.GenesisRows(g, rows); err != nil {
+	if err := ga.GenesisRows(g, rows); errors.Is(err, chains.ErrGenesisUnsupported) {
+		x.log.Warn("genesis state not imported: balances before the first indexed height are unknown", "err", err)
+		return nil, nil
+	} else if err != nil {
 		return nil, fmt.Errorf("indexer %s: genesis state: %w", x.cfg.ID, err)
 	}
 	return &genesisRows{genesis: g, tables: ga.GenesisTables(), rows: rows}, nil

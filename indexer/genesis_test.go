@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -167,4 +169,123 @@ func TestGenesisBalancesOsmosisLocalnet(t *testing.T) {
 		t.Errorf("after reset and reindex: %d genesis rows, want 37", n)
 	}
 	checkTruth("started over")
+}
+
+// TestGenesisBalancesOtherLocalnets: on the dYdX, Neutron, Xion and Cosmos
+// Hub recordings (generic cosmos adapter) every balance the node reports at
+// the last height equals the genesis rows (bank genesis, gentx
+// self-delegation to the bonded pool) plus the indexed changes, exactly.
+func TestGenesisBalancesOtherLocalnets(t *testing.T) {
+	if testing.Short() {
+		t.Skip("indexes four recorded chains")
+	}
+	db, _ := testdb.New(t)
+	for _, ln := range localnets[1:] {
+		t.Run(ln.dir, func(t *testing.T) {
+			dir := filepath.Join("..", "testdata", "localnet", ln.dir)
+			truth := recordedBalances(t, dir)
+			if len(truth) < 5 {
+				t.Fatalf("%d addresses in truth", len(truth))
+			}
+			srv := replayServer(t, ln.dir)
+			x := newIndexer(t, db, chainConfig(ln, srv.URL))
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			if err := x.Run(ctx, ln.blocks); err != nil {
+				t.Fatal(err)
+			}
+			if n := count(t, db, "SELECT count(*) FROM genesis_imports WHERE chain_id = ? AND initial_height = 1", ln.chainID); n != 1 {
+				t.Errorf("%d genesis imports", n)
+			}
+			coins := 0
+			for addr, want := range truth {
+				var sums []struct {
+					Denom  string `bun:"denom"`
+					Amount string `bun:"amount"`
+				}
+				if err := db.NewRaw(`SELECT denom, sum(delta)::text AS amount FROM balance_changes WHERE chain_id = ? AND address = ?
+					GROUP BY denom HAVING sum(delta) <> 0`, ln.chainID, addr).Scan(ctx, &sums); err != nil {
+					t.Fatal(err)
+				}
+				got := map[string]string{}
+				for _, s := range sums {
+					got[s.Denom] = s.Amount
+				}
+				for d, a := range want {
+					coins++
+					if got[d] != a {
+						t.Errorf("%s %s: node %s, genesis + indexed changes %s", addr, d, a, got[d])
+					}
+					delete(got, d)
+				}
+				for d, a := range got {
+					t.Errorf("%s %s: indexed %s, the node has none", addr, d, a)
+				}
+			}
+			t.Logf("%d addresses, %d balances", len(truth), coins)
+		})
+	}
+}
+
+// recordedBalances reads a recording's bank balances at its last height in
+// any of the recordings' layouts: {address: coins}, {height, balances:
+// {address: coins}}, {name: {address, balances}}, or {name: {balances}}
+// with the names' addresses in the README's keys line.
+func recordedBalances(t *testing.T, dir string) map[string]map[string]string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(dir, "truth", "balances.json"))
+	if os.IsNotExist(err) {
+		raw, err = os.ReadFile(filepath.Join(dir, "truth", "bank_balances.json"))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	type coin struct{ Denom, Amount string }
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &top); err != nil {
+		t.Fatal(err)
+	}
+	if b, ok := top["balances"]; ok {
+		top = nil
+		if err := json.Unmarshal(b, &top); err != nil {
+			t.Fatal(err)
+		}
+	}
+	readme, _ := os.ReadFile(filepath.Join(dir, "README.md"))
+	named := map[string]string{}
+	for _, m := range regexp.MustCompile("`([a-z0-9-]+)` `([a-z]+1[02-9ac-hj-np-z]{38,})`").FindAllStringSubmatch(string(readme), -1) {
+		if _, ok := named[m[1]]; !ok { // the keys line comes before the valoper line
+			named[m[1]] = m[2]
+		}
+	}
+	out := map[string]map[string]string{}
+	for k, v := range top {
+		var coins []coin
+		addr := k
+		if err := json.Unmarshal(v, &coins); err != nil {
+			var acct struct {
+				Address  string
+				Balances []coin
+			}
+			if err := json.Unmarshal(v, &acct); err != nil {
+				continue // not an account
+			}
+			coins, addr = acct.Balances, acct.Address
+			switch {
+			case addr != "":
+			case len(k) > 30 && strings.Contains(k, "1"):
+				addr = k // keyed by address
+			default:
+				addr = named[k]
+			}
+		}
+		if addr == "" {
+			t.Fatalf("no address for %s", k)
+		}
+		out[addr] = map[string]string{}
+		for _, c := range coins {
+			out[addr][c.Denom] = c.Amount
+		}
+	}
+	return out
 }

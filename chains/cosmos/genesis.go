@@ -159,7 +159,7 @@ func (gb *GenesisBalances) GenTxs(appState json.RawMessage, prefix string) error
 		var firstSigner string
 		for _, m := range tx.Body.Messages {
 			if m.Type != "/cosmos.staking.v1beta1.MsgCreateValidator" {
-				return fmt.Errorf("gentx %d: message %s: only MsgCreateValidator is known", i, m.Type)
+				return fmt.Errorf("%w: gentx %d: message %s: only MsgCreateValidator is known", chains.ErrGenesisUnsupported, i, m.Type)
 			}
 			del := m.DelegatorAddress
 			if del == "" { // SDK 0.50: the validator's operator account delegates
