@@ -6,4 +6,8 @@ DROP TABLE IF EXISTS osmosis_pool_shares_hourly;
 
 --bun:split
 
+DROP TABLE IF EXISTS osmosis_locked_hourly;
+
+--bun:split
+
 DROP TABLE IF EXISTS osmosis_balances_hourly;

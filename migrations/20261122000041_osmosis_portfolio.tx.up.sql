@@ -29,6 +29,21 @@ CREATE TABLE osmosis_pool_shares_hourly (
 
 --bun:split
 
+-- Coins each address has locked in the lockup module (LP shares bonded for
+-- incentives or superfluid staking) at the end of each hour in which they
+-- changed: its transfers to the lockup module account minus the module's
+-- transfers back to it (a lock's coins are held by the module).
+CREATE TABLE osmosis_locked_hourly (
+    chain_id text        NOT NULL,
+    address  text        NOT NULL,
+    denom    text        NOT NULL,
+    hour     timestamptz NOT NULL,
+    amount   numeric     NOT NULL,
+    PRIMARY KEY (chain_id, address, denom, hour)
+);
+
+--bun:split
+
 -- Liquidity of each concentrated-liquidity position at the end of each
 -- hour in which it changed (0 once withdrawn), with its owner and range.
 CREATE TABLE osmosis_cl_position_liquidity_hourly (

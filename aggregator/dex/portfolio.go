@@ -10,6 +10,8 @@ import (
 
 	"cosmossdk.io/math"
 	"github.com/uptrace/bun"
+
+	"github.com/chainlens/chainlens/chains/cosmos"
 )
 
 // Portfolio is the dex_portfolio job: what the portfolio endpoints value.
@@ -19,6 +21,10 @@ import (
 //     the genesis time) and the indexed balance_changes;
 //   - osmosis_pool_shares_hourly: each balancer/stableswap pool's total
 //     shares (the sum of every gamm/pool/N balance);
+//   - osmosis_locked_hourly: the coins each address has locked in the lockup
+//     module (its transfers to the module account minus the module's
+//     transfers back; a superfluid or lock slashing, burnt from the module,
+//     is not attributed);
 //   - osmosis_cl_position_liquidity_hourly: each concentrated-liquidity
 //     position's liquidity, owner and range.
 //
@@ -39,6 +45,15 @@ const balanceChanges = `
 	LEFT JOIN blocks b ON b.chain_id = bc.chain_id AND b.height = bc.height
 	LEFT JOIN genesis_imports g ON g.chain_id = bc.chain_id AND bc.height = 0
 	WHERE bc.chain_id = ?0 AND bc.height >= ?3 AND bc.height <= ?2`
+
+// lockChanges are the coins moved into (+, by the sender) and out of (−, to
+// the recipient) the lockup module account ?4.
+const lockChanges = `
+	SELECT CASE WHEN t.recipient = ?4 THEN t.sender ELSE t.recipient END AS address, t.denom,
+		CASE WHEN t.recipient = ?4 THEN t.amount ELSE -t.amount END AS delta, b.time
+	FROM transfers t JOIN blocks b ON b.chain_id = t.chain_id AND b.height = t.height
+	WHERE t.chain_id = ?0 AND t.kind = 'transfer' AND (t.recipient = ?4 OR t.sender = ?4) AND t.sender <> t.recipient
+		AND t.height >= ?3 AND t.height <= ?2`
 
 // Run advances the portfolio tables to the indexed tip.
 func (j Portfolio) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
@@ -78,6 +93,10 @@ func (j Portfolio) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, 
 		}
 		from = *minH
 	}
+	lockup, err := cosmos.ModuleAddress(j.Market.Prefix, "lockup")
+	if err != nil {
+		return 0, 0, err
+	}
 	var total int64
 	for _, step := range []struct {
 		what, del, ins string
@@ -88,6 +107,13 @@ func (j Portfolio) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, 
 			FROM (SELECT address, denom, date_trunc('hour', time) AS hour, sum(delta) AS delta FROM (` + balanceChanges + `) c
 				WHERE time >= ?1 GROUP BY address, denom, date_trunc('hour', time)) h
 			LEFT JOIN (SELECT DISTINCT ON (address, denom) address, denom, amount FROM osmosis_balances_hourly
+				WHERE chain_id = ?0 AND hour < ?1 ORDER BY address, denom, hour DESC) b ON b.address = h.address AND b.denom = h.denom`},
+		{"locked coins", "DELETE FROM osmosis_locked_hourly WHERE chain_id = ?0 AND hour >= ?1",
+			`INSERT INTO osmosis_locked_hourly (chain_id, address, denom, hour, amount)
+			SELECT ?0, h.address, h.denom, h.hour, coalesce(b.amount, 0) + sum(h.delta) OVER (PARTITION BY h.address, h.denom ORDER BY h.hour)
+			FROM (SELECT address, denom, date_trunc('hour', time) AS hour, sum(delta) AS delta FROM (` + lockChanges + `) c
+				WHERE time >= ?1 GROUP BY address, denom, date_trunc('hour', time)) h
+			LEFT JOIN (SELECT DISTINCT ON (address, denom) address, denom, amount FROM osmosis_locked_hourly
 				WHERE chain_id = ?0 AND hour < ?1 ORDER BY address, denom, hour DESC) b ON b.address = h.address AND b.denom = h.denom`},
 		{"pool shares", "DELETE FROM osmosis_pool_shares_hourly WHERE chain_id = ?0 AND hour >= ?1",
 			`INSERT INTO osmosis_pool_shares_hourly (chain_id, pool_id, hour, total_shares)
@@ -100,7 +126,7 @@ func (j Portfolio) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, 
 		if _, err := tx.NewRaw(step.del, chain, h0).Exec(ctx); err != nil {
 			return 0, 0, fmt.Errorf("delete %s: %w", step.what, err)
 		}
-		res, err := tx.NewRaw(step.ins, chain, h0, tip, from).Exec(ctx)
+		res, err := tx.NewRaw(step.ins, chain, h0, tip, from, lockup).Exec(ctx)
 		if err != nil {
 			return 0, 0, fmt.Errorf("insert %s: %w", step.what, err)
 		}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"cosmossdk.io/math"
 	"github.com/uptrace/bun"
 
 	"github.com/chainlens/chainlens/aggregator"
@@ -103,6 +104,36 @@ func TestPortfolioOnLocalnet(t *testing.T) {
 		t.Errorf("total shares %v, node %v", gotShares, wantShares)
 	}
 
+	// Locked coins: truth/lockup_locks.json, summed per owner.
+	var locks map[string]struct {
+		Lock struct {
+			Owner string
+			Coins []struct{ Denom, Amount string }
+		}
+	}
+	readTruth(t, "lockup_locks.json", &locks)
+	sums := map[string]math.Int{}
+	for _, l := range locks {
+		for _, c := range l.Lock.Coins {
+			k := l.Lock.Owner + " " + c.Denom
+			if _, ok := sums[k]; !ok {
+				sums[k] = math.ZeroInt()
+			}
+			a, _ := math.NewIntFromString(c.Amount)
+			sums[k] = sums[k].Add(a)
+		}
+	}
+	wantLocked := map[string]string{}
+	for k, v := range sums {
+		wantLocked[k] = v.String()
+	}
+	gotLocked := lastRows(t, db, `SELECT k, v FROM (SELECT DISTINCT ON (address, denom) address || ' ' || denom AS k, amount::text AS v, amount
+		FROM osmosis_locked_hourly ORDER BY address, denom, hour DESC) l WHERE amount <> 0`)
+	// alice 1666666666666666667 and bob 1250000000000000000 gamm/pool/3.
+	if !reflect.DeepEqual(gotLocked, wantLocked) || len(wantLocked) != 2 {
+		t.Errorf("locked %v, node %v", gotLocked, wantLocked)
+	}
+
 	// Open positions and their amounts at the pools' last state.
 	var users map[string]struct {
 		Positions []struct {
@@ -186,6 +217,7 @@ func dump(t *testing.T, db *bun.DB) string {
 	for _, q := range []string{
 		"SELECT string_agg(concat_ws(',', address, denom, hour, amount), ';' ORDER BY address, denom, hour) FROM osmosis_balances_hourly",
 		"SELECT string_agg(concat_ws(',', pool_id, hour, total_shares), ';' ORDER BY pool_id, hour) FROM osmosis_pool_shares_hourly",
+		"SELECT string_agg(concat_ws(',', address, denom, hour, amount), ';' ORDER BY address, denom, hour) FROM osmosis_locked_hourly",
 		"SELECT string_agg(concat_ws(',', position_id, hour, address, liquidity), ';' ORDER BY position_id, hour) FROM osmosis_cl_position_liquidity_hourly",
 	} {
 		var s string

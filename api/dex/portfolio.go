@@ -194,6 +194,7 @@ type portfolio struct {
 	market     aggdex.Market
 	address    string
 	balances   map[string]series // denom → amount
+	locked     map[string]series // denom → amount locked in the lockup module
 	prices     map[string]series // denom → USD per display unit
 	shares     map[int64]series  // pool → total shares
 	reserves   map[int64]map[string]series
@@ -204,7 +205,7 @@ type portfolio struct {
 
 func (s *Service) loadPortfolio(ctx context.Context, addr string) (*portfolio, error) {
 	chain := s.market.ChainID
-	p := &portfolio{market: s.market, address: addr, balances: map[string]series{}, prices: map[string]series{},
+	p := &portfolio{market: s.market, address: addr, balances: map[string]series{}, locked: map[string]series{}, prices: map[string]series{},
 		shares: map[int64]series{}, reserves: map[int64]map[string]series{}, positions: map[int64][]positionPoint{},
 		clStates: map[int64][]clPoint{}, poolDenoms: map[int64][]string{}}
 	var bal []struct {
@@ -216,8 +217,25 @@ func (s *Service) loadPortfolio(ctx context.Context, addr string) (*portfolio, e
 		WHERE chain_id = ? AND address = ? ORDER BY denom, hour`, chain, addr).Scan(ctx, &bal); err != nil {
 		return nil, fmt.Errorf("balances of %s: %w", addr, err)
 	}
+	var locked []struct {
+		Denom  string    `bun:"denom"`
+		Hour   time.Time `bun:"hour"`
+		Amount string    `bun:"amount"`
+	}
+	if err := s.db.NewRaw(`SELECT denom, hour, amount::text AS amount FROM osmosis_locked_hourly
+		WHERE chain_id = ? AND address = ? ORDER BY denom, hour`, chain, addr).Scan(ctx, &locked); err != nil {
+		return nil, fmt.Errorf("locked coins of %s: %w", addr, err)
+	}
 	denoms := map[string]bool{}
 	pools := map[int64]bool{}
+	for _, b := range locked {
+		p.locked[b.Denom] = append(p.locked[b.Denom], point{b.Hour, b.Amount})
+		if id, ok := gammPool(b.Denom); ok {
+			pools[id] = true
+		} else {
+			denoms[b.Denom] = true
+		}
+	}
 	for _, b := range bal {
 		p.balances[b.Denom] = append(p.balances[b.Denom], point{b.Hour, b.Amount})
 		if id, ok := gammPool(b.Denom); ok {
@@ -367,27 +385,14 @@ func (p *portfolio) usd(denom string, amount math.Int, end time.Time) (math.Lega
 
 // valueAt is the USD value at the end of the last hour before end of the
 // address's bank balances (each denom at its close), LP shares (the share
-// of the pool's reserves at their closes: shares / total shares) and
-// concentrated-liquidity positions it owns (the amounts their liquidity
-// holds at the pool's replayed price, at their closes). Staked tokens and
-// LP shares locked in the lockup module (held by its account) are not
-// counted.
+// of the pool's reserves at their closes: shares / total shares), held or
+// locked in the lockup module, and concentrated-liquidity positions it owns
+// (the amounts their liquidity holds at the pool's replayed price, at their
+// closes). Staked tokens are not counted.
 func (p *portfolio) valueAt(end time.Time) (math.LegacyDec, error) {
 	total := math.LegacyZeroDec()
-	for denom, s := range p.balances {
-		amt, ok := math.NewIntFromString(s.at(end))
-		if !ok || amt.IsZero() {
-			continue
-		}
-		if id, ok := gammPool(denom); ok {
-			v, err := p.sharesValue(id, amt, end)
-			if err != nil {
-				return math.LegacyDec{}, err
-			}
-			total = total.Add(v)
-			continue
-		}
-		v, err := p.usd(denom, amt, end)
+	for _, held := range []map[string]series{p.balances, p.locked} {
+		v, err := p.coinsValue(held, end)
 		if err != nil {
 			return math.LegacyDec{}, err
 		}
@@ -420,6 +425,33 @@ func (p *portfolio) valueAt(end time.Time) (math.LegacyDec, error) {
 			}
 			total = total.Add(v)
 		}
+	}
+	return total, nil
+}
+
+// coinsValue is the USD value of held coins at the end of the last hour
+// before end: LP shares as their share of the pool, other denoms at their
+// close.
+func (p *portfolio) coinsValue(held map[string]series, end time.Time) (math.LegacyDec, error) {
+	total := math.LegacyZeroDec()
+	for denom, s := range held {
+		amt, ok := math.NewIntFromString(s.at(end))
+		if !ok || amt.IsZero() {
+			continue
+		}
+		if id, ok := gammPool(denom); ok {
+			v, err := p.sharesValue(id, amt, end)
+			if err != nil {
+				return math.LegacyDec{}, err
+			}
+			total = total.Add(v)
+			continue
+		}
+		v, err := p.usd(denom, amt, end)
+		if err != nil {
+			return math.LegacyDec{}, err
+		}
+		total = total.Add(v)
 	}
 	return total, nil
 }

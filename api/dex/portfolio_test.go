@@ -34,7 +34,7 @@ func truthFile(t *testing.T, name string, v any) {
 }
 
 // truthPortfolio values an address's holdings as the node reports them at
-// the last height (truth/: bank balances, pools' total shares and
+// the last height (truth/: bank balances, locks, pools' total shares and
 // liquidity, the CL positions' amounts), each denom at its last hourly
 // close (osmosis_asset_prices, dex_prices job): what the portfolio must be
 // when the indexed holdings equal the node's.
@@ -72,8 +72,21 @@ func truthPortfolio(t *testing.T, db *bun.DB, m aggdex.Market, addr string) math
 		Liquidity []struct{ Denom, Amount string } `json:"liquidity"`
 	}
 	truthFile(t, "pool_total_liquidity.json", &liquidity)
+	var locks map[string]struct {
+		Lock struct {
+			Owner string
+			Coins []struct{ Denom, Amount string }
+		}
+	}
+	truthFile(t, "lockup_locks.json", &locks)
+	held := balances[addr]
+	for _, l := range locks {
+		if l.Lock.Owner == addr {
+			held = append(held, l.Lock.Coins...)
+		}
+	}
 	total := math.LegacyZeroDec()
-	for _, c := range balances[addr] {
+	for _, c := range held {
 		id, ok := strings.CutPrefix(c.Denom, "gamm/pool/")
 		if !ok {
 			total = total.Add(usd(c.Denom, c.Amount))
@@ -190,13 +203,14 @@ func TestPortfolioOnLocalnet(t *testing.T) {
 		// The zero account (a burn address here) holds 409854663 uosmo at the last close 1.81103865829427774.
 		// Hand-checked from truth/ at the last closes (uatom 17.145233255422220063,
 		// uion 4.153327807957258175, uosmo 1.81103865829427774, uusdc 1, uweth
-		// 1.281698821270455963) with exact decimals: alice 30082055.3861910767754408621
-		// (five liquid coins, 98333333333333333333 of 108000000001200406700
-		// gamm/pool/3 shares, position 8 = 39691411 uweth), bob 31042536.0382145782380010486
-		// (liquid coins and position 1 = 896024143 uion + 2232081300 uosmo); each
-		// term is rounded to 18 decimals here.
-		{"alice", "/users/portfolio/current?address=" + named.Users["alice"], 200, `{"usd":30082055.38619107677544086}`},
-		{"bob", "/users/portfolio/current?address=" + named.Users["bob"], 200, `{"usd":31042536.038214578238001048}`},
+		// 1.281698821270455963) with exact decimals: alice 30084992.3334221291750954917
+		// (five liquid coins, 98333333333333333333 gamm/pool/3 shares held and
+		// 1666666666666666667 locked (lock 2) of 108000000001200406700, position 8 =
+		// 39691411 uweth), bob 31044738.7486378675377415803 (liquid coins,
+		// 1250000000000000000 gamm/pool/3 locked (lock 3), position 1 = 896024143
+		// uion + 2232081300 uosmo); each term is rounded to 18 decimals here.
+		{"alice", "/users/portfolio/current?address=" + named.Users["alice"], 200, `{"usd":30084992.333422129175095489}`},
+		{"bob", "/users/portfolio/current?address=" + named.Users["bob"], 200, `{"usd":31044738.748637867537741579}`},
 		{"the zero account", "/users/portfolio/current?address=osmo1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqmcn030", 200, `{"usd":742.262638975173357956}`},
 		{"another chain's address", "/users/portfolio/current?address=cosmos1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqnrql8a", 400, "address"},
 		{"not an address", "/users/portfolio/current?address=osmo1abc", 400, "address"},
