@@ -97,7 +97,8 @@ type streamRow struct {
 
 // poolStream answers every pool of known type with its tokens, reserves,
 // liquidity and volumes from the report tables: the pool's create row
-// (osmosis_pools: type, denoms, fee, weights or scaling factors), its last
+// (osmosis_pools: type, denoms, swap and exit fees, weights or scaling
+// factors, tick spacing; exit_fees 0 when unknown), its last
 // reserves (osmosis_pool_reserves_hourly, dex_liquidity) and total shares
 // (osmosis_pool_shares_hourly, dex_portfolio), the concentrated-liquidity
 // state (osmosis_cl_state_hourly, dex_cl_state), the last closes
@@ -199,8 +200,10 @@ func (s *Service) streamRows(ctx context.Context, now, dayAgo time.Time) ([]stre
 		Fee     *string  `bun:"fee"`
 		Weights []string `bun:"weights,array"`
 		Spacing *int64   `bun:"tick_spacing"`
+		ExitFee *string  `bun:"exit_fee"`
 	}
-	if err := s.db.NewRaw(`SELECT DISTINCT ON (pool_id) pool_id, type, denoms, swap_fee::text AS fee, coalesce(weights::text[], '{}') AS weights, tick_spacing
+	if err := s.db.NewRaw(`SELECT DISTINCT ON (pool_id) pool_id, type, denoms, swap_fee::text AS fee, coalesce(weights::text[], '{}') AS weights, tick_spacing,
+			exit_fee::text AS exit_fee
 		FROM osmosis_pools WHERE chain_id = ? ORDER BY pool_id, height DESC, tx_index DESC, event_index DESC`, chain).Scan(ctx, &pools); err != nil {
 		return nil, fmt.Errorf("pools: %w", err)
 	}
@@ -344,6 +347,9 @@ func (s *Service) streamRows(ctx context.Context, now, dayAgo time.Time) ([]stre
 			r.pool.SwapFees = Number(*p.Fee)
 		} else {
 			r.pool.SwapFees = "0"
+		}
+		if p.ExitFee != nil {
+			r.pool.ExitFees = Number(*p.ExitFee)
 		}
 		liq, priced := value(resNow[p.PoolID], priceNow)
 		if priced {

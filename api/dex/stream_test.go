@@ -33,6 +33,7 @@ type streamPool struct {
 	Type                 string                          `json:"type"`
 	PoolID               int64                           `json:"pool_id"`
 	SwapFees             json.Number                     `json:"swap_fees"`
+	ExitFees             json.Number                     `json:"exit_fees"`
 	TotalWeightOrScaling json.Number                     `json:"total_weight_or_scaling"`
 	TotalShares          struct{ Denom, Amount *string } `json:"total_shares"`
 	PoolTokens           json.RawMessage                 `json:"pool_tokens"`
@@ -102,6 +103,7 @@ func TestPoolStreamOnLocalnet(t *testing.T) {
 			Address    string `json:"address"`
 			PoolParams struct {
 				SwapFee string `json:"swap_fee"`
+				ExitFee string `json:"exit_fee"`
 			} `json:"pool_params"`
 			SpreadFactor string                          `json:"spread_factor"`
 			TotalShares  *struct{ Denom, Amount string } `json:"total_shares"`
@@ -166,6 +168,13 @@ func TestPoolStreamOnLocalnet(t *testing.T) {
 		fee := tp.PoolParams.SwapFee
 		if fee == "" {
 			fee = tp.SpreadFactor
+		}
+		exit := "0"
+		if tp.PoolParams.ExitFee != "" {
+			exit = tp.PoolParams.ExitFee
+		}
+		if got.ExitFees != dex.Number(exit) {
+			t.Errorf("pool %s: exit fee %s, node %s", tp.ID, got.ExitFees, exit)
 		}
 		if got.Type != types[tp.Type] || got.Address != tp.Address || got.SwapFees != dex.Number(fee) {
 			t.Errorf("pool %s: type %s address %s fee %s; node %s %s %s", tp.ID, got.Type, got.Address, got.SwapFees, tp.Type, tp.Address, fee)

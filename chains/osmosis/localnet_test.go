@@ -148,15 +148,17 @@ func TestRecordedLocalnet(t *testing.T) {
 		t.Errorf("weights %+v", got)
 	}
 
-	// Tick spacing of the CL pools (truth/pools.json: pool 2 10, pool 5 100).
+	// Tick spacing of the CL pools (truth/pools.json: pool 2 10, pool 5 100)
+	// and exit fees of the gamm pools (all 0).
 	type spacing struct {
-		PoolID  int64  `bun:"pool_id"`
-		Spacing *int64 `bun:"tick_spacing"`
+		PoolID  int64   `bun:"pool_id"`
+		Spacing *int64  `bun:"tick_spacing"`
+		ExitFee *string `bun:"exit_fee"`
 	}
-	ten, hundred := int64(10), int64(100)
-	if got := query[spacing](t, db, "SELECT pool_id, tick_spacing FROM osmosis_pools ORDER BY pool_id"); !reflect.DeepEqual(got,
-		[]spacing{{1, nil}, {2, &ten}, {3, nil}, {4, nil}, {5, &hundred}}) {
-		t.Errorf("tick spacing %+v", got)
+	ten, hundred, zero := int64(10), int64(100), "0"
+	if got := query[spacing](t, db, "SELECT pool_id, tick_spacing, (exit_fee::float8)::text AS exit_fee FROM osmosis_pools ORDER BY pool_id"); !reflect.DeepEqual(got,
+		[]spacing{{1, nil, &zero}, {2, &ten, nil}, {3, nil, &zero}, {4, nil, &zero}, {5, &hundred, nil}}) {
+		t.Errorf("tick spacing and exit fees %+v", got)
 	}
 
 	// Exact-out hops per pool (actions.md: 18 swap-exact-amount-out via 2,

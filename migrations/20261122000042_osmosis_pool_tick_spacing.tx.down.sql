@@ -1,1 +1,0 @@
-ALTER TABLE osmosis_pools DROP COLUMN IF EXISTS tick_spacing;
