@@ -62,6 +62,9 @@ type Cosmos struct {
 	lane *streamLane
 	// RetryEvery is how often due dead letters are retried.
 	RetryEvery time.Duration
+	// genesisSettled is set once this Run knows that no genesis is to be
+	// imported with a later batch (imported, or not at the initial height).
+	genesisSettled bool
 	// StreamAbove is the /block_results answer size above which a height
 	// is read as a stream, its rows spilled to temporary files and
 	// committed as a batch of its own, one such height at a time (when the
@@ -96,6 +99,7 @@ func (x *Cosmos) Run(ctx context.Context, until int64) error {
 	if err != nil {
 		return err
 	}
+	x.genesisSettled = false // the chain may have been reset since the last Run
 	if err := x.checkContinuity(ctx, next); err != nil {
 		return err
 	}
@@ -337,7 +341,7 @@ func (x *Cosmos) catchUp(ctx context.Context, next, target int64, st cometbft.St
 			}
 			if gen != nil {
 				x.log.Info("genesis state imported", "initial_height", gen.genesis.InitialHeight, "rows", gen.rows.Len())
-				gen = nil
+				gen, x.genesisSettled = nil, true
 			}
 			for _, g := range batch {
 				delete(pending, g.height)
@@ -368,14 +372,20 @@ func (x *Cosmos) catchUp(ctx context.Context, next, target int64, st cometbft.St
 // next is 1 or the node's earliest height (a chain whose initial height is
 // above 1 starts there). A chain indexed from a later height has no state at
 // genesis: its balances before that height are unknown (no genesis_imports
-// row), which the balance readers must say rather than guess.
+// row), which the balance readers must say rather than guess. Once settled
+// (imported, or known not to apply) the Run does not look again.
 func (x *Cosmos) genesisFor(ctx context.Context, next int64, st cometbft.Status) (*genesisRows, error) {
+	if x.genesisSettled {
+		return nil, nil
+	}
 	ga, ok := x.adapter.(chains.GenesisAdapter)
 	if !ok {
+		x.genesisSettled = true
 		return nil, nil
 	}
 	gs, ok := x.src.(GenesisSource)
 	if !ok || (next != 1 && next != st.EarliestHeight) {
+		x.genesisSettled = true
 		return nil, nil
 	}
 	doc, err := gs.Genesis(ctx)
@@ -384,6 +394,7 @@ func (x *Cosmos) genesisFor(ctx context.Context, next int64, st cometbft.Status)
 	if errors.As(err, &re) || errors.As(err, &he) {
 		// The node answered that it does not serve the genesis.
 		x.log.Warn("the node does not serve the genesis: balances before the first indexed height are unknown", "err", err)
+		x.genesisSettled = true
 		return nil, nil
 	}
 	if err != nil {
@@ -399,11 +410,13 @@ func (x *Cosmos) genesisFor(ctx context.Context, next int64, st cometbft.Status)
 	if g.InitialHeight != next {
 		x.log.Warn("indexing starts after the chain's initial height: balances before it are unknown",
 			"start", next, "initial_height", g.InitialHeight)
+		x.genesisSettled = true
 		return nil, nil
 	}
 	rows := chains.NewRows()
 	if err := ga.GenesisRows(g, rows); errors.Is(err, chains.ErrGenesisUnsupported) {
 		x.log.Warn("genesis state not imported: balances before the first indexed height are unknown", "err", err)
+		x.genesisSettled = true
 		return nil, nil
 	} else if err != nil {
 		return nil, fmt.Errorf("indexer %s: genesis state: %w", x.cfg.ID, err)
