@@ -1,10 +1,13 @@
 package chains
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"time"
 	"unicode"
 )
 
@@ -137,4 +140,63 @@ func ParseCoins(s string) ([]Coin, error) {
 		out = append(out, Coin{Amount: part[:i], Denom: part[i:]})
 	}
 	return out, nil
+}
+
+// Genesis is what the indexer reads of a chain's genesis document (the
+// `genesis` member of CometBFT's /genesis).
+type Genesis struct {
+	ChainID       string
+	InitialHeight int64
+	Time          time.Time
+	// AppState is the application's genesis state (app_state).
+	AppState json.RawMessage
+}
+
+// ParseGenesis reads a CometBFT genesis document. An absent or zero
+// initial_height is 1, as CometBFT reads it.
+func ParseGenesis(doc []byte) (*Genesis, error) {
+	var d struct {
+		ChainID       string          `json:"chain_id"`
+		InitialHeight json.RawMessage `json:"initial_height"`
+		GenesisTime   time.Time       `json:"genesis_time"`
+		AppState      json.RawMessage `json:"app_state"`
+	}
+	if err := json.Unmarshal(doc, &d); err != nil {
+		return nil, fmt.Errorf("genesis: %w", err)
+	}
+	g := &Genesis{ChainID: d.ChainID, Time: d.GenesisTime, AppState: d.AppState, InitialHeight: 1}
+	if s := strings.Trim(string(d.InitialHeight), `"`); s != "" && s != "null" {
+		h, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || h < 0 {
+			return nil, fmt.Errorf("genesis: initial_height %s", d.InitialHeight)
+		}
+		if h > 0 {
+			g.InitialHeight = h
+		}
+	}
+	return g, nil
+}
+
+// GenesisHeight is the height of the rows of the state at genesis: they
+// come before every block.
+const GenesisHeight = 0
+
+// ErrGenesisUnsupported is returned by GenesisRows for a genesis whose
+// InitChain effects the adapter cannot reproduce exactly (a gentx message
+// it does not know): the indexer then imports no genesis, and balances
+// before the first height stay unknown rather than wrong.
+var ErrGenesisUnsupported = errors.New("genesis not supported")
+
+// GenesisAdapter is an Adapter that knows a chain's state at genesis as
+// rows: the balances the genesis sets, plus what InitChain changes without
+// emitting events (gentx self-delegations, module mints). The indexer
+// writes them at GenesisHeight with the first batch of a chain indexed
+// from its initial height.
+type GenesisAdapter interface {
+	Adapter
+	// GenesisRows appends the rows of the state at genesis, at
+	// GenesisHeight, to tables among Tables.
+	GenesisRows(g *Genesis, out *Rows) error
+	// GenesisTables lists the tables GenesisRows writes.
+	GenesisTables() []Table
 }

@@ -37,6 +37,15 @@ func (s clientSource) BlockResults(ctx context.Context, h, inMemoryMax int64) (c
 	return s.c.BlockResultsAnswer(ctx, h, inMemoryMax)
 }
 
+func (s clientSource) Genesis(ctx context.Context) ([]byte, error) { return s.c.Genesis(ctx) }
+
+// GenesisSource is a Source that also serves the chain's genesis document
+// (CometBFT /genesis): with a chains.GenesisAdapter, a chain indexed from
+// its initial height gets its state at genesis (see genesisFor).
+type GenesisSource interface {
+	Genesis(ctx context.Context) ([]byte, error)
+}
+
 // NewClientSource wraps a CometBFT client as a Source.
 func NewClientSource(c *cometbft.Client) Source { return clientSource{c} }
 
@@ -53,6 +62,9 @@ type Cosmos struct {
 	lane *streamLane
 	// RetryEvery is how often due dead letters are retried.
 	RetryEvery time.Duration
+	// genesisSettled is set once this Run knows that no genesis is to be
+	// imported with a later batch (imported, or not at the initial height).
+	genesisSettled bool
 	// StreamAbove is the /block_results answer size above which a height
 	// is read as a stream, its rows spilled to temporary files and
 	// committed as a batch of its own, one such height at a time (when the
@@ -87,6 +99,7 @@ func (x *Cosmos) Run(ctx context.Context, until int64) error {
 	if err != nil {
 		return err
 	}
+	x.genesisSettled = false // the chain may have been reset since the last Run
 	if err := x.checkContinuity(ctx, next); err != nil {
 		return err
 	}
@@ -269,6 +282,10 @@ func (x *Cosmos) catchUp(ctx context.Context, next, target int64, st cometbft.St
 			}
 		}
 	}()
+	gen, err := x.genesisFor(ctx, next, st)
+	if err != nil {
+		return next, err
+	}
 	enc := chains.AttrAuto
 	if st.Base64Attributes() {
 		enc = chains.AttrBase64
@@ -324,10 +341,14 @@ func (x *Cosmos) catchUp(ctx context.Context, next, target int64, st cometbft.St
 			if batch == nil {
 				break
 			}
-			stats, err := x.w.commit(ctx, batch, true, st.LatestHeight)
+			stats, err := x.w.commitWith(ctx, batch, true, st.LatestHeight, gen)
 			releaseAll(batch)
 			if err != nil {
 				return next, fmt.Errorf("indexer %s: %w", x.cfg.ID, err)
+			}
+			if gen != nil {
+				x.log.Info("genesis state imported", "initial_height", gen.genesis.InitialHeight, "rows", gen.rows.Len())
+				gen, x.genesisSettled = nil, true
 			}
 			for _, g := range batch {
 				delete(pending, g.height)
@@ -350,6 +371,64 @@ func (x *Cosmos) catchUp(ctx context.Context, next, target int64, st cometbft.St
 		}
 	}
 	return next, nil
+}
+
+// genesisFor returns the state at genesis to write with the batch starting
+// at next, when next is the chain's initial height and both the source and
+// the adapter know genesis; nil otherwise. The genesis is read only when
+// next is 1 or the node's earliest height (a chain whose initial height is
+// above 1 starts there). A chain indexed from a later height has no state at
+// genesis: its balances before that height are unknown (no genesis_imports
+// row), which the balance readers must say rather than guess. Once settled
+// (imported, or known not to apply) the Run does not look again.
+func (x *Cosmos) genesisFor(ctx context.Context, next int64, st cometbft.Status) (*genesisRows, error) {
+	if x.genesisSettled {
+		return nil, nil
+	}
+	ga, ok := x.adapter.(chains.GenesisAdapter)
+	if !ok {
+		x.genesisSettled = true
+		return nil, nil
+	}
+	gs, ok := x.src.(GenesisSource)
+	if !ok || (next != 1 && next != st.EarliestHeight) {
+		x.genesisSettled = true
+		return nil, nil
+	}
+	doc, err := gs.Genesis(ctx)
+	var re *cometbft.RPCError
+	var he *cometbft.HeightError
+	if errors.As(err, &re) || errors.As(err, &he) {
+		// The node answered that it does not serve the genesis.
+		x.log.Warn("the node does not serve the genesis: balances before the first indexed height are unknown", "err", err)
+		x.genesisSettled = true
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("indexer %s: genesis: %w", x.cfg.ID, err)
+	}
+	g, err := chains.ParseGenesis(doc)
+	if err != nil {
+		return nil, fmt.Errorf("indexer %s: %w", x.cfg.ID, err)
+	}
+	if g.ChainID != x.cfg.ID {
+		return nil, fmt.Errorf("indexer %s: the node's genesis is of chain %q", x.cfg.ID, g.ChainID)
+	}
+	if g.InitialHeight != next {
+		x.log.Warn("indexing starts after the chain's initial height: balances before it are unknown",
+			"start", next, "initial_height", g.InitialHeight)
+		x.genesisSettled = true
+		return nil, nil
+	}
+	rows := chains.NewRows()
+	if err := ga.GenesisRows(g, rows); errors.Is(err, chains.ErrGenesisUnsupported) {
+		x.log.Warn("genesis state not imported: balances before the first indexed height are unknown", "err", err)
+		x.genesisSettled = true
+		return nil, nil
+	} else if err != nil {
+		return nil, fmt.Errorf("indexer %s: genesis state: %w", x.cfg.ID, err)
+	}
+	return &genesisRows{genesis: g, tables: ga.GenesisTables(), rows: rows}, nil
 }
 
 // readyBatch returns the batch to commit next from the fetched heights

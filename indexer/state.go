@@ -87,3 +87,22 @@ func LockChain(ctx context.Context, db *bun.DB, chainID string) (func(), error) 
 		conn.Close()
 	}, nil
 }
+
+// GenesisImport is the record of a chain's state at genesis (see
+// chains.GenesisAdapter); ok is false when the chain was not indexed from
+// its initial height (its balances before the first indexed height are
+// unknown).
+func GenesisImport(ctx context.Context, db bun.IDB, chainID string) (initialHeight int64, balanceRows int64, ok bool, err error) {
+	var r struct {
+		InitialHeight int64 `bun:"initial_height"`
+		Rows          int64 `bun:"balance_rows"`
+	}
+	err = db.NewRaw("SELECT initial_height, balance_rows FROM genesis_imports WHERE chain_id = ?", chainID).Scan(ctx, &r)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, 0, false, nil
+	}
+	if err != nil {
+		return 0, 0, false, fmt.Errorf("genesis import of %s: %w", chainID, err)
+	}
+	return r.InitialHeight, r.Rows, true, nil
+}

@@ -177,6 +177,22 @@ var errCheckpointMoved = errors.New("checkpoint moved by another process")
 // as dead letters and clears succeeded ones, and, when advance is set,
 // moves the checkpoint from batch[0].height to past the last height.
 func (w *writer) commit(ctx context.Context, batch []*fetched, advance bool, tip int64) (stats commitStats, err error) {
+	return w.commitWith(ctx, batch, advance, tip, nil)
+}
+
+// genesisRows is the state at genesis of a chain (see
+// chains.GenesisAdapter), written with the batch that starts at the
+// chain's initial height.
+type genesisRows struct {
+	genesis *chains.Genesis
+	tables  []chains.Table
+	rows    *chains.Rows
+}
+
+// commitWith is commit that also replaces the chain's rows at
+// chains.GenesisHeight by gen's and records the import, in the same
+// transaction (gen nil: commit).
+func (w *writer) commitWith(ctx context.Context, batch []*fetched, advance bool, tip int64, gen *genesisRows) (stats commitStats, err error) {
 	if len(batch) == 0 {
 		return stats, nil
 	}
@@ -207,6 +223,11 @@ func (w *writer) commit(ctx context.Context, batch []*fetched, advance bool, tip
 	stats.blocks = len(ok)
 	if err := w.ensurePartitions(ctx, from, to); err != nil {
 		return stats, err
+	}
+	if gen != nil {
+		if err := w.ensurePartitions(ctx, chains.GenesisHeight, chains.GenesisHeight); err != nil {
+			return stats, err
+		}
 	}
 
 	conn, err := w.db.Conn(ctx)
@@ -263,6 +284,13 @@ func (w *writer) commit(ctx context.Context, batch []*fetched, advance bool, tip
 			stats.rows += n
 		}
 	}
+	if gen != nil {
+		n, err := w.writeGenesis(ctx, conn, gen)
+		if err != nil {
+			return stats, fmt.Errorf("commit %d..%d: genesis: %w", from, to, err)
+		}
+		stats.rows += n
+	}
 	for _, f := range failed {
 		if _, err := conn.ExecContext(ctx, `INSERT INTO dead_letters (chain_id, height, attempts, last_error, next_retry_at)
 			VALUES (?, ?, 1, ?, now() + interval '30 seconds')
@@ -316,4 +344,29 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n]
+}
+
+// writeGenesis replaces the chain's rows at chains.GenesisHeight in gen's
+// tables by gen's rows and records the import (idempotent: a second import
+// leaves the same rows).
+func (w *writer) writeGenesis(ctx context.Context, conn bun.Conn, gen *genesisRows) (int64, error) {
+	var total int64
+	for _, t := range gen.tables {
+		if _, err := conn.ExecContext(ctx, "DELETE FROM "+t.Name+" WHERE chain_id = ? AND height = ?", w.chainID, chains.GenesisHeight); err != nil {
+			return 0, fmt.Errorf("clear %s: %w", t.Name, err)
+		}
+		n, err := store.CopyRows(ctx, conn, t.Name, t.Columns, gen.rows.Of(t.Name))
+		if err != nil {
+			return 0, err
+		}
+		total += n
+	}
+	if _, err := conn.ExecContext(ctx, `INSERT INTO genesis_imports (chain_id, initial_height, genesis_time, balance_rows, imported_at)
+		VALUES (?, ?, ?, ?, now())
+		ON CONFLICT (chain_id) DO UPDATE SET initial_height = EXCLUDED.initial_height, genesis_time = EXCLUDED.genesis_time,
+		balance_rows = EXCLUDED.balance_rows, imported_at = now()`,
+		w.chainID, gen.genesis.InitialHeight, gen.genesis.Time, total); err != nil {
+		return 0, fmt.Errorf("record import: %w", err)
+	}
+	return total, nil
 }

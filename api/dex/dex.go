@@ -78,6 +78,9 @@ func (s *Service) Handlers() map[string]api.Handler {
 		OpRewardDenoms:          s.rewardDenoms,
 		OpRewardsByDay:          s.rewardsByDay,
 		OpLPEstimation:          s.lpEstimation,
+		OpPortfolioCurrent:      s.portfolioCurrent,
+		OpPortfolioOverTime:     s.portfolioOverTime,
+		OpPoolStream:            s.poolStream,
 	}
 }
 

@@ -282,7 +282,8 @@ func TestWithoutDexChain(t *testing.T) {
 				"/tokens/v2/real-time/uosmo/price", "/kpi/cumulative_trading_volume", "/tokens/v2/historical/uosmo/chart",
 				"/pairs/v1/historical/1/chart?asset_in=uosmo&asset_out=uion", "/pairs/v2/summary", "/trading_metrics",
 				"/activity/active_whales", "/liquidity/liquidity_flow", "/kpi/cumulative_supply_side_revenue",
-				"/cl/v1/position/last/id/1", "/pools/depth/1/current", "/pools/depth/1/over_time?percent=2&start_date=2026-11-21", "/supply/v1/metrics", "/tokenomics/assets_in_chain"} {
+				"/cl/v1/position/last/id/1", "/pools/depth/1/current", "/pools/depth/1/over_time?percent=2&start_date=2026-11-21", "/supply/v1/metrics", "/tokenomics/assets_in_chain",
+				"/stream/pool/v1/all", "/users/portfolio/current?address=osmo19cntltr3qf7pcny7xeq4lm7cl64xn54hvswrdh", "/users/portfolio/over_time?range=1d&address=osmo19cntltr3qf7pcny7xeq4lm7cl64xn54hvswrdh"} {
 				if resp, body := s.get(t, path); resp.StatusCode != 503 {
 					t.Errorf("%s: %d %s", path, resp.StatusCode, body)
 				}

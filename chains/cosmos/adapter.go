@@ -59,3 +59,6 @@ func eachEvent(b *chains.Block, fn func(ev *chains.Event) error) error {
 	}
 	return nil
 }
+
+// Bech32Prefix is the prefix of the chain's account addresses.
+func (a *Adapter) Bech32Prefix() string { return a.prefix }

@@ -33,6 +33,7 @@ func NewAdapter(bech32Prefix string) *Adapter {
 
 var poolsTable = chains.Table{Name: "osmosis_pools", Columns: []string{
 	"chain_id", "height", "tx_index", "event_index", "msg_index", "time", "pool_id", "type", "creator", "denoms", "swap_fee", "weights",
+	"tick_spacing", "exit_fee",
 }}
 
 var swapsTable = chains.Table{Name: "osmosis_swaps", Columns: []string{
@@ -224,7 +225,17 @@ func poolRows(b *chains.Block, tx *chains.Tx, ev *chains.Event, out *chains.Rows
 	if p.Weights != nil {
 		weights = p.Weights
 	}
-	out.Add(poolsTable.Name, b.ChainID, b.Height, ev.TxIndex, ev.Index, ev.MsgIndex, b.Time, id, p.Type, p.Creator, denoms, fee, weights)
+	var tickSpacing any
+	if p.TickSpacing > 0 {
+		tickSpacing = int64(p.TickSpacing)
+	}
+	var exitFee any
+	if p.ExitFee != nil {
+		exitFee = p.ExitFee.String()
+	} else if p.Type == "balancer" || p.Type == "stableswap" {
+		exitFee = "0" // a zero Dec is left out of the message
+	}
+	out.Add(poolsTable.Name, b.ChainID, b.Height, ev.TxIndex, ev.Index, ev.MsgIndex, b.Time, id, p.Type, p.Creator, denoms, fee, weights, tickSpacing, exitFee)
 	for i, c := range p.Deposit {
 		out.Add(liquidityTable.Name, b.ChainID, b.Height, ev.TxIndex, ev.Index, i, ev.MsgIndex, id, "create", p.Creator, c.Denom, c.Amount)
 	}

@@ -51,6 +51,12 @@ type createdPool struct {
 	// Weights are the balancer weights or the stableswap scaling factors,
 	// one per deposit coin in the same order; nil for other pools.
 	Weights []string
+	// TickSpacing is a concentrated-liquidity pool's tick spacing (0 for
+	// other pools).
+	TickSpacing uint64
+	// ExitFee is a gamm pool's exit fee (nil for other pools, or when the
+	// params leave it out: zero).
+	ExitFee *math.LegacyDec
 }
 
 // field is one decoded protobuf field: a varint or bytes.
@@ -129,12 +135,22 @@ func decodeDec(s string) (*math.LegacyDec, error) {
 
 // swapFee reads PoolParams{swap_fee=1, ...} of a gamm pool.
 func swapFee(b []byte) (*math.LegacyDec, error) {
+	return poolParam(b, 1)
+}
+
+// exitFee reads PoolParams.exit_fee (field 2) of a gamm pool's params.
+func exitFee(b []byte) (*math.LegacyDec, error) {
+	return poolParam(b, 2)
+}
+
+// poolParam reads the Dec string field num of a gamm pool's PoolParams.
+func poolParam(b []byte, num protowire.Number) (*math.LegacyDec, error) {
 	fs, err := fields(b)
 	if err != nil {
 		return nil, err
 	}
 	for _, f := range fs {
-		if f.num == 1 {
+		if f.num == num {
 			return decodeDec(string(f.bytes))
 		}
 	}
@@ -171,12 +187,17 @@ func decodeCreatePool(typeURL string, raw []byte) (createdPool, error) {
 			p.Creator = string(f.bytes)
 		case p.Type == "concentrated" && (f.num == 2 || f.num == 3):
 			p.Denoms = append(p.Denoms, string(f.bytes))
+		case p.Type == "concentrated" && f.num == 4 && f.typ == protowire.VarintType:
+			p.TickSpacing = f.value
 		case p.Type == "concentrated" && f.num == 5:
 			if p.SwapFee, err = decodeDec(string(f.bytes)); err != nil {
 				return p, err
 			}
 		case p.Type != "concentrated" && f.num == 2:
 			if p.SwapFee, err = swapFee(f.bytes); err != nil {
+				return p, err
+			}
+			if p.ExitFee, err = exitFee(f.bytes); err != nil {
 				return p, err
 			}
 		case p.Type == "balancer" && f.num == 3:

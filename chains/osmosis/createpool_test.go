@@ -23,7 +23,7 @@ func coin(denom, amount string) []byte {
 func TestDecodeCreatePool(t *testing.T) {
 	balancer := msg(func(b []byte) []byte {
 		b = bytesField(b, 1, []byte("osmo1creator"))
-		b = bytesField(b, 2, bytesField(bytesField(nil, 1, []byte("2000000000000000")), 2, []byte("0")))
+		b = bytesField(b, 2, bytesField(bytesField(nil, 1, []byte("2000000000000000")), 2, []byte("10000000000000000")))
 		b = bytesField(b, 3, bytesField(bytesField(nil, 1, coin("uatom", "5")), 2, []byte("1")))
 		b = bytesField(b, 3, bytesField(bytesField(nil, 1, coin("uosmo", "50")), 2, []byte("1")))
 		return protowire.AppendVarint(protowire.AppendTag(b, 9, protowire.VarintType), 7) // unknown field, skipped
@@ -76,6 +76,16 @@ func TestDecodeCreatePool(t *testing.T) {
 			!reflect.DeepEqual(p.Weights, c.weights) {
 			t.Errorf("%s: got %+v fee %s", c.url, p, fee)
 		}
+	}
+	// Exit fee (PoolParams field 2, 0.01 here; absent: nil) and tick spacing.
+	if p, _ := decodeCreatePool(msgCreateBalancer, balancer); p.ExitFee == nil || p.ExitFee.String() != "0.010000000000000000" {
+		t.Errorf("balancer exit fee %v", p.ExitFee)
+	}
+	if p, _ := decodeCreatePool(msgCreateStableswap, stable(true)); p.ExitFee != nil || p.TickSpacing != 0 {
+		t.Errorf("stableswap exit fee %v, tick spacing %d", p.ExitFee, p.TickSpacing)
+	}
+	if p, _ := decodeCreatePool(msgCreateConcentrated, cl); p.TickSpacing != 100 || p.ExitFee != nil {
+		t.Errorf("CL tick spacing %d, exit fee %v", p.TickSpacing, p.ExitFee)
 	}
 	for _, bad := range [][]byte{{0x0a, 0x05, 'a'}, {0x1a, 0x02, 0x0a, 0x09}, bytesField(nil, 2, bytesField(nil, 1, []byte("x1")))} {
 		if _, err := decodeCreatePool(msgCreateBalancer, bad); err == nil {

@@ -148,6 +148,19 @@ func TestRecordedLocalnet(t *testing.T) {
 		t.Errorf("weights %+v", got)
 	}
 
+	// Tick spacing of the CL pools (truth/pools.json: pool 2 10, pool 5 100)
+	// and exit fees of the gamm pools (all 0).
+	type spacing struct {
+		PoolID  int64   `bun:"pool_id"`
+		Spacing *int64  `bun:"tick_spacing"`
+		ExitFee *string `bun:"exit_fee"`
+	}
+	ten, hundred, zero := int64(10), int64(100), "0"
+	if got := query[spacing](t, db, "SELECT pool_id, tick_spacing, (exit_fee::float8)::text AS exit_fee FROM osmosis_pools ORDER BY pool_id"); !reflect.DeepEqual(got,
+		[]spacing{{1, nil, &zero}, {2, &ten, nil}, {3, nil, &zero}, {4, nil, &zero}, {5, &hundred, nil}}) {
+		t.Errorf("tick spacing and exit fees %+v", got)
+	}
+
 	// Exact-out hops per pool (actions.md: 18 swap-exact-amount-out via 2,
 	// 32 via 4, 31 via 4,1; the split-route exact-out message adds one hop
 	// each in pools 1, 3 and 5).

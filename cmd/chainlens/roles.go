@@ -175,11 +175,11 @@ func newStatusCmd(g *globals) *cobra.Command {
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "database: reachable\nmigrations: %d known, %d pending\n\n", len(ms), pending)
 			w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "CHAIN\tKIND\tINDEXED\tNODE TIP\tLAG\tLAST BLOCK TIME\tDEAD LETTERS")
+			fmt.Fprintln(w, "CHAIN\tKIND\tINDEXED\tNODE TIP\tLAG\tLAST BLOCK TIME\tGENESIS\tDEAD LETTERS")
 			for _, ch := range cfg.Chains {
 				cp, err := indexer.LoadCheckpoint(ctx, db, ch.ID)
 				if errors.Is(err, indexer.ErrNoCheckpoint) {
-					fmt.Fprintf(w, "%s\t%s\tnot started\t-\t-\t-\t-\n", ch.ID, ch.Kind)
+					fmt.Fprintf(w, "%s\t%s\tnot started\t-\t-\t-\t-\t-\n", ch.ID, ch.Kind)
 					continue
 				}
 				if err != nil {
@@ -197,8 +197,20 @@ func newStatusCmd(g *globals) *cobra.Command {
 					}
 					dl = fmt.Sprintf("%d (%s; last error: %s)", len(dls), strings.Join(hs, ","), dls[0].LastError)
 				}
-				fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%d\t%s\t%s\n", ch.ID, ch.Kind, cp.NextHeight-1, cp.TipHeight, max(0, cp.TipHeight-(cp.NextHeight-1)),
-					cp.LastTime.UTC().Format(time.RFC3339), dl)
+				// Balances are complete only from a genesis import.
+				genesis := "-"
+				if ch.Kind != "evm" {
+					initial, rows, ok, err := indexer.GenesisImport(ctx, db, ch.ID)
+					if err != nil {
+						return err
+					}
+					genesis = "none (balances before the first indexed height unknown)"
+					if ok {
+						genesis = fmt.Sprintf("imported (height %d, %d balance rows)", initial, rows)
+					}
+				}
+				fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\n", ch.ID, ch.Kind, cp.NextHeight-1, cp.TipHeight, max(0, cp.TipHeight-(cp.NextHeight-1)),
+					cp.LastTime.UTC().Format(time.RFC3339), genesis, dl)
 			}
 			return w.Flush()
 		}),

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -108,4 +109,52 @@ func (c *Client) ABCIQuery(ctx context.Context, path string, data []byte, height
 		return nil, fmt.Errorf("cometbft abci_query %s at %d: code %d: %s", path, height, r.Response.Code, r.Response.Log)
 	}
 	return r.Response.Value, nil
+}
+
+// Genesis returns the node's genesis document (the `genesis` member of
+// /genesis). A node whose genesis is too large for /genesis refuses it and
+// serves it in chunks: then the chunks of /genesis_chunked are joined.
+func (c *Client) Genesis(ctx context.Context) (json.RawMessage, error) {
+	raw, err := c.Call(ctx, "genesis", map[string]any{})
+	var re *RPCError
+	if errors.As(err, &re) && strings.Contains(re.Message+" "+re.Data, "genesis_chunked") {
+		return c.genesisChunked(ctx)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cometbft genesis: %w", err)
+	}
+	var r struct {
+		Genesis json.RawMessage `json:"genesis"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil || len(r.Genesis) == 0 {
+		return nil, fmt.Errorf("cometbft genesis: no genesis document in the answer (%v)", err)
+	}
+	return r.Genesis, nil
+}
+
+// genesisChunked joins every chunk of /genesis_chunked (base64 parts of the
+// genesis document's JSON).
+func (c *Client) genesisChunked(ctx context.Context) (json.RawMessage, error) {
+	var doc []byte
+	for i, total := 0, 1; i < total; i++ {
+		raw, err := c.Call(ctx, "genesis_chunked", map[string]any{"chunk": strconv.Itoa(i)})
+		if err != nil {
+			return nil, fmt.Errorf("cometbft genesis chunk %d: %w", i, err)
+		}
+		var r struct {
+			Total string `json:"total"`
+			Data  []byte `json:"data"` // base64 in the JSON
+		}
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return nil, fmt.Errorf("cometbft genesis chunk %d: %w", i, err)
+		}
+		if total, err = strconv.Atoi(r.Total); err != nil || total < 1 {
+			return nil, fmt.Errorf("cometbft genesis chunk %d: total %q", i, r.Total)
+		}
+		doc = append(doc, r.Data...)
+	}
+	if !json.Valid(doc) {
+		return nil, errors.New("cometbft genesis: the joined chunks are not a JSON document")
+	}
+	return doc, nil
 }

@@ -65,7 +65,7 @@ func Jobs(cfg *config.Config) []aggregator.Job {
 			aggdex.Candles{Market: m}, aggdex.Activity{Market: m}, aggdex.Positions{Market: m}, aggdex.CLState{Market: m},
 			aggdex.Supply{Market: m}, aggdex.Assets{Market: m}, aggdex.Earn{Market: m, Strategies: cfg.Earn.Strategies},
 			aggdex.LimitOrders{Market: m}, aggdex.Staking{Market: m}, aggdex.PoolRewards{Market: m},
-			aggdex.RewardsReceived{Market: m}, aggdex.LPHoldings{Market: m})
+			aggdex.RewardsReceived{Market: m}, aggdex.LPHoldings{Market: m}, aggdex.Portfolio{Market: m})
 		prices = &campaigns.Prices{Market: m}
 	}
 	// Engagement: conversions per indexed chain, then website events, rule

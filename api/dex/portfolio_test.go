@@ -1,0 +1,237 @@
+package dex_test
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"cosmossdk.io/math"
+	"github.com/uptrace/bun"
+
+	"github.com/chainlens/chainlens/aggregator"
+	aggdex "github.com/chainlens/chainlens/aggregator/dex"
+	"github.com/chainlens/chainlens/api/dex"
+	"github.com/chainlens/chainlens/config"
+	"github.com/chainlens/chainlens/internal/app"
+	"github.com/chainlens/chainlens/internal/osmosistest"
+	"github.com/chainlens/chainlens/internal/testdb"
+)
+
+func truthFile(t *testing.T, name string, v any) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(osmosistest.Dir(), "truth", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// truthPortfolio values an address's holdings as the node reports them at
+// the last height (truth/: bank balances, locks, pools' total shares and
+// liquidity, the CL positions' amounts), each denom at its last hourly
+// close (osmosis_asset_prices, dex_prices job): what the portfolio must be
+// when the indexed holdings equal the node's.
+func truthPortfolio(t *testing.T, db *bun.DB, m aggdex.Market, addr string) math.LegacyDec {
+	t.Helper()
+	var prices []struct {
+		Denom string `bun:"denom"`
+		Price string `bun:"price"`
+	}
+	if err := db.NewRaw(`SELECT DISTINCT ON (denom) denom, price_usd::text AS price FROM osmosis_asset_prices
+		ORDER BY denom, hour DESC`).Scan(context.Background(), &prices); err != nil {
+		t.Fatal(err)
+	}
+	price := map[string]math.LegacyDec{}
+	for _, p := range prices {
+		price[p.Denom] = math.LegacyMustNewDecFromStr(p.Price)
+	}
+	usd := func(denom, amount string) math.LegacyDec {
+		p, ok := price[denom]
+		if !ok {
+			return math.LegacyZeroDec()
+		}
+		return m.USDValue(denom, math.LegacyMustNewDecFromStr(amount).TruncateInt(), p)
+	}
+	var balances map[string][]struct{ Denom, Amount string }
+	truthFile(t, "balances.json", &balances)
+	var pools struct {
+		Pools []struct {
+			ID          string                   `json:"id"`
+			TotalShares *struct{ Amount string } `json:"total_shares"`
+		} `json:"pools"`
+	}
+	truthFile(t, "pools.json", &pools)
+	var liquidity map[string]struct {
+		Liquidity []struct{ Denom, Amount string } `json:"liquidity"`
+	}
+	truthFile(t, "pool_total_liquidity.json", &liquidity)
+	var locks map[string]struct {
+		Lock struct {
+			Owner string
+			Coins []struct{ Denom, Amount string }
+		}
+	}
+	truthFile(t, "lockup_locks.json", &locks)
+	held := balances[addr]
+	for _, l := range locks {
+		if l.Lock.Owner == addr {
+			held = append(held, l.Lock.Coins...)
+		}
+	}
+	total := math.LegacyZeroDec()
+	for _, c := range held {
+		id, ok := strings.CutPrefix(c.Denom, "gamm/pool/")
+		if !ok {
+			total = total.Add(usd(c.Denom, c.Amount))
+			continue
+		}
+		pool := math.LegacyZeroDec()
+		for _, r := range liquidity[id].Liquidity {
+			pool = pool.Add(usd(r.Denom, r.Amount))
+		}
+		for _, p := range pools.Pools {
+			if p.ID == id {
+				shares, _ := math.NewIntFromString(c.Amount)
+				totalShares, _ := math.NewIntFromString(p.TotalShares.Amount)
+				total = total.Add(pool.MulInt(shares).QuoInt(totalShares))
+			}
+		}
+	}
+	var users map[string]struct {
+		Positions []struct {
+			Position struct{ Address string }       `json:"position"`
+			Asset0   struct{ Denom, Amount string } `json:"asset0"`
+			Asset1   struct{ Denom, Amount string } `json:"asset1"`
+		} `json:"positions"`
+	}
+	truthFile(t, "cl_user_positions.json", &users)
+	for _, u := range users {
+		for _, p := range u.Positions {
+			if p.Position.Address == addr {
+				total = total.Add(usd(p.Asset0.Denom, p.Asset0.Amount)).Add(usd(p.Asset1.Denom, p.Asset1.Amount))
+			}
+		}
+	}
+	return total
+}
+
+// TestPortfolioOnLocalnet indexes the localnet from genesis, runs every job
+// and checks each named account's portfolio against the node's own state
+// valued at the same prices, exactly.
+func TestPortfolioOnLocalnet(t *testing.T) {
+	db, _ := testdb.New(t)
+	ch := osmosistest.Index(t, db)
+	cfg := &config.Config{Chains: []config.Chain{ch}}
+	sched, err := aggregator.New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, app.Jobs(cfg)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sched.RunOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	s := serve(t, db, cfg.Chains, time.Date(2026, 11, 21, 22, 30, 0, 0, time.UTC))
+	m := aggdex.NewMarket(ch)
+
+	var named struct {
+		Users map[string]string `json:"users"`
+	}
+	truthFile(t, "named_accounts.json", &named)
+	if len(named.Users) != 6 {
+		t.Fatalf("named users %v", named.Users)
+	}
+	// alice: liquid coins, gamm/pool/3 shares and CL position 8; bob: CL
+	// position 1; erin: positions 4 and 7 and position 2 transferred to her
+	// by alice; every user: liquid coins.
+	for name, addr := range named.Users {
+		want := truthPortfolio(t, db, m, addr)
+		if !want.IsPositive() {
+			t.Errorf("%s: truth value %s", name, want)
+		}
+		path := "/users/portfolio/current?address=" + addr
+		resp, body := s.get(t, path)
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s: %d %s", name, resp.StatusCode, body)
+		}
+		if wantBody := `{"usd":` + string(dex.Number(want.String())) + `}`; body != wantBody {
+			t.Errorf("%s: %s, want %s", name, body, wantBody)
+		}
+		validateAgainstOpenAPI(t, s, path, resp, body)
+		// Every step of the chart ends after the last block (21:32): each
+		// point is the current value.
+		for _, c := range []struct{ rg, labels string }{
+			{"1d", "2026-11-21 21:00:00,2026-11-21 22:00:00"},
+			{"7d", "2026-11-21 21:00:00,2026-11-21 22:00:00"},
+			{"1mo", "2026-11-21 00:00:00"},
+			{"1y", "2026-11-21 00:00:00"},
+			{"all", "2026-11-16 00:00:00"},
+		} {
+			path := "/users/portfolio/over_time?range=" + c.rg + "&address=" + addr
+			resp, body := s.get(t, path)
+			var pts []struct {
+				Timestamp string      `json:"timestamp"`
+				USD       json.Number `json:"usd"`
+			}
+			if err := json.Unmarshal([]byte(body), &pts); resp.StatusCode != 200 || err != nil {
+				t.Fatalf("%s: %d %s", path, resp.StatusCode, body)
+			}
+			var labels []string
+			for _, p := range pts {
+				labels = append(labels, p.Timestamp)
+				if p.USD != dex.Number(want.String()) {
+					t.Errorf("%s: %s at %s, want %s", path, p.USD, p.Timestamp, want)
+				}
+			}
+			if strings.Join(labels, ",") != c.labels {
+				t.Errorf("%s: labels %v, want %s", path, labels, c.labels)
+			}
+			validateAgainstOpenAPI(t, s, path, resp, body)
+		}
+	}
+	for _, c := range []struct {
+		name, path string
+		status     int
+		body       string
+	}{
+		{"an address without holdings", "/users/portfolio/current?address=osmo1wphhyarxdakxjmedw3jhxapdv9jxgu3pvcc04f", 200, `{"usd":0}`},
+		// The zero account (a burn address here) holds 409854663 uosmo at the last close 1.81103865829427774.
+		// Hand-checked from truth/ at the last closes (uatom 17.145233255422220063,
+		// uion 4.153327807957258175, uosmo 1.81103865829427774, uusdc 1, uweth
+		// 1.281698821270455963) with exact decimals: alice 30084992.3334221291750954917
+		// (five liquid coins, 98333333333333333333 gamm/pool/3 shares held and
+		// 1666666666666666667 locked (lock 2) of 108000000001200406700, position 8 =
+		// 39691411 uweth), bob 31044738.7486378675377415803 (liquid coins,
+		// 1250000000000000000 gamm/pool/3 locked (lock 3), position 1 = 896024143
+		// uion + 2232081300 uosmo); each term is rounded to 18 decimals here.
+		{"alice", "/users/portfolio/current?address=" + named.Users["alice"], 200, `{"usd":30084992.333422129175095489}`},
+		{"bob", "/users/portfolio/current?address=" + named.Users["bob"], 200, `{"usd":31044738.748637867537741579}`},
+		{"the zero account", "/users/portfolio/current?address=osmo1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqmcn030", 200, `{"usd":742.262638975173357956}`},
+		{"another chain's address", "/users/portfolio/current?address=cosmos1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqnrql8a", 400, "address"},
+		{"not an address", "/users/portfolio/current?address=osmo1abc", 400, "address"},
+		{"upper case", "/users/portfolio/current?address=" + strings.ToUpper(named.Users["alice"]), 400, "address"},
+		{"missing address", "/users/portfolio/current", 400, "address"},
+		{"bad range", "/users/portfolio/over_time?range=2d&address=" + named.Users["alice"], 400, "range"},
+	} {
+		resp, body := s.get(t, c.path)
+		if resp.StatusCode != c.status || !strings.Contains(body, c.body) {
+			t.Errorf("%s: %d %s", c.name, resp.StatusCode, body)
+		}
+	}
+
+	// Without the genesis (indexing started later) balances are unknown: 503.
+	if _, err := db.ExecContext(context.Background(), "DELETE FROM genesis_imports"); err != nil {
+		t.Fatal(err)
+	}
+	s = serve(t, db, cfg.Chains, time.Date(2026, 11, 21, 22, 30, 0, 0, time.UTC)) // no cached answers
+	for _, path := range []string{"/users/portfolio/current?address=" + named.Users["bob"], "/users/portfolio/over_time?range=1d&address=" + named.Users["bob"]} {
+		if resp, body := s.get(t, path); resp.StatusCode != 503 || !strings.Contains(body, "not indexed from its genesis") {
+			t.Errorf("%s without genesis: %d %s", path, resp.StatusCode, body)
+		}
+	}
+}
