@@ -52,17 +52,7 @@ func (s *Service) token(ctx context.Context, req *api.Request) (*api.Response, e
 	now := req.Now.UTC()
 	// Each "latest at t" is one backward index probe per denom (or per pool
 	// and denom), not a scan of the history before t.
-	pricesAt := func(t time.Time) (map[string]math.LegacyDec, error) {
-		return s.decMap(ctx, `WITH RECURSIVE d AS (
-				(SELECT denom FROM osmosis_asset_prices WHERE chain_id = ? ORDER BY denom LIMIT 1)
-				UNION ALL
-				SELECT (SELECT denom FROM osmosis_asset_prices WHERE chain_id = ? AND denom > d.denom ORDER BY denom LIMIT 1)
-				FROM d WHERE d.denom IS NOT NULL)
-			SELECT d.denom AS k, p.price_usd::text AS v FROM d CROSS JOIN LATERAL (
-				SELECT price_usd FROM osmosis_asset_prices WHERE chain_id = ? AND denom = d.denom AND hour <= ?
-				ORDER BY hour DESC LIMIT 1) p
-			WHERE d.denom IS NOT NULL`, s.market.ChainID, s.market.ChainID, s.market.ChainID, t)
-	}
+	pricesAt := func(t time.Time) (map[string]math.LegacyDec, error) { return s.pricesAt(ctx, t) }
 	reservesAt := func(t time.Time) (map[string]math.LegacyDec, error) {
 		return s.decMap(ctx, `SELECT pd.denom AS k, sum(r.amount)::text AS v
 			FROM (SELECT DISTINCT pool_id, unnest(denoms) AS denom FROM osmosis_pools WHERE chain_id = ?) pd
@@ -134,6 +124,20 @@ func (s *Service) token(ctx context.Context, req *api.Request) (*api.Response, e
 		out = append(out, t)
 	}
 	return &api.Response{Body: out, Freshness: fresh}, nil
+}
+
+// pricesAt is every denom's latest USD price up to t (osmosis_asset_prices):
+// a skip scan over the denoms, then one backward index probe per denom.
+func (s *Service) pricesAt(ctx context.Context, t time.Time) (map[string]math.LegacyDec, error) {
+	return s.decMap(ctx, `WITH RECURSIVE d AS (
+			(SELECT denom FROM osmosis_asset_prices WHERE chain_id = ?0 ORDER BY denom LIMIT 1)
+			UNION ALL
+			SELECT (SELECT denom FROM osmosis_asset_prices WHERE chain_id = ?0 AND denom > d.denom ORDER BY denom LIMIT 1)
+			FROM d WHERE d.denom IS NOT NULL)
+		SELECT d.denom AS k, p.price_usd::text AS v FROM d CROSS JOIN LATERAL (
+			SELECT price_usd FROM osmosis_asset_prices WHERE chain_id = ?0 AND denom = d.denom AND hour <= ?1
+			ORDER BY hour DESC LIMIT 1) p
+		WHERE d.denom IS NOT NULL`, s.market.ChainID, t)
 }
 
 // decMap runs a query of (k, v) rows into a map of decimals.
