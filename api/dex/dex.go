@@ -119,15 +119,27 @@ type TopAsset struct {
 }
 
 // topAssets ranks denoms by the USD volume of the hourly buckets starting
-// in [from, to].
+// in [from, to] (osmosis_asset_volume_hourly and its daily sums).
 func (s *Service) topAssets(ctx context.Context, from, to time.Time, limit int64) ([]TopAsset, error) {
 	var rows []struct {
 		Denom  string `bun:"denom"`
 		Volume string `bun:"volume"`
 	}
-	if err := s.db.NewRaw(`SELECT denom, sum(volume_usd)::text AS volume FROM osmosis_asset_volume_hourly
-		WHERE chain_id = ? AND hour >= ? AND hour <= ? GROUP BY denom ORDER BY sum(volume_usd) DESC, denom LIMIT ?`,
-		s.market.ChainID, from, to, limit).Scan(ctx, &rows); err != nil {
+	// Whole days inside [from, to] (from dFrom to before dTo) are read from
+	// their daily sums (osmosis_asset_volume_daily), the hours outside them
+	// from osmosis_asset_volume_hourly.
+	dFrom := from.UTC().Add(-time.Nanosecond).Truncate(day).Add(day)
+	dTo := to.UTC().Add(-23 * time.Hour).Truncate(day).Add(day)
+	if !dFrom.Before(dTo) {
+		dFrom, dTo = to.Add(time.Hour), to.Add(time.Hour) // no whole day: every hour is read
+	}
+	if err := s.db.NewRaw(`SELECT denom, sum(volume_usd)::text AS volume FROM (
+			SELECT denom, volume_usd FROM osmosis_asset_volume_hourly
+			WHERE chain_id = ?0 AND hour >= ?1 AND hour <= ?2 AND (hour < ?3 OR hour >= ?4)
+			UNION ALL
+			SELECT denom, volume_usd FROM osmosis_asset_volume_daily WHERE chain_id = ?0 AND day >= ?3 AND day < ?4) v
+		GROUP BY denom ORDER BY sum(volume_usd) DESC, denom LIMIT ?5`,
+		s.market.ChainID, from, to, dFrom, dTo, limit).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("top assets: %w", err)
 	}
 	out := make([]TopAsset, 0, len(rows))
@@ -217,8 +229,9 @@ type KPI struct {
 
 // cumulativeVolume is the all-time USD swap volume at the end of each day
 // whose start is in the range, from the first day with swaps up to the day
-// of the last indexed block. Each hop credits both its denoms, so the swap
-// volume is half the sum of the per-denom volume.
+// of the last indexed block (osmosis_asset_volume_daily, dex_volume job).
+// Each hop credits both its denoms, so the swap volume is half the sum of
+// the per-denom volume.
 func (s *Service) cumulativeVolume(ctx context.Context, req *api.Request) (*api.Response, error) {
 	fresh, err := s.begin(ctx)
 	if err != nil {
@@ -244,8 +257,8 @@ func (s *Service) cumulativeVolume(ctx context.Context, req *api.Request) (*api.
 		Day    int64  `bun:"day"`
 		Volume string `bun:"volume"`
 	}
-	if err := s.db.NewRaw(`SELECT floor(extract(epoch FROM hour) / 86400)::bigint AS day, sum(volume_usd)::text AS volume
-		FROM osmosis_asset_volume_hourly WHERE chain_id = ? AND hour < ? GROUP BY 1 ORDER BY 1`,
+	if err := s.db.NewRaw(`SELECT floor(extract(epoch FROM day) / 86400)::bigint AS day, sum(volume_usd)::text AS volume
+		FROM osmosis_asset_volume_daily WHERE chain_id = ? AND day < ? GROUP BY 1 ORDER BY 1`,
 		s.market.ChainID, last.Add(day)).Scan(ctx, &daily); err != nil {
 		return nil, fmt.Errorf("daily volume: %w", err)
 	}

@@ -91,8 +91,9 @@ const OpCumulativeSupplySideR = "GET /kpi/cumulative_supply_side_revenue"
 // cumulativeSupplySideRevenue is the all-time USD swap fees paid to
 // liquidity providers at the end of each day whose start is in the range,
 // from the first day with swaps up to the day of the last indexed block:
-// each pool's hourly USD volume (osmosis_pool_volume_hourly, dex_volume
-// job) times its swap fee rate (spread factor for concentrated pools), as
+// each pool's daily USD volume (osmosis_pool_volume_daily, the sum of
+// osmosis_pool_volume_hourly kept by the dex_volume job) times its swap fee
+// rate (spread factor for concentrated pools), as
 // /fees/v1/pools counts fees (each day rounded to 18 decimals); pools whose
 // rate is unknown add nothing.
 func (s *Service) cumulativeSupplySideRevenue(ctx context.Context, req *api.Request) (*api.Response, error) {
@@ -120,9 +121,9 @@ func (s *Service) cumulativeSupplySideRevenue(ctx context.Context, req *api.Requ
 		Day  time.Time `bun:"day"`
 		Fees string    `bun:"fees"`
 	}
-	if err := s.db.NewRaw(`SELECT date_trunc('day', v.hour, 'UTC') AS day, round(coalesce(sum(v.volume_usd * p.swap_fee), 0), 18)::text AS fees
-		FROM osmosis_pool_volume_hourly v JOIN osmosis_pools p ON p.chain_id = v.chain_id AND p.pool_id = v.pool_id
-		WHERE v.chain_id = ? AND v.hour < ? GROUP BY 1 ORDER BY 1`, s.market.ChainID, last.Add(day)).Scan(ctx, &daily); err != nil {
+	if err := s.db.NewRaw(`SELECT v.day, round(coalesce(sum(v.volume_usd * p.swap_fee), 0), 18)::text AS fees
+		FROM osmosis_pool_volume_daily v JOIN osmosis_pools p ON p.chain_id = v.chain_id AND p.pool_id = v.pool_id
+		WHERE v.chain_id = ? AND v.day < ? GROUP BY 1 ORDER BY 1`, s.market.ChainID, last.Add(day)).Scan(ctx, &daily); err != nil {
 		return nil, fmt.Errorf("daily swap fees: %w", err)
 	}
 	if len(daily) == 0 {
