@@ -26,3 +26,9 @@ FROM osmosis_pool_volume_hourly GROUP BY 1, 2, 3;
 INSERT INTO osmosis_asset_volume_daily (chain_id, denom, day, volume_usd)
 SELECT chain_id, denom, date_trunc('day', hour, 'UTC'), sum(volume_usd)
 FROM osmosis_asset_volume_hourly GROUP BY 1, 2, 3;
+--bun:split
+-- The last hours of all pools or denoms (the 24-hour windows, today's hours
+-- after the daily sums) are one range scan.
+CREATE INDEX osmosis_pool_volume_hourly_hour_idx ON osmosis_pool_volume_hourly (chain_id, hour);
+--bun:split
+CREATE INDEX osmosis_asset_volume_hourly_hour_idx ON osmosis_asset_volume_hourly (chain_id, hour);

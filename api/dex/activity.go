@@ -42,7 +42,7 @@ const secondsPerDay = 86400
 //     pool's reserves at the latest prices), growing by its change over the
 //     last 24 hours spread over a day;
 //   - traders_last_30_days: distinct wallets that sent a swap on the 30 UTC
-//     days ending today (osmosis_wallet_daily), growing by the change from
+//     days ending today (osmosis_traders_30d), growing by the change from
 //     the 30 days before, spread over 30 days;
 //   - cumulative_volume: all-time USD swap volume (osmosis_pool_volume_daily
 //     before today, osmosis_pool_volume_hourly since),
@@ -73,9 +73,11 @@ func (s *Service) tradingMetrics(ctx context.Context, req *api.Request) (*api.Re
 	}
 	today := now.Truncate(24 * time.Hour)
 	var traders, tradersBefore int64
-	if err := s.db.NewRaw(`SELECT count(DISTINCT address) FILTER (WHERE day >= ?1), count(DISTINCT address) FILTER (WHERE day < ?1)
-		FROM osmosis_wallet_daily WHERE chain_id = ?0 AND swaps > 0 AND day >= ?2 AND day <= ?3`,
-		s.market.ChainID, today.AddDate(0, 0, -29), today.AddDate(0, 0, -59), now).Scan(ctx, &traders, &tradersBefore); err != nil {
+	// The windows [today-29, today] and [today-59, today-30]; a window
+	// without a row had no trader.
+	if err := s.db.NewRaw(`SELECT coalesce((SELECT traders FROM osmosis_traders_30d WHERE chain_id = ?0 AND day = ?1), 0),
+			coalesce((SELECT traders FROM osmosis_traders_30d WHERE chain_id = ?0 AND day = ?2), 0)`,
+		s.market.ChainID, today, today.Add(-30*24*time.Hour)).Scan(ctx, &traders, &tradersBefore); err != nil {
 		return nil, fmt.Errorf("traders: %w", err)
 	}
 	day := now.Add(-24 * time.Hour).Truncate(time.Hour)
