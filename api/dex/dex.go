@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"cosmossdk.io/math"
 	"github.com/uptrace/bun"
 
 	aggdex "github.com/chainlens/chainlens/aggregator/dex"
@@ -253,33 +252,42 @@ func (s *Service) cumulativeVolume(ctx context.Context, req *api.Request) (*api.
 	if last.Before(first) {
 		return &api.Response{Body: out, Freshness: fresh}, nil
 	}
-	var daily []struct {
-		Day    int64  `bun:"day"`
-		Volume string `bun:"volume"`
-	}
-	if err := s.db.NewRaw(`SELECT floor(extract(epoch FROM day) / 86400)::bigint AS day, sum(volume_usd)::text AS volume
-		FROM osmosis_asset_volume_daily WHERE chain_id = ? AND day < ? GROUP BY 1 ORDER BY 1`,
+	// The running all-time sum, halved (truncated to 18 decimals as
+	// LegacyDec.QuoInt64 does), at each day with volume.
+	var daily []cumulative
+	if err := s.db.NewRaw(`SELECT day, trunc(sum(sum(volume_usd)) OVER (ORDER BY day) * 0.5, 18)::text AS cum
+		FROM osmosis_asset_volume_daily WHERE chain_id = ? AND day < ? GROUP BY day ORDER BY day`,
 		s.market.ChainID, last.Add(day)).Scan(ctx, &daily); err != nil {
 		return nil, fmt.Errorf("daily volume: %w", err)
 	}
+	return &api.Response{Body: cumulativeKPI(daily, first, last), Freshness: fresh}, nil
+}
+
+// cumulative is a running total at the end of a day.
+type cumulative struct {
+	Day time.Time `bun:"day"`
+	Cum string    `bun:"cum"`
+}
+
+// cumulativeKPI lists the running total at the end of every day from first
+// (or the first day with a total, if later) to last: the total of the
+// latest day with one up to that day.
+func cumulativeKPI(daily []cumulative, first, last time.Time) []KPI {
+	out := []KPI{}
 	if len(daily) == 0 {
-		return &api.Response{Body: out, Freshness: fresh}, nil
+		return out
 	}
-	if start := time.Unix(daily[0].Day*86400, 0).UTC(); first.Before(start) {
+	if start := daily[0].Day.UTC(); first.Before(start) {
 		first = start
 	}
-	cum, i := math.LegacyZeroDec(), 0
+	i := 0
 	for d := first; !d.After(last); d = d.Add(day) {
-		for ; i < len(daily) && daily[i].Day*86400 <= d.Unix(); i++ {
-			v, err := math.LegacyNewDecFromStr(daily[i].Volume)
-			if err != nil {
-				return nil, fmt.Errorf("daily volume %q: %w", daily[i].Volume, err)
-			}
-			cum = cum.Add(v)
+		for i+1 < len(daily) && !daily[i+1].Day.UTC().After(d) {
+			i++
 		}
-		out = append(out, KPI{Labels: d.Format(time.DateTime), Value: Number(cum.QuoInt64(2).String())})
+		out = append(out, KPI{Labels: d.Format(time.DateTime), Value: Number(daily[i].Cum)})
 	}
-	return &api.Response{Body: out, Freshness: fresh}, nil
+	return out
 }
 
 const day = 24 * time.Hour
