@@ -318,10 +318,18 @@ type encoded struct {
 // when compress is set, for bodies of 1 KB or more, a gzip variant.
 func encode(op route.Operation, resp *Response, compress bool) (*encoded, error) {
 	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(resp.Body); err != nil {
-		return nil, fmt.Errorf("encode %s: %w", op.ID(), err)
+	if raw, ok := resp.Body.(json.RawMessage); ok {
+		// Already rendered by the handler (large answers written straight
+		// from the rows): sent as is, ended like Encode ends a value.
+		buf.Grow(len(raw) + 1)
+		buf.Write(raw)
+		buf.WriteByte('\n')
+	} else {
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(resp.Body); err != nil {
+			return nil, fmt.Errorf("encode %s: %w", op.ID(), err)
+		}
 	}
 	e := &encoded{body: buf.Bytes(), header: http.Header{}}
 	e.header.Set("Content-Type", "application/json")
