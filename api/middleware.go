@@ -208,7 +208,9 @@ func (s *Server) operation(op route.Operation, public bool) http.Handler {
 			s.writeError(sw, r, err)
 			return
 		}
-		e, err := encode(op, resp)
+		// An answer kept for later requests gets its gzip variant; one sent
+		// once is compressed only for a client that takes gzip.
+		e, err := encode(op, resp, (ckey != "" && s.cache.enabled()) || acceptsGzip(r))
 		if err != nil {
 			s.writeError(sw, r, err)
 			return
@@ -313,13 +315,21 @@ type encoded struct {
 }
 
 // encode renders a handler's answer: JSON, freshness headers, an ETag and,
-// for bodies of 1 KB or more, a gzip variant.
-func encode(op route.Operation, resp *Response) (*encoded, error) {
+// when compress is set, for bodies of 1 KB or more, a gzip variant.
+func encode(op route.Operation, resp *Response, compress bool) (*encoded, error) {
 	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(resp.Body); err != nil {
-		return nil, fmt.Errorf("encode %s: %w", op.ID(), err)
+	if raw, ok := resp.Body.(json.RawMessage); ok {
+		// Already rendered by the handler (large answers written straight
+		// from the rows): sent as is, ended like Encode ends a value.
+		buf.Grow(len(raw) + 1)
+		buf.Write(raw)
+		buf.WriteByte('\n')
+	} else {
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(resp.Body); err != nil {
+			return nil, fmt.Errorf("encode %s: %w", op.ID(), err)
+		}
 	}
 	e := &encoded{body: buf.Bytes(), header: http.Header{}}
 	e.header.Set("Content-Type", "application/json")
@@ -336,7 +346,7 @@ func encode(op route.Operation, resp *Response) (*encoded, error) {
 	sum := fnv.New128a()
 	_, _ = sum.Write(e.body)
 	e.etag = `"` + hex.EncodeToString(sum.Sum(nil)) + `"`
-	if len(e.body) >= 1024 {
+	if compress && len(e.body) >= 1024 {
 		var gz bytes.Buffer
 		zw, _ := gzip.NewWriterLevel(&gz, gzip.BestSpeed)
 		_, _ = zw.Write(e.body)
@@ -389,6 +399,9 @@ func newResponseCache(ttl time.Duration) *responseCache {
 func cacheKey(op route.Operation, r *http.Request) string {
 	return op.ID() + "|" + r.URL.Path + "?" + r.URL.Query().Encode()
 }
+
+// enabled reports whether answers are kept at all (cache_ttl > 0).
+func (c *responseCache) enabled() bool { return c != nil && c.ttl > 0 }
 
 func (c *responseCache) get(key string, now time.Time) *encoded {
 	if c == nil || c.ttl <= 0 {

@@ -14,8 +14,9 @@ import (
 
 // Activity is the dex_activity job: osmosis_wallet_daily (per wallet and UTC
 // day: swap hops sent and their USD value, USD liquidity added plus removed,
-// USD delegated plus undelegated) and osmosis_pool_flow_daily (per pool and
-// day: USD liquidity added and removed).
+// USD delegated plus undelegated), osmosis_pool_flow_daily (per pool and
+// day: USD liquidity added and removed) and osmosis_traders_30d (distinct
+// wallets with a swap on the 30 days ending each day).
 //
 // Swap hops are the tx-level rows of osmosis_swaps (block-level epoch swaps
 // have no trader), valued as Volume values them. Liquidity movements are
@@ -186,7 +187,36 @@ func (j Activity) write(ctx context.Context, tx bun.Tx, d0 time.Time, wallets ma
 	if err := insertBatches(ctx, tx, prows); err != nil {
 		return 0, fmt.Errorf("insert pool flows: %w", err)
 	}
-	return int64(len(wrows) + len(prows)), nil
+	n, err := j.countTraders(ctx, tx, d0)
+	if err != nil {
+		return 0, err
+	}
+	return int64(len(wrows)+len(prows)) + n, nil
+}
+
+// countTraders rewrites osmosis_traders_30d from the day d0 on: a wallet
+// counts on each of its swap days until its next swap day or for 30 days,
+// whichever comes first, so the running sum of starts minus ends is the
+// number of distinct wallets with a swap on the 30 days ending each day.
+// Windows ending on or after d0 only see swap days from d0 - 29 days on.
+func (j Activity) countTraders(ctx context.Context, tx bun.Tx, d0 time.Time) (int64, error) {
+	chain := j.Market.ChainID
+	if _, err := tx.NewRaw("DELETE FROM osmosis_traders_30d WHERE chain_id = ? AND day >= ?", chain, d0).Exec(ctx); err != nil {
+		return 0, fmt.Errorf("delete traders: %w", err)
+	}
+	res, err := tx.NewRaw(`INSERT INTO osmosis_traders_30d (chain_id, day, traders)
+		WITH iv AS (SELECT day AS s, least(coalesce(lead(day) OVER (PARTITION BY address ORDER BY day), day + interval '720 hours'),
+				day + interval '720 hours') AS e
+			FROM osmosis_wallet_daily WHERE chain_id = ?0 AND swaps > 0 AND day >= ?1::timestamptz - interval '696 hours'),
+		ds AS (SELECT d, sum(c) AS c FROM (SELECT s AS d, 1 AS c FROM iv UNION ALL SELECT e, -1 FROM iv) ev GROUP BY d),
+		run AS (SELECT d, sum(c) OVER (ORDER BY d) AS n, lead(d) OVER (ORDER BY d) AS nd FROM ds)
+		SELECT ?0, g.day, run.n FROM run CROSS JOIN LATERAL generate_series(run.d, run.nd - interval '24 hours', interval '24 hours') g(day)
+		WHERE g.day >= ?1 AND run.n > 0`, chain, d0).Exec(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("count traders: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return n, nil
 }
 
 type walletDay struct {

@@ -14,7 +14,8 @@ import (
 
 // Volume is the dex_volume job: osmosis_asset_volume_hourly, the USD swap
 // volume of every denom per hour, and osmosis_pool_volume_hourly, that of
-// every pool (the sum of its hops' values).
+// every pool (the sum of its hops' values), and their sums per UTC day
+// (osmosis_asset_volume_daily, osmosis_pool_volume_daily).
 //
 // Convention: a hop's USD value is the mean of the USD values of its two
 // sides, each at its denom's close price of the hop's hour (only the known
@@ -136,7 +137,35 @@ func (j Volume) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, err
 	if err := insertBatches(ctx, tx, poolRows); err != nil {
 		return 0, 0, fmt.Errorf("insert pool volume: %w", err)
 	}
-	return tip, int64(len(keys) + len(poolRows)), nil
+	n, err := j.rollUpDays(ctx, tx, h0.Truncate(24*time.Hour))
+	if err != nil {
+		return 0, 0, err
+	}
+	return tip, int64(len(keys)+len(poolRows)) + n, nil
+}
+
+// rollUpDays rewrites osmosis_pool_volume_daily and osmosis_asset_volume_daily
+// from the UTC day d0 on as the sums of the hourly rows of each day.
+func (j Volume) rollUpDays(ctx context.Context, tx bun.Tx, d0 time.Time) (int64, error) {
+	var n int64
+	for _, t := range []struct{ daily, hourly, key string }{
+		{"osmosis_pool_volume_daily", "osmosis_pool_volume_hourly", "pool_id"},
+		{"osmosis_asset_volume_daily", "osmosis_asset_volume_hourly", "denom"},
+	} {
+		if _, err := tx.NewRaw("DELETE FROM "+t.daily+" WHERE chain_id = ? AND day >= ?", j.Market.ChainID, d0).Exec(ctx); err != nil {
+			return 0, fmt.Errorf("delete %s: %w", t.daily, err)
+		}
+		res, err := tx.NewRaw("INSERT INTO "+t.daily+" (chain_id, "+t.key+", day, volume_usd) SELECT chain_id, "+t.key+
+			", date_trunc('day', hour, 'UTC'), sum(volume_usd) FROM "+t.hourly+" WHERE chain_id = ? AND hour >= ? GROUP BY 1, 2, 3",
+			j.Market.ChainID, d0).Exec(ctx)
+		if err != nil {
+			return 0, fmt.Errorf("roll up %s: %w", t.daily, err)
+		}
+		if c, err := res.RowsAffected(); err == nil {
+			n += c
+		}
+	}
+	return n, nil
 }
 
 type poolHour struct {

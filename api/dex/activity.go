@@ -42,9 +42,10 @@ const secondsPerDay = 86400
 //     pool's reserves at the latest prices), growing by its change over the
 //     last 24 hours spread over a day;
 //   - traders_last_30_days: distinct wallets that sent a swap on the 30 UTC
-//     days ending today (osmosis_wallet_daily), growing by the change from
+//     days ending today (osmosis_traders_30d), growing by the change from
 //     the 30 days before, spread over 30 days;
-//   - cumulative_volume: all-time USD swap volume (osmosis_pool_volume_hourly),
+//   - cumulative_volume: all-time USD swap volume (osmosis_pool_volume_daily
+//     before today, osmosis_pool_volume_hourly since),
 //     growing by the last 24 hours' volume per second;
 //   - volume_24h: the volume of the hourly buckets that overlap the last 24
 //     hours, growing by its change from the 24 hours before, per second.
@@ -72,16 +73,22 @@ func (s *Service) tradingMetrics(ctx context.Context, req *api.Request) (*api.Re
 	}
 	today := now.Truncate(24 * time.Hour)
 	var traders, tradersBefore int64
-	if err := s.db.NewRaw(`SELECT count(DISTINCT address) FILTER (WHERE day >= ?1), count(DISTINCT address) FILTER (WHERE day < ?1)
-		FROM osmosis_wallet_daily WHERE chain_id = ?0 AND swaps > 0 AND day >= ?2 AND day <= ?3`,
-		s.market.ChainID, today.AddDate(0, 0, -29), today.AddDate(0, 0, -59), now).Scan(ctx, &traders, &tradersBefore); err != nil {
+	// The windows [today-29, today] and [today-59, today-30]; a window
+	// without a row had no trader.
+	if err := s.db.NewRaw(`SELECT coalesce((SELECT traders FROM osmosis_traders_30d WHERE chain_id = ?0 AND day = ?1), 0),
+			coalesce((SELECT traders FROM osmosis_traders_30d WHERE chain_id = ?0 AND day = ?2), 0)`,
+		s.market.ChainID, today, today.Add(-30*24*time.Hour)).Scan(ctx, &traders, &tradersBefore); err != nil {
 		return nil, fmt.Errorf("traders: %w", err)
 	}
 	day := now.Add(-24 * time.Hour).Truncate(time.Hour)
 	var cum, v24, vPrev string
-	if err := s.db.NewRaw(`SELECT coalesce(sum(volume_usd), 0)::text, coalesce(sum(volume_usd) FILTER (WHERE hour >= ?1), 0)::text,
+	// All time = the daily sums before today plus today's hours.
+	if err := s.db.NewRaw(`SELECT ((SELECT coalesce(sum(volume_usd), 0) FROM osmosis_pool_volume_daily WHERE chain_id = ?0 AND day < ?4)
+				+ coalesce(sum(volume_usd) FILTER (WHERE hour >= ?4), 0))::text,
+			coalesce(sum(volume_usd) FILTER (WHERE hour >= ?1), 0)::text,
 			coalesce(sum(volume_usd) FILTER (WHERE hour >= ?2 AND hour < ?1), 0)::text
-		FROM osmosis_pool_volume_hourly WHERE chain_id = ?0 AND hour <= ?3`, s.market.ChainID, day, day.Add(-24*time.Hour), now).
+		FROM osmosis_pool_volume_hourly WHERE chain_id = ?0 AND hour >= least(?2::timestamptz, ?4::timestamptz) AND hour <= ?3`,
+		s.market.ChainID, day, day.Add(-24*time.Hour), now, today).
 		Scan(ctx, &cum, &v24, &vPrev); err != nil {
 		return nil, fmt.Errorf("volume: %w", err)
 	}

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"cosmossdk.io/math"
 	"github.com/uptrace/bun"
 
 	aggdex "github.com/chainlens/chainlens/aggregator/dex"
@@ -131,15 +130,27 @@ type TopAsset struct {
 }
 
 // topAssets ranks denoms by the USD volume of the hourly buckets starting
-// in [from, to].
+// in [from, to] (osmosis_asset_volume_hourly and its daily sums).
 func (s *Service) topAssets(ctx context.Context, from, to time.Time, limit int64) ([]TopAsset, error) {
 	var rows []struct {
 		Denom  string `bun:"denom"`
 		Volume string `bun:"volume"`
 	}
-	if err := s.db.NewRaw(`SELECT denom, sum(volume_usd)::text AS volume FROM osmosis_asset_volume_hourly
-		WHERE chain_id = ? AND hour >= ? AND hour <= ? GROUP BY denom ORDER BY sum(volume_usd) DESC, denom LIMIT ?`,
-		s.market.ChainID, from, to, limit).Scan(ctx, &rows); err != nil {
+	// Whole days inside [from, to] (from dFrom to before dTo) are read from
+	// their daily sums (osmosis_asset_volume_daily), the hours outside them
+	// from osmosis_asset_volume_hourly.
+	dFrom := from.UTC().Add(-time.Nanosecond).Truncate(day).Add(day)
+	dTo := to.UTC().Add(-23 * time.Hour).Truncate(day).Add(day)
+	if !dFrom.Before(dTo) {
+		dFrom, dTo = to.Add(time.Hour), to.Add(time.Hour) // no whole day: every hour is read
+	}
+	if err := s.db.NewRaw(`SELECT denom, sum(volume_usd)::text AS volume FROM (
+			SELECT denom, volume_usd FROM osmosis_asset_volume_hourly
+			WHERE chain_id = ?0 AND hour >= ?1 AND hour <= ?2 AND (hour < ?3 OR hour >= ?4)
+			UNION ALL
+			SELECT denom, volume_usd FROM osmosis_asset_volume_daily WHERE chain_id = ?0 AND day >= ?3 AND day < ?4) v
+		GROUP BY denom ORDER BY sum(volume_usd) DESC, denom LIMIT ?5`,
+		s.market.ChainID, from, to, dFrom, dTo, limit).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("top assets: %w", err)
 	}
 	out := make([]TopAsset, 0, len(rows))
@@ -229,8 +240,9 @@ type KPI struct {
 
 // cumulativeVolume is the all-time USD swap volume at the end of each day
 // whose start is in the range, from the first day with swaps up to the day
-// of the last indexed block. Each hop credits both its denoms, so the swap
-// volume is half the sum of the per-denom volume.
+// of the last indexed block (osmosis_asset_volume_daily, dex_volume job).
+// Each hop credits both its denoms, so the swap volume is half the sum of
+// the per-denom volume.
 func (s *Service) cumulativeVolume(ctx context.Context, req *api.Request) (*api.Response, error) {
 	fresh, err := s.begin(ctx)
 	if err != nil {
@@ -252,33 +264,42 @@ func (s *Service) cumulativeVolume(ctx context.Context, req *api.Request) (*api.
 	if last.Before(first) {
 		return &api.Response{Body: out, Freshness: fresh}, nil
 	}
-	var daily []struct {
-		Day    int64  `bun:"day"`
-		Volume string `bun:"volume"`
-	}
-	if err := s.db.NewRaw(`SELECT floor(extract(epoch FROM hour) / 86400)::bigint AS day, sum(volume_usd)::text AS volume
-		FROM osmosis_asset_volume_hourly WHERE chain_id = ? AND hour < ? GROUP BY 1 ORDER BY 1`,
+	// The running all-time sum, halved (truncated to 18 decimals as
+	// LegacyDec.QuoInt64 does), at each day with volume.
+	var daily []cumulative
+	if err := s.db.NewRaw(`SELECT day, trunc(sum(sum(volume_usd)) OVER (ORDER BY day) * 0.5, 18)::text AS cum
+		FROM osmosis_asset_volume_daily WHERE chain_id = ? AND day < ? GROUP BY day ORDER BY day`,
 		s.market.ChainID, last.Add(day)).Scan(ctx, &daily); err != nil {
 		return nil, fmt.Errorf("daily volume: %w", err)
 	}
+	return &api.Response{Body: cumulativeKPI(daily, first, last), Freshness: fresh}, nil
+}
+
+// cumulative is a running total at the end of a day.
+type cumulative struct {
+	Day time.Time `bun:"day"`
+	Cum string    `bun:"cum"`
+}
+
+// cumulativeKPI lists the running total at the end of every day from first
+// (or the first day with a total, if later) to last: the total of the
+// latest day with one up to that day.
+func cumulativeKPI(daily []cumulative, first, last time.Time) []KPI {
+	out := []KPI{}
 	if len(daily) == 0 {
-		return &api.Response{Body: out, Freshness: fresh}, nil
+		return out
 	}
-	if start := time.Unix(daily[0].Day*86400, 0).UTC(); first.Before(start) {
+	if start := daily[0].Day.UTC(); first.Before(start) {
 		first = start
 	}
-	cum, i := math.LegacyZeroDec(), 0
+	i := 0
 	for d := first; !d.After(last); d = d.Add(day) {
-		for ; i < len(daily) && daily[i].Day*86400 <= d.Unix(); i++ {
-			v, err := math.LegacyNewDecFromStr(daily[i].Volume)
-			if err != nil {
-				return nil, fmt.Errorf("daily volume %q: %w", daily[i].Volume, err)
-			}
-			cum = cum.Add(v)
+		for i+1 < len(daily) && !daily[i+1].Day.UTC().After(d) {
+			i++
 		}
-		out = append(out, KPI{Labels: d.Format(time.DateTime), Value: Number(cum.QuoInt64(2).String())})
+		out = append(out, KPI{Labels: d.Format(time.DateTime), Value: Number(daily[i].Cum)})
 	}
-	return &api.Response{Body: out, Freshness: fresh}, nil
+	return out
 }
 
 const day = 24 * time.Hour

@@ -75,16 +75,29 @@ func (s *Service) pairsSummary(ctx context.Context, req *api.Request) (*api.Resp
 		V24    string `bun:"v24"`
 		V7     string `bun:"v7"`
 	}
-	if err := s.db.NewRaw(`SELECT l.pool_id, l.base, l.quote, l.close::text AS price,
-			coalesce(sum(h.base_amount) FILTER (WHERE h.bucket >= ?0), 0)::text AS b24,
-			coalesce(sum(h.quote_amount) FILTER (WHERE h.bucket >= ?0), 0)::text AS q24,
-			coalesce(sum(h.volume_usd) FILTER (WHERE h.bucket >= ?0), 0)::text AS v24,
-			coalesce(sum(h.volume_usd), 0)::text AS v7
-		FROM (SELECT DISTINCT ON (pool_id, base, quote) pool_id, base, quote, close FROM osmosis_pair_candles
-			WHERE chain_id = ?2 AND tf = ?3 ORDER BY pool_id, base, quote, bucket DESC) l
-		LEFT JOIN osmosis_pair_candles h ON h.chain_id = ?2 AND h.pool_id = l.pool_id AND h.base = l.base AND h.quote = l.quote
-			AND h.tf = 60 AND h.bucket >= ?1
-		GROUP BY l.pool_id, l.base, l.quote, l.close`, day, week, s.market.ChainID, aggdex.Month).Scan(ctx, &pairs); err != nil {
+	// The 7 days are the hourly bars of the partial first and last days and
+	// the daily bars (sums of the hourly ones) between, each aggregated per
+	// pair by index range scans.
+	d1, d2 := week.Add(-time.Nanosecond).Truncate(24*time.Hour).Add(24*time.Hour), now.Truncate(24*time.Hour)
+	if err := s.db.NewRaw(`WITH RECURSIVE k AS (
+			(SELECT pool_id, base, quote FROM osmosis_pair_candles WHERE chain_id = ?0 AND tf = ?1 ORDER BY pool_id, base, quote LIMIT 1)
+			UNION ALL
+			SELECT n.pool_id, n.base, n.quote FROM k CROSS JOIN LATERAL (SELECT pool_id, base, quote FROM osmosis_pair_candles
+				WHERE chain_id = ?0 AND tf = ?1 AND (pool_id, base, quote) > (k.pool_id, k.base, k.quote)
+				ORDER BY pool_id, base, quote LIMIT 1) n)
+		SELECT k.pool_id, k.base, k.quote, c.close::text AS price,
+			coalesce(h.b24, 0)::text AS b24, coalesce(h.q24, 0)::text AS q24, coalesce(h.v24, 0)::text AS v24,
+			(coalesce(h.v7, 0) + coalesce(d.v7, 0))::text AS v7
+		FROM k CROSS JOIN LATERAL (SELECT close FROM osmosis_pair_candles
+				WHERE chain_id = ?0 AND tf = ?1 AND pool_id = k.pool_id AND base = k.base AND quote = k.quote
+				ORDER BY bucket DESC LIMIT 1) c
+		CROSS JOIN LATERAL (SELECT sum(base_amount) FILTER (WHERE bucket >= ?2) AS b24, sum(quote_amount) FILTER (WHERE bucket >= ?2) AS q24,
+				sum(volume_usd) FILTER (WHERE bucket >= ?2) AS v24, sum(volume_usd) FILTER (WHERE bucket < ?4 OR bucket >= ?5) AS v7
+			FROM osmosis_pair_candles WHERE chain_id = ?0 AND tf = 60 AND pool_id = k.pool_id AND base = k.base AND quote = k.quote
+				AND bucket >= ?3 AND (bucket < ?4 OR bucket >= least(?2::timestamptz, ?5::timestamptz))) h
+		CROSS JOIN LATERAL (SELECT sum(volume_usd) AS v7 FROM osmosis_pair_candles
+			WHERE chain_id = ?0 AND tf = 1440 AND pool_id = k.pool_id AND base = k.base AND quote = k.quote
+				AND bucket >= ?4 AND bucket < ?5) d`, s.market.ChainID, aggdex.Month, day, week, d1, d2).Scan(ctx, &pairs); err != nil {
 		return nil, fmt.Errorf("pair bars: %w", err)
 	}
 	type key struct {
@@ -151,10 +164,11 @@ func (s *Service) display(denom, amount string) json.Number {
 // poolLiquidityNow is the USD value of every pool's latest reserves
 // (osmosis_pool_reserves_hourly) at the latest prices up to t
 // (osmosis_asset_prices; a denom without a price adds nothing), and
-// ATOM's latest USD price (nil without one).
+// ATOM's latest USD price (nil without one). Both "latest up to t" are
+// backward index probes per denom and per pool and denom (a skip scan
+// finds them), not scans of the history before t.
 func (s *Service) poolLiquidityNow(ctx context.Context, t time.Time) (map[int64]math.LegacyDec, math.LegacyDec, error) {
-	prices, err := s.decMap(ctx, `SELECT DISTINCT ON (denom) denom AS k, price_usd::text AS v FROM osmosis_asset_prices
-		WHERE chain_id = ? AND hour <= ? ORDER BY denom, hour DESC`, s.market.ChainID, t)
+	prices, err := s.pricesAt(ctx, t)
 	if err != nil {
 		return nil, math.LegacyDec{}, err
 	}
@@ -163,8 +177,14 @@ func (s *Service) poolLiquidityNow(ctx context.Context, t time.Time) (map[int64]
 		Denom  string `bun:"denom"`
 		Amount string `bun:"amount"`
 	}
-	if err := s.db.NewRaw(`SELECT DISTINCT ON (pool_id, denom) pool_id, denom, amount::text AS amount FROM osmosis_pool_reserves_hourly
-		WHERE chain_id = ? AND hour <= ? ORDER BY pool_id, denom, hour DESC`, s.market.ChainID, t).Scan(ctx, &reserves); err != nil {
+	if err := s.db.NewRaw(`WITH RECURSIVE d AS (
+			(SELECT pool_id, denom FROM osmosis_pool_reserves_hourly WHERE chain_id = ?0 ORDER BY pool_id, denom LIMIT 1)
+			UNION ALL
+			SELECT n.pool_id, n.denom FROM d CROSS JOIN LATERAL (SELECT pool_id, denom FROM osmosis_pool_reserves_hourly
+				WHERE chain_id = ?0 AND (pool_id, denom) > (d.pool_id, d.denom) ORDER BY pool_id, denom LIMIT 1) n)
+		SELECT d.pool_id, d.denom, r.amount::text AS amount FROM d CROSS JOIN LATERAL (
+			SELECT amount FROM osmosis_pool_reserves_hourly WHERE chain_id = ?0 AND pool_id = d.pool_id AND denom = d.denom AND hour <= ?1
+			ORDER BY hour DESC LIMIT 1) r`, s.market.ChainID, t).Scan(ctx, &reserves); err != nil {
 		return nil, math.LegacyDec{}, fmt.Errorf("pool reserves: %w", err)
 	}
 	out := map[int64]math.LegacyDec{}

@@ -2,6 +2,7 @@ package dex
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -168,17 +169,35 @@ func (s *Service) poolLiquidity(ctx context.Context, req *api.Request) (*api.Res
 	if !exists {
 		return nil, problem.Status(http.StatusNotFound, "pool %d not found", id)
 	}
-	var rows []struct {
-		Day   time.Time `bun:"day"`
-		Value string    `bun:"value"`
-	}
-	if err := s.db.NewRaw("SELECT day, liquidity_usd::text AS value FROM osmosis_pool_liquidity_daily WHERE chain_id = ? AND pool_id = ? ORDER BY day",
-		s.market.ChainID, id).Scan(ctx, &rows); err != nil {
+	// A year is 366 points: written straight from the rows as the JSON
+	// array of LiquidityPoint.
+	rows, err := s.db.QueryContext(ctx, "SELECT day, liquidity_usd::text FROM osmosis_pool_liquidity_daily WHERE chain_id = ? AND pool_id = ? ORDER BY day",
+		s.market.ChainID, id)
+	if err != nil {
 		return nil, fmt.Errorf("liquidity of pool %d: %w", id, err)
 	}
-	out := make([]LiquidityPoint, len(rows))
-	for i, r := range rows {
-		out[i] = LiquidityPoint{Timestamp: r.Day.UTC().Format(time.DateTime), LiquidityUSD: Number(r.Value)}
+	defer rows.Close()
+	var (
+		d     time.Time
+		value sql.RawBytes
+	)
+	buf := make([]byte, 0, 4096)
+	buf = append(buf, '[')
+	for n := 0; rows.Next(); n++ {
+		if err := rows.Scan(&d, &value); err != nil {
+			return nil, fmt.Errorf("liquidity of pool %d: %w", id, err)
+		}
+		if n > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, `{"timestamp":"`...)
+		buf = d.UTC().AppendFormat(buf, time.DateTime)
+		buf = append(buf, `","liquidity_usd":`...)
+		buf = append(buf, Number(string(value))...)
+		buf = append(buf, '}')
 	}
-	return &api.Response{Body: out, Freshness: fresh}, nil
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("liquidity of pool %d: %w", id, err)
+	}
+	return &api.Response{Body: json.RawMessage(append(buf, ']')), Freshness: fresh}, nil
 }

@@ -91,8 +91,9 @@ const OpCumulativeSupplySideR = "GET /kpi/cumulative_supply_side_revenue"
 // cumulativeSupplySideRevenue is the all-time USD swap fees paid to
 // liquidity providers at the end of each day whose start is in the range,
 // from the first day with swaps up to the day of the last indexed block:
-// each pool's hourly USD volume (osmosis_pool_volume_hourly, dex_volume
-// job) times its swap fee rate (spread factor for concentrated pools), as
+// each pool's daily USD volume (osmosis_pool_volume_daily, the sum of
+// osmosis_pool_volume_hourly kept by the dex_volume job) times its swap fee
+// rate (spread factor for concentrated pools), as
 // /fees/v1/pools counts fees (each day rounded to 18 decimals); pools whose
 // rate is unknown add nothing.
 func (s *Service) cumulativeSupplySideRevenue(ctx context.Context, req *api.Request) (*api.Response, error) {
@@ -116,31 +117,14 @@ func (s *Service) cumulativeSupplySideRevenue(ctx context.Context, req *api.Requ
 	if last.Before(first) {
 		return &api.Response{Body: out, Freshness: fresh}, nil
 	}
-	var daily []struct {
-		Day  time.Time `bun:"day"`
-		Fees string    `bun:"fees"`
-	}
-	if err := s.db.NewRaw(`SELECT date_trunc('day', v.hour, 'UTC') AS day, round(coalesce(sum(v.volume_usd * p.swap_fee), 0), 18)::text AS fees
-		FROM osmosis_pool_volume_hourly v JOIN osmosis_pools p ON p.chain_id = v.chain_id AND p.pool_id = v.pool_id
-		WHERE v.chain_id = ? AND v.hour < ? GROUP BY 1 ORDER BY 1`, s.market.ChainID, last.Add(day)).Scan(ctx, &daily); err != nil {
+	// The running all-time sum of the daily fees (each rounded to 18
+	// decimals) at each day with volume.
+	var daily []cumulative
+	if err := s.db.NewRaw(`SELECT day, sum(fees) OVER (ORDER BY day)::text AS cum FROM (
+			SELECT v.day, round(coalesce(sum(v.volume_usd * p.swap_fee), 0), 18) AS fees
+			FROM osmosis_pool_volume_daily v JOIN osmosis_pools p ON p.chain_id = v.chain_id AND p.pool_id = v.pool_id
+			WHERE v.chain_id = ? AND v.day < ? GROUP BY 1) f ORDER BY day`, s.market.ChainID, last.Add(day)).Scan(ctx, &daily); err != nil {
 		return nil, fmt.Errorf("daily swap fees: %w", err)
 	}
-	if len(daily) == 0 {
-		return &api.Response{Body: out, Freshness: fresh}, nil
-	}
-	if start := daily[0].Day.UTC(); first.Before(start) {
-		first = start
-	}
-	cum, i := math.LegacyZeroDec(), 0
-	for d := first; !d.After(last); d = d.Add(day) {
-		for ; i < len(daily) && !daily[i].Day.UTC().After(d); i++ {
-			v, err := math.LegacyNewDecFromStr(daily[i].Fees)
-			if err != nil {
-				return nil, fmt.Errorf("swap fees of %s: %w", daily[i].Day, err)
-			}
-			cum = cum.Add(v)
-		}
-		out = append(out, KPI{Labels: d.Format(time.DateTime), Value: Number(cum.String())})
-	}
-	return &api.Response{Body: out, Freshness: fresh}, nil
+	return &api.Response{Body: cumulativeKPI(daily, first, last), Freshness: fresh}, nil
 }

@@ -10,6 +10,8 @@ import (
 
 	"cosmossdk.io/math"
 
+	"github.com/uptrace/bun/dialect/pgdialect"
+
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
 )
@@ -51,47 +53,42 @@ func (s *Service) token(ctx context.Context, req *api.Request) (*api.Response, e
 	}
 	now := req.Now.UTC()
 	// Each "latest at t" is one backward index probe per denom (or per pool
-	// and denom), not a scan of the history before t.
-	pricesAt := func(t time.Time) (map[string]math.LegacyDec, error) {
-		return s.decMap(ctx, `WITH RECURSIVE d AS (
-				(SELECT denom FROM osmosis_asset_prices WHERE chain_id = ? ORDER BY denom LIMIT 1)
-				UNION ALL
-				SELECT (SELECT denom FROM osmosis_asset_prices WHERE chain_id = ? AND denom > d.denom ORDER BY denom LIMIT 1)
-				FROM d WHERE d.denom IS NOT NULL)
-			SELECT d.denom AS k, p.price_usd::text AS v FROM d CROSS JOIN LATERAL (
-				SELECT price_usd FROM osmosis_asset_prices WHERE chain_id = ? AND denom = d.denom AND hour <= ?
-				ORDER BY hour DESC LIMIT 1) p
-			WHERE d.denom IS NOT NULL`, s.market.ChainID, s.market.ChainID, s.market.ChainID, t)
+	// and denom), not a scan of the history before t; the four price times,
+	// the two reserve times and the two volume windows are one query each.
+	at := []time.Time{now, now.Add(-time.Hour), now.Add(-24 * time.Hour), now.Add(-7 * 24 * time.Hour)}
+	prices, err := s.decMaps(ctx, len(at), `WITH RECURSIVE d AS (
+			(SELECT denom FROM osmosis_asset_prices WHERE chain_id = ?0 ORDER BY denom LIMIT 1)
+			UNION ALL
+			SELECT (SELECT denom FROM osmosis_asset_prices WHERE chain_id = ?0 AND denom > d.denom ORDER BY denom LIMIT 1)
+			FROM d WHERE d.denom IS NOT NULL)
+		SELECT t.i - 1 AS i, d.denom AS k, p.price_usd::text AS v FROM d CROSS JOIN unnest(?1::timestamptz[]) WITH ORDINALITY t(at, i)
+		CROSS JOIN LATERAL (SELECT price_usd FROM osmosis_asset_prices WHERE chain_id = ?0 AND denom = d.denom AND hour <= t.at
+			ORDER BY hour DESC LIMIT 1) p
+		WHERE d.denom IS NOT NULL`, s.market.ChainID, pgdialect.Array(at))
+	if err != nil {
+		return nil, err
 	}
-	reservesAt := func(t time.Time) (map[string]math.LegacyDec, error) {
-		return s.decMap(ctx, `SELECT pd.denom AS k, sum(r.amount)::text AS v
-			FROM (SELECT DISTINCT pool_id, unnest(denoms) AS denom FROM osmosis_pools WHERE chain_id = ?) pd
-			CROSS JOIN LATERAL (SELECT amount FROM osmosis_pool_reserves_hourly
-				WHERE chain_id = ? AND pool_id = pd.pool_id AND denom = pd.denom AND hour <= ? ORDER BY hour DESC LIMIT 1) r
-			GROUP BY pd.denom`, s.market.ChainID, s.market.ChainID, t)
-	}
-	var p0, p1, p24, p7d, r0, r24 map[string]math.LegacyDec
-	for _, q := range []struct {
-		dst *map[string]math.LegacyDec
-		f   func(time.Time) (map[string]math.LegacyDec, error)
-		at  time.Time
-	}{{&p0, pricesAt, now}, {&p1, pricesAt, now.Add(-time.Hour)}, {&p24, pricesAt, now.Add(-24 * time.Hour)}, {&p7d, pricesAt, now.Add(-7 * 24 * time.Hour)},
-		{&r0, reservesAt, now}, {&r24, reservesAt, now.Add(-24 * time.Hour)}} {
-		if *q.dst, err = q.f(q.at); err != nil {
-			return nil, err
-		}
+	reserves, err := s.decMaps(ctx, 2, `SELECT t.i - 1 AS i, pd.denom AS k, sum(r.amount)::text AS v
+		FROM (SELECT DISTINCT pool_id, unnest(denoms) AS denom FROM osmosis_pools WHERE chain_id = ?0) pd
+		CROSS JOIN unnest(?1::timestamptz[]) WITH ORDINALITY t(at, i)
+		CROSS JOIN LATERAL (SELECT amount FROM osmosis_pool_reserves_hourly
+			WHERE chain_id = ?0 AND pool_id = pd.pool_id AND denom = pd.denom AND hour <= t.at ORDER BY hour DESC LIMIT 1) r
+		GROUP BY t.i, pd.denom`, s.market.ChainID, pgdialect.Array([]time.Time{at[0], at[2]}))
+	if err != nil {
+		return nil, err
 	}
 	day := now.Add(-24 * time.Hour).Truncate(time.Hour)
-	v24, err := s.decMap(ctx, `SELECT denom AS k, sum(volume_usd)::text AS v FROM osmosis_asset_volume_hourly
-		WHERE chain_id = ? AND hour >= ? GROUP BY denom`, s.market.ChainID, day)
+	volumes, err := s.decMaps(ctx, 2, `SELECT 0 AS i, denom AS k, sum(volume_usd)::text AS v FROM osmosis_asset_volume_hourly
+			WHERE chain_id = ?0 AND hour >= ?1 GROUP BY denom
+		UNION ALL
+		SELECT 1, denom, sum(volume_usd)::text FROM osmosis_asset_volume_hourly
+			WHERE chain_id = ?0 AND hour >= ?2 AND hour < ?1 GROUP BY denom`, s.market.ChainID, day, day.Add(-24*time.Hour))
 	if err != nil {
 		return nil, err
 	}
-	vPrev, err := s.decMap(ctx, `SELECT denom AS k, sum(volume_usd)::text AS v FROM osmosis_asset_volume_hourly
-		WHERE chain_id = ? AND hour >= ? AND hour < ? GROUP BY denom`, s.market.ChainID, day.Add(-24*time.Hour), day)
-	if err != nil {
-		return nil, err
-	}
+	p0, p1, p24, p7d := prices[0], prices[1], prices[2], prices[3]
+	r0, r24 := reserves[0], reserves[1]
+	v24, vPrev := volumes[0], volumes[1]
 
 	denoms := map[string]bool{}
 	for d := range s.market.Assets {
@@ -134,6 +131,48 @@ func (s *Service) token(ctx context.Context, req *api.Request) (*api.Response, e
 		out = append(out, t)
 	}
 	return &api.Response{Body: out, Freshness: fresh}, nil
+}
+
+// pricesAt is every denom's latest USD price up to t (osmosis_asset_prices):
+// a skip scan over the denoms, then one backward index probe per denom.
+func (s *Service) pricesAt(ctx context.Context, t time.Time) (map[string]math.LegacyDec, error) {
+	return s.decMap(ctx, `WITH RECURSIVE d AS (
+			(SELECT denom FROM osmosis_asset_prices WHERE chain_id = ?0 ORDER BY denom LIMIT 1)
+			UNION ALL
+			SELECT (SELECT denom FROM osmosis_asset_prices WHERE chain_id = ?0 AND denom > d.denom ORDER BY denom LIMIT 1)
+			FROM d WHERE d.denom IS NOT NULL)
+		SELECT d.denom AS k, p.price_usd::text AS v FROM d CROSS JOIN LATERAL (
+			SELECT price_usd FROM osmosis_asset_prices WHERE chain_id = ?0 AND denom = d.denom AND hour <= ?1
+			ORDER BY hour DESC LIMIT 1) p
+		WHERE d.denom IS NOT NULL`, s.market.ChainID, t)
+}
+
+// decMaps runs a query of (i, k, v) rows into n maps of decimals, the i-th
+// map of the rows of index i.
+func (s *Service) decMaps(ctx context.Context, n int, q string, args ...any) ([]map[string]math.LegacyDec, error) {
+	var rows []struct {
+		I int    `bun:"i"`
+		K string `bun:"k"`
+		V string `bun:"v"`
+	}
+	if err := s.db.NewRaw(q, args...).Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("token data: %w", err)
+	}
+	out := make([]map[string]math.LegacyDec, n)
+	for i := range out {
+		out[i] = map[string]math.LegacyDec{}
+	}
+	for _, r := range rows {
+		d, err := math.LegacyNewDecFromStr(r.V)
+		if err != nil {
+			return nil, fmt.Errorf("token data: %q: %w", r.V, err)
+		}
+		if r.I < 0 || r.I >= n {
+			return nil, fmt.Errorf("token data: row index %d of %d", r.I, n)
+		}
+		out[r.I][r.K] = d
+	}
+	return out, nil
 }
 
 // decMap runs a query of (k, v) rows into a map of decimals.

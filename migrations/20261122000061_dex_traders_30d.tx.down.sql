@@ -1,0 +1,1 @@
+DROP TABLE IF EXISTS osmosis_traders_30d;
