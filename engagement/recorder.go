@@ -3,6 +3,7 @@ package engagement
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -45,8 +46,8 @@ type RecorderOptions struct {
 // batches, one transaction per batch, and answer each request after its
 // commit. Events are deduplicated per API key for DedupeWindow.
 type Recorder struct {
-	db         *bun.DB
-	opt        RecorderOptions
+	db      *bun.DB
+	opt     RecorderOptions
 	queue      chan *pending
 	committers atomic.Int32 // running committer goroutines
 
@@ -280,56 +281,26 @@ type dedupeKey struct {
 	dk  string
 }
 
-// eventRow is a row of tracked_events, sent as one element of the JSON
-// array insertEvents reads.
+// eventRow is a row of tracked_events.
 type eventRow struct {
-	ID                string          `json:"id"`
-	KeyID             *int64          `json:"key_id"`
-	Source            string          `json:"source"`
-	Name              string          `json:"name"`
-	IdentityType      string          `json:"identity_type"`
-	IdentityID        string          `json:"identity_id"`
-	IdentityCanonical *string         `json:"identity_canonical"`
-	IdentityNorm      string          `json:"identity_norm"`
-	AnonymousID       *string         `json:"anonymous_id"`
-	ClickID           *string         `json:"click_id"`
-	Attributes        json.RawMessage `json:"attributes"`
-	Meta              json.RawMessage `json:"meta"`
-	Timestamp         time.Time       `json:"timestamp"`
-	ReceivedAt        time.Time       `json:"received_at"`
-	DedupeKey         string          `json:"dedupe_key"`
-}
+	bun.BaseModel `bun:"table:tracked_events"`
 
-// insertEvents claims the dedupe keys of a batch of events (a JSON array
-// of eventRow, keys unique and sorted so concurrent batches lock in one
-// order), inserts the events that won their claim, and returns every
-// event's id with the id its key answers (NULL when the key was claimed
-// by a batch that committed after this statement began). The inserts of
-// its data-modifying CTEs run to completion whether or not the final
-// SELECT reads them.
-const insertEvents = `
-WITH input AS (
-    SELECT * FROM jsonb_to_recordset(?::jsonb) AS x(id text, key_id bigint, source text, name text, identity_type text,
-        identity_id text, identity_canonical text, identity_norm text, anonymous_id text, click_id text, attributes jsonb,
-        meta jsonb, "timestamp" timestamptz, received_at timestamptz, dedupe_key text)
-), claim AS (
-    INSERT INTO tracked_event_dedupe (key_id, dedupe_key, event_id, first_seen)
-    SELECT coalesce(key_id, 0), dedupe_key, id, now() FROM input ORDER BY 1, 2
-    ON CONFLICT (key_id, dedupe_key) DO UPDATE SET event_id = EXCLUDED.event_id, first_seen = EXCLUDED.first_seen
-    WHERE tracked_event_dedupe.first_seen <= EXCLUDED.first_seen - ?::interval
-    RETURNING event_id
-), ins AS (
-    INSERT INTO tracked_events (id, key_id, source, name, identity_type, identity_id, identity_canonical, identity_norm,
-        anonymous_id, click_id, attributes, meta, timestamp, received_at, dedupe_key)
-    SELECT id, key_id, source, name, identity_type, identity_id, identity_canonical, identity_norm,
-        anonymous_id, click_id, coalesce(attributes, '{}'), coalesce(meta, '{}'), "timestamp", received_at, dedupe_key
-    FROM input WHERE id IN (SELECT event_id FROM claim)
-    RETURNING id
-)
-SELECT i.id, CASE WHEN c.event_id IS NOT NULL THEN i.id ELSE d.event_id END AS answer
-FROM input i
-LEFT JOIN claim c ON c.event_id = i.id
-LEFT JOIN tracked_event_dedupe d ON c.event_id IS NULL AND d.key_id = coalesce(i.key_id, 0) AND d.dedupe_key = i.dedupe_key`
+	ID                string          `bun:"id,pk"`
+	KeyID             *int64          `bun:"key_id"`
+	Source            string          `bun:"source"`
+	Name              string          `bun:"name"`
+	IdentityType      string          `bun:"identity_type"`
+	IdentityID        string          `bun:"identity_id"`
+	IdentityCanonical *string         `bun:"identity_canonical"`
+	IdentityNorm      string          `bun:"identity_norm"`
+	AnonymousID       *string         `bun:"anonymous_id"`
+	ClickID           *string         `bun:"click_id"`
+	Attributes        json.RawMessage `bun:"attributes,type:jsonb"`
+	Meta              json.RawMessage `bun:"meta,type:jsonb"`
+	Timestamp         time.Time       `bun:"timestamp"`
+	ReceivedAt        time.Time       `bun:"received_at"`
+	DedupeKey         string          `bun:"dedupe_key"`
+}
 
 // insert stores the batch and returns the id answered for each event.
 func (r *Recorder) insert(ctx context.Context, batch []*pending) ([]string, error) {
@@ -347,64 +318,69 @@ func (r *Recorder) insert(ctx context.Context, batch []*pending) ([]string, erro
 	slices.SortFunc(uniq, func(a, b *pending) int {
 		return cmp.Or(cmp.Compare(a.ev.KeyID, b.ev.KeyID), cmp.Compare(a.ev.DedupeKey, b.ev.DedupeKey))
 	})
-	answer := map[dedupeKey]string{}
-	rows := make([]eventRow, len(uniq))
+	keys := make([]int64, len(uniq))
+	dks := make([]string, len(uniq))
+	ids := make([]string, len(uniq))
 	for i, p := range uniq {
-		rows[i] = toRow(p.ev)
+		keys[i], dks[i], ids[i] = p.ev.KeyID, p.ev.DedupeKey, p.ev.ID
 	}
-	input, err := json.Marshal(rows)
-	if err != nil {
-		return nil, fmt.Errorf("encode events: %w", err)
-	}
-	// One statement, one round trip, one implicit transaction: claim each
-	// key for this window (a claim older than the window is taken over),
-	// insert the events whose claim was won, and answer every event with
-	// the id of its key's claim.
-	var got []struct {
-		ID     string  `bun:"id"`
-		Answer *string `bun:"answer"`
-	}
-	if err := r.db.NewRaw(insertEvents, string(input), fmt.Sprintf("%d seconds", int64(DedupeWindow/time.Second))).Scan(ctx, &got); err != nil {
-		return nil, fmt.Errorf("insert events: %w", err)
-	}
-	byID := make(map[string]*pending, len(uniq))
-	for _, p := range uniq {
-		byID[p.ev.ID] = p
-	}
-	var lostKeys []int64
-	var lostDks []string
-	for _, g := range got {
-		p := byID[g.ID]
-		if p == nil {
-			return nil, fmt.Errorf("insert events: unknown id %s in the answer", g.ID)
+	answer := map[dedupeKey]string{}
+	err := r.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		// Claim each key for this window; a claim older than the window is taken over.
+		var won []string
+		if err := tx.NewRaw(`INSERT INTO tracked_event_dedupe (key_id, dedupe_key, event_id, first_seen)
+			SELECT k, d, e, now() FROM unnest(?::bigint[], ?::text[], ?::text[]) AS u(k, d, e)
+			ON CONFLICT (key_id, dedupe_key) DO UPDATE SET event_id = EXCLUDED.event_id, first_seen = EXCLUDED.first_seen
+			WHERE tracked_event_dedupe.first_seen <= EXCLUDED.first_seen - ?::interval
+			RETURNING event_id`, pgdialect.Array(keys), pgdialect.Array(dks), pgdialect.Array(ids),
+			fmt.Sprintf("%d seconds", int64(DedupeWindow/time.Second))).Scan(ctx, &won); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("claim dedupe keys: %w", err)
 		}
-		if g.Answer != nil {
-			answer[dedupeKey{p.ev.KeyID, p.ev.DedupeKey}] = *g.Answer
-			continue
+		wonSet := make(map[string]bool, len(won))
+		for _, id := range won {
+			wonSet[id] = true
 		}
-		// Lost to a claim committed after this statement's snapshot.
-		lostKeys = append(lostKeys, p.ev.KeyID)
-		lostDks = append(lostDks, p.ev.DedupeKey)
-	}
-	if len(lostKeys) > 0 {
-		rs, err := r.db.QueryContext(ctx, `SELECT t.key_id, t.dedupe_key, t.event_id FROM tracked_event_dedupe t
-			JOIN unnest(?::bigint[], ?::text[]) AS u(k, d) ON t.key_id = u.k AND t.dedupe_key = u.d`,
-			pgdialect.Array(lostKeys), pgdialect.Array(lostDks))
-		if err != nil {
-			return nil, fmt.Errorf("look up duplicates: %w", err)
-		}
-		defer rs.Close()
-		for rs.Next() {
-			var k dedupeKey
-			var id string
-			if err := rs.Scan(&k.key, &k.dk, &id); err != nil {
-				return nil, fmt.Errorf("look up duplicates: %w", err)
+		var rows []eventRow
+		var lostKeys []int64
+		var lostDks []string
+		for _, p := range uniq {
+			if !wonSet[p.ev.ID] {
+				lostKeys = append(lostKeys, p.ev.KeyID)
+				lostDks = append(lostDks, p.ev.DedupeKey)
+				continue
 			}
-			answer[k] = id
+			answer[dedupeKey{p.ev.KeyID, p.ev.DedupeKey}] = p.ev.ID
+			rows = append(rows, toRow(p.ev))
 		}
-		if err := rs.Err(); err != nil {
-			return nil, fmt.Errorf("look up duplicates: %w", err)
+		if len(lostKeys) > 0 {
+			rs, err := tx.QueryContext(ctx, `SELECT t.key_id, t.dedupe_key, t.event_id FROM tracked_event_dedupe t
+				JOIN unnest(?::bigint[], ?::text[]) AS u(k, d) ON t.key_id = u.k AND t.dedupe_key = u.d`,
+				pgdialect.Array(lostKeys), pgdialect.Array(lostDks))
+			if err != nil {
+				return fmt.Errorf("look up duplicates: %w", err)
+			}
+			defer rs.Close()
+			for rs.Next() {
+				var k dedupeKey
+				var id string
+				if err := rs.Scan(&k.key, &k.dk, &id); err != nil {
+					return fmt.Errorf("look up duplicates: %w", err)
+				}
+				answer[k] = id
+			}
+			if err := rs.Err(); err != nil {
+				return fmt.Errorf("look up duplicates: %w", err)
+			}
 		}
+		if len(rows) > 0 {
+			if _, err := tx.NewInsert().Model(&rows).Exec(ctx); err != nil {
+				return fmt.Errorf("insert events: %w", err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	out := make([]string, len(batch))
 	for i, p := range batch {
