@@ -28,9 +28,9 @@ func (Assets) Name() string { return "dex_assets" }
 // Run advances the daily values to the prices job's watermark.
 func (j Assets) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
 	chain := j.Market.ChainID
-	var tip int64
-	if err := tx.NewRaw("SELECT coalesce((SELECT watermark FROM aggregator_jobs WHERE name = ?), 0)", Prices{}.Name()).Scan(ctx, &tip); err != nil {
-		return 0, 0, fmt.Errorf("prices watermark: %w", err)
+	tip, err := JobWatermark(ctx, tx, Prices{}.Name())
+	if err != nil {
+		return 0, 0, err
 	}
 	if tip <= wm {
 		return wm, 0, nil

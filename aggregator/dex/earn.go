@@ -57,9 +57,9 @@ func ShareDenom(poolID int64) string { return "gamm/pool/" + strconv.FormatInt(p
 
 // Run advances every strategy to the dex_liquidity job's watermark.
 func (j Earn) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
-	var tip int64
-	if err := tx.NewRaw("SELECT coalesce((SELECT watermark FROM aggregator_jobs WHERE name = ?), 0)", Liquidity{}.Name()).Scan(ctx, &tip); err != nil {
-		return 0, 0, fmt.Errorf("liquidity watermark: %w", err)
+	tip, err := JobWatermark(ctx, tx, Liquidity{}.Name())
+	if err != nil {
+		return 0, 0, err
 	}
 	if tip <= wm || len(j.Strategies) == 0 {
 		return max(tip, wm), 0, nil

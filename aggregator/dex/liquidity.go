@@ -2,8 +2,6 @@ package dex
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 
@@ -39,10 +37,9 @@ const changes = `
 
 // Run advances reserves and daily liquidity to the prices job's watermark.
 func (j Liquidity) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
-	var tip int64
-	err := tx.NewRaw("SELECT watermark FROM aggregator_jobs WHERE name = ?", Prices{}.Name()).Scan(ctx, &tip)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return 0, 0, fmt.Errorf("prices watermark: %w", err)
+	tip, err := JobWatermark(ctx, tx, Prices{}.Name())
+	if err != nil {
+		return 0, 0, err
 	}
 	if tip <= wm {
 		return wm, 0, nil

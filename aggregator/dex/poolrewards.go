@@ -2,8 +2,6 @@ package dex
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -55,10 +53,9 @@ func (PoolRewards) Name() string { return "dex_pool_rewards" }
 
 // Run advances the pool rewards to the prices job's watermark.
 func (j PoolRewards) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
-	var tip int64
-	err := tx.NewRaw("SELECT watermark FROM aggregator_jobs WHERE name = ?", Prices{}.Name()).Scan(ctx, &tip)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return 0, 0, fmt.Errorf("prices watermark: %w", err)
+	tip, err := JobWatermark(ctx, tx, Prices{}.Name())
+	if err != nil {
+		return 0, 0, err
 	}
 	if tip <= wm {
 		return wm, 0, nil

@@ -276,3 +276,13 @@ func swapsFrom(ctx context.Context, db bun.IDB, chainID string, h0 time.Time, ti
 	}
 	return swaps, nil
 }
+
+// JobWatermark is the watermark of the named job (0 before its first run):
+// the jobs that follow another job's progress advance to it.
+func JobWatermark(ctx context.Context, db bun.IDB, name string) (int64, error) {
+	var wm int64
+	if err := db.NewRaw("SELECT coalesce((SELECT watermark FROM aggregator_jobs WHERE name = ?), 0)", name).Scan(ctx, &wm); err != nil {
+		return 0, fmt.Errorf("%s watermark: %w", name, err)
+	}
+	return wm, nil
+}
