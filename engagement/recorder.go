@@ -46,8 +46,8 @@ type RecorderOptions struct {
 // batches, one transaction per batch, and answer each request after its
 // commit. Events are deduplicated per API key for DedupeWindow.
 type Recorder struct {
-	db      *bun.DB
-	opt     RecorderOptions
+	db         *bun.DB
+	opt        RecorderOptions
 	queue      chan *pending
 	committers atomic.Int32 // running committer goroutines
 
