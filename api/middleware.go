@@ -194,6 +194,33 @@ func (s *Server) operation(op route.Operation, public bool) http.Handler {
 			writeEncoded(sw, r, cached)
 			return
 		}
+		if ckey != "" && s.cache.enabled() {
+			// Identical requests that miss the cache together share one
+			// computation (a popular URL expiring under load is computed
+			// once, not once per waiting request). It runs detached from any
+			// one client's cancellation, bounded by the handler timeout.
+			v, err, _ := s.flight.Do(ckey, func() (any, error) {
+				ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), s.opt.Config.Timeouts.Handler.D())
+				defer cancel()
+				req := &Request{Op: op, Params: vals, HTTP: r.WithContext(ctx), Key: key, Now: s.opt.Now().UTC(), ClientIP: s.clientIP(r)}
+				resp, err := jsonH(ctx, req)
+				if err != nil {
+					return nil, err
+				}
+				e, err := encode(op, resp, true)
+				if err != nil {
+					return nil, err
+				}
+				s.cache.put(ckey, e, time.Now())
+				return e, nil
+			})
+			if err != nil {
+				s.writeError(sw, r, err)
+				return
+			}
+			writeEncoded(sw, r, v.(*encoded))
+			return
+		}
 		ctx, cancel := context.WithTimeout(r.Context(), s.opt.Config.Timeouts.Handler.D())
 		defer cancel()
 		req := &Request{Op: op, Params: vals, HTTP: r.WithContext(ctx), Key: key, Now: s.opt.Now().UTC(), ClientIP: s.clientIP(r)}
@@ -208,15 +235,11 @@ func (s *Server) operation(op route.Operation, public bool) http.Handler {
 			s.writeError(sw, r, err)
 			return
 		}
-		// An answer kept for later requests gets its gzip variant; one sent
-		// once is compressed only for a client that takes gzip.
-		e, err := encode(op, resp, (ckey != "" && s.cache.enabled()) || acceptsGzip(r))
+		// An answer sent once is compressed only for a client that takes gzip.
+		e, err := encode(op, resp, acceptsGzip(r))
 		if err != nil {
 			s.writeError(sw, r, err)
 			return
-		}
-		if ckey != "" {
-			s.cache.put(ckey, e, time.Now())
 		}
 		writeEncoded(sw, r, e)
 	})

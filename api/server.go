@@ -15,6 +15,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/chainlens/chainlens/api/apikey"
 	"github.com/chainlens/chainlens/api/route"
@@ -56,6 +57,9 @@ type Server struct {
 	listeners map[string][]string
 	// trusted are the reverse proxies whose X-Forwarded-For is believed.
 	trusted []netip.Prefix
+	// flight shares one computation among identical requests that miss
+	// the response cache at once.
+	flight singleflight.Group
 }
 
 // New builds a Server from the route table and handlers.

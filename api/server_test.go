@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -423,5 +424,41 @@ func TestResponseCache(t *testing.T) {
 	}
 	if resp, _ := e.do(t, "GET", "/activity/active_whales?limit=2", "", nil); resp.StatusCode != 401 {
 		t.Fatalf("a cached answer must still require a key: %d", resp.StatusCode)
+	}
+}
+
+// TestResponseCacheSharesMisses: identical requests that miss the cache at
+// the same moment are answered by one handler call.
+func TestResponseCacheSharesMisses(t *testing.T) {
+	var calls atomic.Int64
+	release := make(chan struct{})
+	e := newEnv(t, func(c *config.API, h *api.Handlers) {
+		h.JSON["GET /activity/active_whales"] = func(ctx context.Context, req *api.Request) (*api.Response, error) {
+			calls.Add(1)
+			<-release
+			return whalesHandler(ctx, req)
+		}
+	})
+	var wg sync.WaitGroup
+	codes := make(chan int, 8)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, _ := e.do(t, "GET", "/activity/active_whales?limit=4", e.key, nil)
+			codes <- resp.StatusCode
+		}()
+	}
+	time.Sleep(300 * time.Millisecond) // all eight wait on the first computation
+	close(release)
+	wg.Wait()
+	close(codes)
+	for c := range codes {
+		if c != 200 {
+			t.Errorf("status %d", c)
+		}
+	}
+	if got := calls.Load(); got != 1 {
+		t.Errorf("handler called %d times for 8 identical concurrent requests, want 1", got)
 	}
 }
