@@ -177,7 +177,7 @@ func (j Audiences) dexTraders(ctx context.Context, tx bun.Tx, ch config.Chain, r
 		GROUP BY s.sender, s.denom_in, p.hour, p.price_usd`, ch.ID, since).Scan(ctx, &rows); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("dex volume: %w", err)
 	}
-	min, err := math.LegacyNewDecFromStr(r.MinDexVolumeUSD)
+	minVolume, err := math.LegacyNewDecFromStr(r.MinDexVolumeUSD)
 	if err != nil {
 		return nil, err
 	}
@@ -199,7 +199,7 @@ func (j Audiences) dexTraders(ctx context.Context, tx bun.Tx, ch config.Chain, r
 	}
 	var out []string
 	for s, v := range vol {
-		if v.GTE(min) && v.IsPositive() {
+		if v.GTE(minVolume) && v.IsPositive() {
 			out = append(out, s)
 		}
 	}

@@ -19,7 +19,6 @@ import (
 	sdkmath "cosmossdk.io/math"
 	sdk "github.com/cosmos/cosmos-sdk/types"
 	"github.com/cosmos/cosmos-sdk/types/bech32"
-	banktypes "github.com/cosmos/cosmos-sdk/x/bank/types"
 	"github.com/uptrace/bun"
 
 	"github.com/chainlens/chainlens/aggregator"
@@ -90,19 +89,11 @@ const richMin = devnet.UserFunds
 
 func bankBalance(t *testing.T, ctx context.Context, c *cometbft.Client, address string, height int64) sdkmath.Int {
 	t.Helper()
-	req, err := (&banktypes.QueryBalanceRequest{Address: address, Denom: devnet.BondDenom}).Marshal()
+	b, err := devnet.BankBalance(ctx, c, address, devnet.BondDenom, height)
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, err := c.ABCIQuery(ctx, "/cosmos.bank.v1beta1.Query/Balance", req, height)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var resp banktypes.QueryBalanceResponse
-	if err := resp.Unmarshal(raw); err != nil {
-		t.Fatal(err)
-	}
-	return resp.Balance.Amount
+	return b
 }
 
 func reprefix(t *testing.T, addr, hrp string) string {

@@ -394,7 +394,11 @@ func (j Onchain) matchCosmos(ctx context.Context, tx bun.Tx, goals []goal, lo, h
 					if amount != nil {
 						c.Denom, c.Amount = ptr(g.Denom), ptr(amount.String())
 					}
-					if v, ok := j.valueUSD(ctx, tx, sent, t.Time); ok {
+					v, ok, err := j.valueUSD(ctx, tx, sent, t.Time)
+					if err != nil {
+						return nil, err
+					}
+					if ok {
 						c.ValueUSD = ptr(v.String())
 					}
 					out = append(out, c)
@@ -407,19 +411,21 @@ func (j Onchain) matchCosmos(ctx context.Context, tx bun.Tx, goals []goal, lo, h
 
 // valueUSD is the USD value of the coins sent, at the dex chain's hourly
 // price; false when the chain is not the dex chain or no coin is priced.
-func (j Onchain) valueUSD(ctx context.Context, tx bun.Tx, sent map[string]math.Int, at time.Time) (math.LegacyDec, bool) {
+func (j Onchain) valueUSD(ctx context.Context, tx bun.Tx, sent map[string]math.Int, at time.Time) (math.LegacyDec, bool, error) {
 	if j.Prices == nil || j.Prices.Market.ChainID != j.Chain.ID {
-		return math.LegacyDec{}, false
+		return math.LegacyDec{}, false, nil
 	}
-	total, any := math.LegacyZeroDec(), false
+	total, priced := math.LegacyZeroDec(), false
 	for denom, amt := range sent {
 		v, ok, err := j.Prices.Value(ctx, tx, denom, amt, at)
-		if err != nil || !ok {
-			continue
+		if err != nil {
+			return math.LegacyDec{}, false, err
 		}
-		total, any = total.Add(v), true
+		if ok {
+			total, priced = total.Add(v), true
+		}
 	}
-	return total, any
+	return total, priced, nil
 }
 
 func goalCampaigns(goals []goal) ([]int64, time.Duration) {
