@@ -12,6 +12,7 @@ import (
 type metrics struct {
 	latency  *prometheus.HistogramVec
 	requests *prometheus.CounterVec
+	cache    *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -25,8 +26,12 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "chainlens_api_requests_total",
 			Help: "API requests by operation and status code.",
 		}, []string{"operation", "code"}),
+		cache: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "chainlens_api_cache_lookups_total",
+			Help: "Analytics answers by response cache result: hit (fresh), stale (sent while recomputed in the background) or miss (computed before sending).",
+		}, []string{"result"}),
 	}
-	for _, c := range []prometheus.Collector{m.latency, m.requests} {
+	for _, c := range []prometheus.Collector{m.latency, m.requests, m.cache} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("api metrics: %w", err)
 		}
@@ -40,4 +45,15 @@ func (m *metrics) observe(op string, status int, d time.Duration) {
 	}
 	m.latency.WithLabelValues(op).Observe(d.Seconds())
 	m.requests.WithLabelValues(op, strconv.Itoa(status)).Inc()
+}
+
+func (m *metrics) cacheResult(s cacheState) {
+	switch s {
+	case cacheFresh:
+		m.cache.WithLabelValues("hit").Inc()
+	case cacheStale:
+		m.cache.WithLabelValues("stale").Inc()
+	default:
+		m.cache.WithLabelValues("miss").Inc()
+	}
 }

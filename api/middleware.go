@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chainlens/chainlens/api/apikey"
@@ -157,9 +158,10 @@ func (s *Server) operation(op route.Operation, public bool) http.Handler {
 		// hit skips parameter parsing (credits are still charged below).
 		var ckey string
 		var cached *encoded
+		state := cacheMiss
 		if op.Analytics() && isJSON {
 			ckey = cacheKey(op, r)
-			cached = s.cache.get(ckey, time.Now())
+			cached, state = s.cache.get(ckey, time.Now())
 		}
 		var vals params.Values
 		if cached == nil {
@@ -191,28 +193,21 @@ func (s *Server) operation(op route.Operation, public bool) http.Handler {
 			}()
 		}
 		if cached != nil {
+			s.metrics.cacheResult(state)
+			if state == cacheStale && cached.refreshing.CompareAndSwap(false, true) {
+				s.refresh(op, jsonH, ckey, r.Clone(context.WithoutCancel(r.Context())), key)
+			}
 			writeEncoded(sw, r, cached)
 			return
 		}
 		if ckey != "" && s.cache.enabled() {
+			s.metrics.cacheResult(cacheMiss)
 			// Identical requests that miss the cache together share one
 			// computation (a popular URL expiring under load is computed
 			// once, not once per waiting request). It runs detached from any
 			// one client's cancellation, bounded by the handler timeout.
 			v, err, _ := s.flight.Do(ckey, func() (any, error) {
-				ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), s.opt.Config.Timeouts.Handler.D())
-				defer cancel()
-				req := &Request{Op: op, Params: vals, HTTP: r.WithContext(ctx), Key: key, Now: s.opt.Now().UTC(), ClientIP: s.clientIP(r)}
-				resp, err := jsonH(ctx, req)
-				if err != nil {
-					return nil, err
-				}
-				e, err := encode(op, resp, true)
-				if err != nil {
-					return nil, err
-				}
-				s.cache.put(ckey, e, time.Now())
-				return e, nil
+				return s.computeCached(op, jsonH, ckey, vals, r, key)
 			})
 			if err != nil {
 				s.writeError(sw, r, err)
@@ -328,6 +323,45 @@ func (s *Server) preflight(op route.Operation) http.Handler {
 	})
 }
 
+// computeCached runs an analytics handler detached from the client's
+// cancellation (bounded by the handler timeout), encodes its answer and
+// keeps it in the response cache.
+func (s *Server) computeCached(op route.Operation, h Handler, ckey string, vals params.Values, r *http.Request, key *apikey.Key) (*encoded, error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), s.opt.Config.Timeouts.Handler.D())
+	defer cancel()
+	req := &Request{Op: op, Params: vals, HTTP: r.WithContext(ctx), Key: key, Now: s.opt.Now().UTC(), ClientIP: s.clientIP(r)}
+	resp, err := h(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	e, err := encode(op, resp, true)
+	if err != nil {
+		return nil, err
+	}
+	s.cache.put(ckey, e, time.Now())
+	return e, nil
+}
+
+// refresh recomputes a stale cached answer in the background (r is a clone
+// of the request that found it stale). A failure keeps the stale answer
+// until it ages out, and is logged.
+func (s *Server) refresh(op route.Operation, h Handler, ckey string, r *http.Request, key *apikey.Key) {
+	go func() {
+		vals, err := params.Parse(op, r)
+		if err == nil {
+			_, err, _ = s.flight.Do(ckey, func() (any, error) {
+				return s.computeCached(op, h, ckey, vals, r, key)
+			})
+		}
+		if err != nil {
+			s.opt.Log.Warn("refreshing a cached answer", "operation", op.ID(), "path", r.URL.Path, "err", err)
+			if e, _ := s.cache.get(ckey, time.Now()); e != nil {
+				e.refreshing.Store(false)
+			}
+		}
+	}()
+}
+
 // encoded is a handler's answer ready to send, kept in the response cache.
 type encoded struct {
 	body    []byte
@@ -335,6 +369,9 @@ type encoded struct {
 	etag    string
 	header  http.Header // Content-Type, Cache-Control, freshness
 	expires time.Time
+	// refreshing is set while a background request recomputes this stale
+	// answer, so only one does.
+	refreshing atomic.Bool
 }
 
 // encode renders a handler's answer: JSON, freshness headers, an ETag and,
@@ -403,18 +440,21 @@ func writeEncoded(w http.ResponseWriter, r *http.Request, e *encoded) {
 
 // responseCache keeps encoded analytics answers for a short time: report
 // tables change only when an aggregator job runs, so identical requests
-// within CacheTTL are answered without touching the database.
+// within ttl are answered without touching the database. For stale more
+// after that an answer is still sent while one background request
+// recomputes it (stale-while-revalidate): a URL asked at least once per
+// ttl+stale is always answered from memory and at most one computation old.
 type responseCache struct {
-	ttl time.Duration
-	mu  sync.Mutex
-	m   map[string]*encoded
+	ttl, stale time.Duration
+	mu         sync.Mutex
+	m          map[string]*encoded
 }
 
 // maxCacheEntries bounds the cache; it is emptied when full.
 const maxCacheEntries = 10_000
 
-func newResponseCache(ttl time.Duration) *responseCache {
-	return &responseCache{ttl: ttl, m: map[string]*encoded{}}
+func newResponseCache(ttl, stale time.Duration) *responseCache {
+	return &responseCache{ttl: ttl, stale: stale, m: map[string]*encoded{}}
 }
 
 // cacheKey identifies an analytics request: operation, path and the query
@@ -426,20 +466,36 @@ func cacheKey(op route.Operation, r *http.Request) string {
 // enabled reports whether answers are kept at all (cache_ttl > 0).
 func (c *responseCache) enabled() bool { return c != nil && c.ttl > 0 }
 
-func (c *responseCache) get(key string, now time.Time) *encoded {
-	if c == nil || c.ttl <= 0 {
-		return nil
+// cacheState is what the cache holds for a key at a given time.
+type cacheState int
+
+const (
+	cacheMiss  cacheState = iota // nothing usable: compute before answering
+	cacheFresh                   // within ttl: send it
+	cacheStale                   // past ttl, within stale: send it and recompute
+)
+
+// get returns the answer kept for key and whether it is fresh or stale.
+func (c *responseCache) get(key string, now time.Time) (*encoded, cacheState) {
+	if !c.enabled() {
+		return nil, cacheMiss
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e, ok := c.m[key]; ok && now.Before(e.expires) {
-		return e
+	e, ok := c.m[key]
+	c.mu.Unlock()
+	switch {
+	case !ok:
+		return nil, cacheMiss
+	case now.Before(e.expires):
+		return e, cacheFresh
+	case now.Before(e.expires.Add(c.stale)):
+		return e, cacheStale
 	}
-	return nil
+	return nil, cacheMiss
 }
 
 func (c *responseCache) put(key string, e *encoded, now time.Time) {
-	if c == nil || c.ttl <= 0 {
+	if !c.enabled() {
 		return
 	}
 	e.expires = now.Add(c.ttl)

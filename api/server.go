@@ -87,7 +87,7 @@ func New(opt Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{opt: opt, metrics: m, cache: newResponseCache(opt.Config.CacheTTL.D()), listeners: map[string][]string{}}
+	s := &Server{opt: opt, metrics: m, cache: newResponseCache(opt.Config.CacheTTL.D(), opt.Config.CacheStale.D()), listeners: map[string][]string{}}
 	for _, p := range opt.Config.TrustedProxies {
 		prefix, err := netip.ParsePrefix(p)
 		if err != nil {

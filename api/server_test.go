@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -404,6 +405,7 @@ func TestResponseCache(t *testing.T) {
 	var calls atomic.Int64
 	e := newEnv(t, func(c *config.API, h *api.Handlers) {
 		c.CacheTTL = config.Duration(300 * time.Millisecond)
+		c.CacheStale = 0
 		h.JSON["GET /activity/active_whales"] = func(ctx context.Context, req *api.Request) (*api.Response, error) {
 			calls.Add(1)
 			return whalesHandler(ctx, req)
@@ -424,6 +426,100 @@ func TestResponseCache(t *testing.T) {
 	}
 	if resp, _ := e.do(t, "GET", "/activity/active_whales?limit=2", "", nil); resp.StatusCode != 401 {
 		t.Fatalf("a cached answer must still require a key: %d", resp.StatusCode)
+	}
+}
+
+// TestResponseCacheStaleWhileRevalidate: past the TTL, within cache_stale,
+// the kept answer is sent at once while one background call recomputes it;
+// the next request gets the new answer; a failed refresh keeps the old one
+// until it ages out; past TTL+stale the answer is computed before sending.
+func TestResponseCacheStaleWhileRevalidate(t *testing.T) {
+	const ttl, stale = 200 * time.Millisecond, 600 * time.Millisecond
+	var calls atomic.Int64
+	gate := make(chan struct{}, 10)
+	var fail atomic.Bool
+	e := newEnv(t, func(c *config.API, h *api.Handlers) {
+		c.CacheTTL = config.Duration(ttl)
+		c.CacheStale = config.Duration(stale)
+		h.JSON["GET /activity/active_whales"] = func(ctx context.Context, req *api.Request) (*api.Response, error) {
+			n := calls.Add(1)
+			if n > 1 {
+				<-gate // recomputations wait until the test lets them go
+			}
+			if fail.Load() {
+				return nil, errors.New("report table unavailable")
+			}
+			return &api.Response{Body: map[string]int64{"call": n}, Freshness: api.Freshness{Chains: []api.ChainHeight{{ChainID: "localosmosis", Height: 299 + n, Time: time.Date(2026, 11, 21, 21, 32, 53, 0, time.UTC)}}}}, nil
+		}
+	})
+	get := func() (string, string) {
+		t.Helper()
+		resp, body := e.do(t, "GET", "/activity/active_whales", e.key, nil)
+		if resp.StatusCode != 200 {
+			t.Fatalf("%d %s", resp.StatusCode, body)
+		}
+		return strings.TrimSpace(string(body)), resp.Header.Get("X-Data-Height")
+	}
+	waitCalls := func(n int64) {
+		t.Helper()
+		for deadline := time.Now().Add(5 * time.Second); calls.Load() < n; {
+			if time.Now().After(deadline) {
+				t.Fatalf("handler called %d times, want %d", calls.Load(), n)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+
+	if body, h := get(); body != `{"call":1}` || h != "300" {
+		t.Fatalf("first answer %s at %s", body, h)
+	}
+	time.Sleep(ttl + 50*time.Millisecond)
+	// Stale: sent at once (the recomputation is blocked on the gate), and
+	// a second stale request does not start another recomputation.
+	for range 2 {
+		if body, h := get(); body != `{"call":1}` || h != "300" {
+			t.Fatalf("stale answer %s at %s", body, h)
+		}
+	}
+	waitCalls(2)
+	gate <- struct{}{}
+	// The refreshed answer replaces the stale one.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if body, _ := get(); body == `{"call":2}` {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the refreshed answer never replaced the stale one")
+		}
+	}
+	if got := calls.Load(); got != 2 {
+		t.Fatalf("handler called %d times, want 2 (one refresh for several stale requests)", got)
+	}
+
+	// A failed refresh keeps the stale answer (and a later stale request
+	// tries again).
+	fail.Store(true)
+	time.Sleep(ttl + 50*time.Millisecond)
+	gate <- struct{}{}
+	if body, _ := get(); body != `{"call":2}` {
+		t.Fatalf("stale answer before a failing refresh: %s", body)
+	}
+	waitCalls(3)
+	gate <- struct{}{}
+	for deadline := time.Now().Add(5 * time.Second); calls.Load() < 4; time.Sleep(5 * time.Millisecond) {
+		if body, _ := get(); body != `{"call":2}` {
+			t.Fatalf("after a failed refresh the stale answer must still be sent: %s", body)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a stale request after a failed refresh never tried again")
+		}
+	}
+
+	// Past TTL+stale nothing is sent from memory: the failure is the answer.
+	time.Sleep(ttl + stale)
+	gate <- struct{}{}
+	if resp, body := e.do(t, "GET", "/activity/active_whales", e.key, nil); resp.StatusCode != 500 {
+		t.Fatalf("past the stale window: %d %s, want the handler's 500", resp.StatusCode, body)
 	}
 }
 

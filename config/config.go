@@ -51,6 +51,11 @@ type API struct {
 	// CacheTTL is how long an identical analytics request is answered from
 	// memory (report tables change only when aggregator jobs run); 0 = off.
 	CacheTTL Duration `yaml:"cache_ttl"`
+	// CacheStale is how long past CacheTTL an answer is still sent while
+	// one background request recomputes it (stale-while-revalidate), so a
+	// popular URL never waits for its queries; 0 = an expired answer is
+	// recomputed before it is sent.
+	CacheStale Duration `yaml:"cache_stale"`
 	// DocsTitle names the service in the OpenAPI document and docs page.
 	DocsTitle string `yaml:"docs_title"`
 	// TrustedProxies are the CIDRs of reverse proxies whose

@@ -35,6 +35,7 @@ func TestParseMinimalFillsDefaults(t *testing.T) {
 		{"quota", cfg.API.Quota.Credits, int64(1_000_000)},
 		{"max conns", cfg.Database.MaxConns, 10},
 		{"response cache", cfg.API.CacheTTL.D(), time.Second},
+		{"stale answers", cfg.API.CacheStale.D(), 10 * time.Second},
 	}
 	for _, c := range checks {
 		if c.got != c.want {
@@ -72,6 +73,7 @@ func TestParseErrorsNameKeyAndLine(t *testing.T) {
 		{"bad group name", strings.Replace(minimal, "api: {listen: 127.0.0.1:8080}", "api: {listen: 127.0.0.1:8080, groups: {dexx: {prefix: /d}}}", 1), []string{"api.groups.dexx (line 3)", "unknown group"}},
 		{"evm without tokens", minimal + "  - {id: eth, kind: evm, rpc: [http://127.0.0.1:8545]}\n", []string{"chains[1].tokens", "at least one token"}},
 		{"evm bad token", minimal + "  - {id: eth, kind: evm, rpc: [http://127.0.0.1:8545], tokens: [{address: 0x12, symbol: USDC, decimals: 6}]}\n", []string{"chains[1].tokens[0].address (line 8)"}},
+		{"negative cache stale", strings.Replace(minimal, "api: {listen: 127.0.0.1:8080}", "api: {listen: 127.0.0.1:8080, cache_stale: -5s}", 1), []string{"line 3", `"-5s" is not a duration`}},
 		{"cosmos needs prefix", minimal + "  - {id: x, kind: cosmos, rpc: [http://127.0.0.1:1]}\n", []string{"chains[1].bech32_prefix", "required for kind cosmos"}},
 	}
 	for _, c := range cases {
