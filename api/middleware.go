@@ -327,6 +327,7 @@ func (s *Server) preflight(op route.Operation) http.Handler {
 // cancellation (bounded by the handler timeout), encodes its answer and
 // keeps it in the response cache.
 func (s *Server) computeCached(op route.Operation, h Handler, ckey string, vals params.Values, r *http.Request, key *apikey.Key) (*encoded, error) {
+	started, seq := time.Now(), s.cache.seq()
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), s.opt.Config.Timeouts.Handler.D())
 	defer cancel()
 	req := &Request{Op: op, Params: vals, HTTP: r.WithContext(ctx), Key: key, Now: s.opt.Now().UTC(), ClientIP: s.clientIP(r)}
@@ -338,7 +339,7 @@ func (s *Server) computeCached(op route.Operation, h Handler, ckey string, vals 
 	if err != nil {
 		return nil, err
 	}
-	s.cache.put(ckey, e, time.Now())
+	s.cache.put(ckey, e, started, seq)
 	return e, nil
 }
 
@@ -347,6 +348,11 @@ func (s *Server) computeCached(op route.Operation, h Handler, ckey string, vals 
 // until it ages out, and is logged.
 func (s *Server) refresh(op route.Operation, h Handler, ckey string, r *http.Request, key *apikey.Key) {
 	go func() {
+		// Background recomputations take turns on a few slots: a change
+		// announced for many cached answers at once must not crowd out the
+		// requests being served (the stale answers are sent meanwhile).
+		s.refreshSlots <- struct{}{}
+		defer func() { <-s.refreshSlots }()
 		vals, err := params.Parse(op, r)
 		if err == nil {
 			_, err, _ = s.flight.Do(ckey, func() (any, error) {
@@ -368,7 +374,11 @@ type encoded struct {
 	gzipped []byte // nil when the body is too small to be worth compressing
 	etag    string
 	header  http.Header // Content-Type, Cache-Control, freshness
-	expires time.Time
+	chains  []string    // the chains the answer was computed from
+	// computed is when the computation started, seq the change sequence
+	// then (see responseCache).
+	computed time.Time
+	seq      int64
 	// refreshing is set while a background request recomputes this stale
 	// answer, so only one does.
 	refreshing atomic.Bool
@@ -392,6 +402,9 @@ func encode(op route.Operation, resp *Response, compress bool) (*encoded, error)
 		}
 	}
 	e := &encoded{body: buf.Bytes(), header: http.Header{}}
+	for _, ch := range resp.Freshness.Chains {
+		e.chains = append(e.chains, ch.ChainID)
+	}
 	e.header.Set("Content-Type", "application/json")
 	if op.Analytics() {
 		setFreshness(e.header, resp.Freshness)
@@ -438,23 +451,31 @@ func writeEncoded(w http.ResponseWriter, r *http.Request, e *encoded) {
 	_, _ = w.Write(body)
 }
 
-// responseCache keeps encoded analytics answers for a short time: report
-// tables change only when an aggregator job runs, so identical requests
-// within ttl are answered without touching the database. For stale more
-// after that an answer is still sent while one background request
-// recomputes it (stale-while-revalidate): a URL asked at least once per
-// ttl+stale is always answered from memory and at most one computation old.
+// responseCache keeps encoded analytics answers in memory. Report tables
+// change only when the indexer or an aggregator job commits, and the
+// database announces each such commit (see ChangeFeed): an answer is kept
+// until a change of its chains or of the report tables is announced, for at
+// most ttl; while announcements are not being received, for at most
+// unannouncedTTL. For stale more after that an answer is still sent while
+// one background request recomputes it (stale-while-revalidate): a URL
+// asked often is always answered from memory, at most one computation
+// behind the data.
 type responseCache struct {
 	ttl, stale time.Duration
+	changes    ChangeFeed // nil: answers are kept for min(ttl, unannouncedTTL)
 	mu         sync.Mutex
 	m          map[string]*encoded
 }
 
+// unannouncedTTL is the longest an answer is kept while data changes are
+// not being announced to the server.
+const unannouncedTTL = time.Second
+
 // maxCacheEntries bounds the cache; it is emptied when full.
 const maxCacheEntries = 10_000
 
-func newResponseCache(ttl, stale time.Duration) *responseCache {
-	return &responseCache{ttl: ttl, stale: stale, m: map[string]*encoded{}}
+func newResponseCache(ttl, stale time.Duration, changes ChangeFeed) *responseCache {
+	return &responseCache{ttl: ttl, stale: stale, changes: changes, m: map[string]*encoded{}}
 }
 
 // cacheKey identifies an analytics request: operation, path and the query
@@ -471,9 +492,17 @@ type cacheState int
 
 const (
 	cacheMiss  cacheState = iota // nothing usable: compute before answering
-	cacheFresh                   // within ttl: send it
-	cacheStale                   // past ttl, within stale: send it and recompute
+	cacheFresh                   // send it
+	cacheStale                   // outdated but within stale: send it and recompute
 )
+
+// seq is the change sequence to record with an answer about to be computed.
+func (c *responseCache) seq() int64 {
+	if c.changes == nil {
+		return 0
+	}
+	return c.changes.Seq()
+}
 
 // get returns the answer kept for key and whether it is fresh or stale.
 func (c *responseCache) get(key string, now time.Time) (*encoded, cacheState) {
@@ -483,22 +512,33 @@ func (c *responseCache) get(key string, now time.Time) (*encoded, cacheState) {
 	c.mu.Lock()
 	e, ok := c.m[key]
 	c.mu.Unlock()
-	switch {
-	case !ok:
+	if !ok {
 		return nil, cacheMiss
-	case now.Before(e.expires):
+	}
+	ttl := c.ttl
+	listening := c.changes != nil && c.changes.Listening()
+	if !listening {
+		ttl = min(ttl, unannouncedTTL)
+	}
+	age := now.Sub(e.computed)
+	switch {
+	case age < ttl && !(listening && c.changes.ChangedSince(e.seq, e.chains)):
 		return e, cacheFresh
-	case now.Before(e.expires.Add(c.stale)):
+	case c.stale > 0 && age < ttl+c.stale:
+		// Outdated (expired, or its data announced changed): still sent
+		// while it is recomputed, within stale of its expiry.
 		return e, cacheStale
 	}
 	return nil, cacheMiss
 }
 
-func (c *responseCache) put(key string, e *encoded, now time.Time) {
+// put keeps e, computed from data read from started on, after change
+// sequence seq.
+func (c *responseCache) put(key string, e *encoded, started time.Time, seq int64) {
 	if !c.enabled() {
 		return
 	}
-	e.expires = now.Add(c.ttl)
+	e.computed, e.seq = started, seq
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.m) >= maxCacheEntries {

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -46,6 +47,17 @@ type Options struct {
 	// migrations current); nil means always ready.
 	Ready func(ctx context.Context) error
 	Now   func() time.Time
+	// Changes tells the response cache when data changes (store.Changes);
+	// nil: cached answers are kept at most 1 s.
+	Changes ChangeFeed
+}
+
+// ChangeFeed reports announced data changes (store.Changes): Seq before a
+// read, ChangedSince after it; meaningful only while Listening.
+type ChangeFeed interface {
+	Seq() int64
+	Listening() bool
+	ChangedSince(seq int64, chains []string) bool
 }
 
 // Server serves the API on one or more listeners.
@@ -60,6 +72,8 @@ type Server struct {
 	// flight shares one computation among identical requests that miss
 	// the response cache at once.
 	flight singleflight.Group
+	// refreshSlots bounds the background recomputations of stale answers.
+	refreshSlots chan struct{}
 }
 
 // New builds a Server from the route table and handlers.
@@ -87,7 +101,8 @@ func New(opt Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{opt: opt, metrics: m, cache: newResponseCache(opt.Config.CacheTTL.D(), opt.Config.CacheStale.D()), listeners: map[string][]string{}}
+	s := &Server{opt: opt, metrics: m, cache: newResponseCache(opt.Config.CacheTTL.D(), opt.Config.CacheStale.D(), opt.Changes), listeners: map[string][]string{},
+		refreshSlots: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2))}
 	for _, p := range opt.Config.TrustedProxies {
 		prefix, err := netip.ParsePrefix(p)
 		if err != nil {

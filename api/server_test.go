@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/chainlens/chainlens/store"
 	"io"
 	"log/slog"
 	"net/http"
@@ -59,19 +60,27 @@ func whalesHandler(ctx context.Context, req *api.Request) (*api.Response, error)
 
 func newEnv(t *testing.T, mutate func(*config.API, *api.Handlers)) *env {
 	t.Helper()
+	return newEnvWith(t, func(o *api.Options, _ *bun.DB) {
+		if mutate != nil {
+			mutate(&o.Config, &o.Handlers)
+		}
+	})
+}
+
+// newEnvWith is newEnv with access to every server option and the database.
+func newEnvWith(t *testing.T, mutate func(*api.Options, *bun.DB)) *env {
+	t.Helper()
 	db, _ := testdb.New(t)
-	cfg := testConfig(t)
-	h := api.Handlers{JSON: map[string]api.Handler{}, Raw: map[string]api.RawHandler{}}
-	if mutate != nil {
-		mutate(&cfg, &h)
-	}
 	log := slog.New(slog.DiscardHandler)
 	meter := apikey.NewMeter(db, log)
-	s, err := api.New(api.Options{Config: cfg, Ops: route.Table(), Handlers: h, Auth: apikey.NewAuthenticator(db), Meter: meter, Log: log})
+	opt := api.Options{Config: testConfig(t), Ops: route.Table(), Handlers: api.Handlers{JSON: map[string]api.Handler{}, Raw: map[string]api.RawHandler{}},
+		Auth: apikey.NewAuthenticator(db), Meter: meter, Log: log}
+	mutate(&opt, db)
+	s, err := api.New(opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(s.Handler(cfg.Listen))
+	srv := httptest.NewServer(s.Handler(opt.Config.Listen))
 	t.Cleanup(srv.Close)
 	raw, _, err := apikey.Create(context.Background(), db, apikey.Spec{Name: "test", Kind: apikey.Secret, Scopes: []string{"all"},
 		QuotaCredits: 1000, QuotaPeriod: 24 * time.Hour, RatePerSec: 1000, RateBurst: 1000})
@@ -520,6 +529,72 @@ func TestResponseCacheStaleWhileRevalidate(t *testing.T) {
 	gate <- struct{}{}
 	if resp, body := e.do(t, "GET", "/activity/active_whales", e.key, nil); resp.StatusCode != 500 {
 		t.Fatalf("past the stale window: %d %s, want the handler's 500", resp.StatusCode, body)
+	}
+}
+
+// TestResponseCacheFollowsAnnouncedChanges: with the database's change
+// announcements followed, an answer stays in memory past the 1 s fallback
+// until its chain's data (or a report table) is announced changed; a change
+// of another chain leaves it alone.
+func TestResponseCacheFollowsAnnouncedChanges(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var calls atomic.Int64
+	changes := store.NewChanges()
+	e := newEnvWith(t, func(o *api.Options, db *bun.DB) {
+		o.Config.CacheTTL = config.Duration(time.Minute)
+		o.Config.CacheStale = 0
+		o.Changes = changes
+		o.Handlers.JSON["GET /activity/active_whales"] = func(ctx context.Context, req *api.Request) (*api.Response, error) {
+			n := calls.Add(1)
+			return &api.Response{Body: map[string]int64{"call": n}, Freshness: api.Freshness{Chains: []api.ChainHeight{{ChainID: "a", Height: n, Time: time.Date(2026, 11, 21, 21, 32, 53, 0, time.UTC)}}}}, nil
+		}
+		if err := store.EnsurePartitions(ctx, db, []string{"blocks"}, 1, 10); err != nil {
+			t.Fatal(err)
+		}
+		go func() { _ = changes.Run(ctx, db, slog.New(slog.DiscardHandler)) }()
+	})
+	for deadline := time.Now().Add(10 * time.Second); !changes.Listening(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("not listening")
+		}
+	}
+	get := func() string {
+		t.Helper()
+		resp, body := e.do(t, "GET", "/activity/active_whales", e.key, nil)
+		if resp.StatusCode != 200 {
+			t.Fatalf("%d %s", resp.StatusCode, body)
+		}
+		return strings.TrimSpace(string(body))
+	}
+	commit := func(chain string, height int) {
+		t.Helper()
+		before := changes.Seq()
+		if _, err := e.db.ExecContext(ctx, "INSERT INTO blocks VALUES (?, ?, 'h', now(), 'p', 'x', 0)", chain, height); err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(10 * time.Second); !changes.ChangedSince(before, []string{chain}); time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the commit of chain %s was never announced", chain)
+			}
+		}
+	}
+	steps := []struct {
+		name   string
+		before func()
+		want   string
+	}{
+		{"first request", func() {}, `{"call":1}`},
+		{"past the 1 s fallback, nothing changed", func() { time.Sleep(1100 * time.Millisecond) }, `{"call":1}`},
+		{"another chain committed", func() { commit("b", 1) }, `{"call":1}`},
+		{"its chain committed", func() { commit("a", 1) }, `{"call":2}`},
+		{"again, nothing changed", func() {}, `{"call":2}`},
+	}
+	for _, s := range steps {
+		s.before()
+		if got := get(); got != s.want {
+			t.Fatalf("%s: %s, want %s", s.name, got, s.want)
+		}
 	}
 }
 

@@ -48,10 +48,13 @@ type API struct {
 	Quota Quota `yaml:"quota"`
 	// Timeouts of the HTTP server.
 	Timeouts Timeouts `yaml:"timeouts"`
-	// CacheTTL is how long an identical analytics request is answered from
-	// memory (report tables change only when aggregator jobs run); 0 = off.
+	// CacheTTL is the longest an analytics answer is kept in memory. The
+	// database announces every commit of indexed or report data (NOTIFY),
+	// and an answer is recomputed as soon as a change of its data is
+	// announced; while announcements are not received, answers are kept at
+	// most 1 s. 0 = off.
 	CacheTTL Duration `yaml:"cache_ttl"`
-	// CacheStale is how long past CacheTTL an answer is still sent while
+	// CacheStale is how long past its expiry an answer is still sent while
 	// one background request recomputes it (stale-while-revalidate), so a
 	// popular URL never waits for its queries; 0 = an expired answer is
 	// recomputed before it is sent.

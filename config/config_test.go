@@ -34,7 +34,7 @@ func TestParseMinimalFillsDefaults(t *testing.T) {
 		{"schedule", cfg.Aggregator.Schedule, "@every 30s"},
 		{"quota", cfg.API.Quota.Credits, int64(1_000_000)},
 		{"max conns", cfg.Database.MaxConns, 10},
-		{"response cache", cfg.API.CacheTTL.D(), time.Second},
+		{"response cache", cfg.API.CacheTTL.D(), time.Minute},
 		{"stale answers", cfg.API.CacheStale.D(), 10 * time.Second},
 	}
 	for _, c := range checks {

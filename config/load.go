@@ -40,7 +40,7 @@ func Parse(raw []byte, baseDir string, env func(string) string) (*Config, error)
 	}
 	// Defaults that an explicit zero must be able to turn off are set
 	// before decoding (the file's value, 0s included, then wins).
-	cfg := Config{API: API{CacheTTL: Duration(time.Second), CacheStale: Duration(10 * time.Second)}}
+	cfg := Config{API: API{CacheTTL: Duration(time.Minute), CacheStale: Duration(10 * time.Second)}}
 	dec := yaml.NewDecoder(bytes.NewReader(raw))
 	dec.KnownFields(true)
 	if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {

@@ -56,6 +56,7 @@ type part struct {
 // apiParts wires the API server and the key usage meter.
 func apiParts(cfg *config.Config, log *slog.Logger, db *bun.DB, reg *prometheus.Registry) ([]part, error) {
 	meter := apikey.NewMeter(db, log)
+	changes := store.NewChanges()
 	srv, err := api.New(api.Options{
 		Config:   cfg.API,
 		Ops:      route.Table(),
@@ -64,6 +65,7 @@ func apiParts(cfg *config.Config, log *slog.Logger, db *bun.DB, reg *prometheus.
 		Meter:    meter,
 		Log:      log,
 		Registry: reg,
+		Changes:  changes,
 		Ready: func(ctx context.Context) error {
 			ok, err := store.SchemaCurrent(ctx, db)
 			if err != nil {
@@ -78,7 +80,8 @@ func apiParts(cfg *config.Config, log *slog.Logger, db *bun.DB, reg *prometheus.
 	if err != nil {
 		return nil, err
 	}
-	return []part{{"api", srv.Run}, {"key-usage", meter.Run}}, nil
+	follow := func(ctx context.Context) error { return changes.Run(ctx, db, log) }
+	return []part{{"api", srv.Run}, {"key-usage", meter.Run}, {"data-changes", follow}}, nil
 }
 
 // runAll runs every part until ctx ends or one fails; the others are then

@@ -1,0 +1,142 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/driver/pgdriver"
+)
+
+// ChangesChannel is the NOTIFY channel on which the database announces
+// data changes (triggers of migration 20261122000070): the payload is the
+// chain id whose indexed data changed, or "*" when report tables may have.
+const ChangesChannel = "chainlens_changes"
+
+// changesPing is the payload Changes sends itself to check that its
+// connection still delivers.
+const changesPing = "ping"
+
+// Changes follows the database's data-change announcements so that a reader
+// can tell whether data it read may have changed since: take Seq before
+// reading, then ask ChangedSince. While Changes is not sure it receives
+// every announcement (not started, reconnecting, connection silent),
+// Listening is false and readers must not rely on it.
+type Changes struct {
+	seq       atomic.Int64
+	listening atomic.Bool
+	mu        sync.RWMutex
+	all       int64            // seq of the last "*" (or of a possible loss)
+	chain     map[string]int64 // seq of each chain's last announcement
+	// window is how long Receive waits before pinging the connection.
+	window time.Duration
+}
+
+// NewChanges returns a Changes that is not yet listening (see Run).
+func NewChanges() *Changes {
+	return &Changes{chain: map[string]int64{}, window: 5 * time.Second}
+}
+
+// Seq is the current announcement sequence; data read after Seq returned s
+// is at least as new as every announcement up to s.
+func (c *Changes) Seq() int64 { return c.seq.Load() }
+
+// Listening reports whether every announcement is being received.
+func (c *Changes) Listening() bool { return c.listening.Load() }
+
+// ChangedSince reports whether, after seq, a change of any of chains or of
+// the report tables was announced (or announcements may have been lost).
+func (c *Changes) ChangedSince(seq int64, chains []string) bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.all > seq {
+		return true
+	}
+	for _, id := range chains {
+		if c.chain[id] > seq {
+			return true
+		}
+	}
+	return false
+}
+
+// announce records one announcement.
+func (c *Changes) announce(payload string) {
+	if payload == changesPing {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.seq.Add(1)
+	if payload == "*" {
+		c.all = s
+		return
+	}
+	c.chain[payload] = s
+}
+
+// lost marks every earlier read as possibly outdated: announcements may
+// have been missed.
+func (c *Changes) lost() {
+	c.listening.Store(false)
+	c.announce("*")
+}
+
+// Run listens until ctx ends. The connection is checked by a ping sent to
+// itself whenever nothing arrived for a while; a connection that errs or
+// stays silent is replaced, and everything read before is then treated as
+// changed (announcements may have been lost meanwhile).
+func (c *Changes) Run(ctx context.Context, db *bun.DB, log *slog.Logger) error {
+	backoff := 100 * time.Millisecond
+	for ctx.Err() == nil {
+		err := c.listen(ctx, db)
+		c.lost()
+		if ctx.Err() != nil {
+			break
+		}
+		log.Warn("data-change announcements interrupted; cached answers expire after cache_ttl or 1 s meanwhile", "err", err, "retry_in", backoff)
+		select {
+		case <-ctx.Done():
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 10*time.Second)
+	}
+	return nil
+}
+
+// listen receives on one connection until it fails or stays silent.
+func (c *Changes) listen(ctx context.Context, db *bun.DB) error {
+	ln := pgdriver.NewListener(db)
+	defer ln.Close()
+	if err := ln.Listen(ctx, ChangesChannel); err != nil {
+		return fmt.Errorf("listen %s: %w", ChangesChannel, err)
+	}
+	// Anything committed before LISTEN took effect was not announced to us.
+	c.announce("*")
+	c.listening.Store(true)
+	pinged := false
+	for {
+		_, payload, err := ln.ReceiveTimeout(ctx, c.window)
+		var ne net.Error
+		switch {
+		case err == nil:
+			pinged = false
+			c.announce(payload)
+		case errors.As(err, &ne) && ne.Timeout() && !pinged:
+			if err := pgdriver.Notify(ctx, db, ChangesChannel, changesPing); err != nil {
+				return fmt.Errorf("ping %s: %w", ChangesChannel, err)
+			}
+			pinged = true
+		case errors.As(err, &ne) && ne.Timeout():
+			return fmt.Errorf("receive %s: no answer to a ping within %s", ChangesChannel, c.window)
+		default:
+			return fmt.Errorf("receive %s: %w", ChangesChannel, err)
+		}
+	}
+}
