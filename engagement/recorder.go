@@ -16,6 +16,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"github.com/chainlens/chainlens/store"
 )
 
 // ErrQueueFull is returned when the event queue has no room; the caller
@@ -281,26 +283,9 @@ type dedupeKey struct {
 	dk  string
 }
 
-// eventRow is a row of tracked_events.
-type eventRow struct {
-	bun.BaseModel `bun:"table:tracked_events"`
-
-	ID                string          `bun:"id,pk"`
-	KeyID             *int64          `bun:"key_id"`
-	Source            string          `bun:"source"`
-	Name              string          `bun:"name"`
-	IdentityType      string          `bun:"identity_type"`
-	IdentityID        string          `bun:"identity_id"`
-	IdentityCanonical *string         `bun:"identity_canonical"`
-	IdentityNorm      string          `bun:"identity_norm"`
-	AnonymousID       *string         `bun:"anonymous_id"`
-	ClickID           *string         `bun:"click_id"`
-	Attributes        json.RawMessage `bun:"attributes,type:jsonb"`
-	Meta              json.RawMessage `bun:"meta,type:jsonb"`
-	Timestamp         time.Time       `bun:"timestamp"`
-	ReceivedAt        time.Time       `bun:"received_at"`
-	DedupeKey         string          `bun:"dedupe_key"`
-}
+// eventColumns are the tracked_events columns an event is stored with (COPY).
+var eventColumns = []string{"id", "key_id", "source", "name", "identity_type", "identity_id", "identity_canonical", "identity_norm",
+	"anonymous_id", "click_id", "attributes", "meta", "timestamp", "received_at", "dedupe_key"}
 
 // insert stores the batch and returns the id answered for each event.
 func (r *Recorder) insert(ctx context.Context, batch []*pending) ([]string, error) {
@@ -325,7 +310,24 @@ func (r *Recorder) insert(ctx context.Context, batch []*pending) ([]string, erro
 		keys[i], dks[i], ids[i] = p.ev.KeyID, p.ev.DedupeKey, p.ev.ID
 	}
 	answer := map[dedupeKey]string{}
-	err := r.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	// One transaction on one connection: claims, then the events by COPY
+	// (cheaper to build and to parse than a multi-row INSERT).
+	conn, err := r.db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("event batch: %w", err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN"); err != nil {
+		return nil, fmt.Errorf("event batch: begin: %w", err)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			_, _ = conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+		}
+	}()
+	err = func() error {
+		tx := conn
 		// Claim each key for this window; a claim older than the window is taken over.
 		var won []string
 		if err := tx.NewRaw(`INSERT INTO tracked_event_dedupe (key_id, dedupe_key, event_id, first_seen)
@@ -340,7 +342,7 @@ func (r *Recorder) insert(ctx context.Context, batch []*pending) ([]string, erro
 		for _, id := range won {
 			wonSet[id] = true
 		}
-		var rows []eventRow
+		var rows [][]any
 		var lostKeys []int64
 		var lostDks []string
 		for _, p := range uniq {
@@ -350,7 +352,7 @@ func (r *Recorder) insert(ctx context.Context, batch []*pending) ([]string, erro
 				continue
 			}
 			answer[dedupeKey{p.ev.KeyID, p.ev.DedupeKey}] = p.ev.ID
-			rows = append(rows, toRow(p.ev))
+			rows = append(rows, eventRow(p.ev))
 		}
 		if len(lostKeys) > 0 {
 			rs, err := tx.QueryContext(ctx, `SELECT t.key_id, t.dedupe_key, t.event_id FROM tracked_event_dedupe t
@@ -372,16 +374,18 @@ func (r *Recorder) insert(ctx context.Context, batch []*pending) ([]string, erro
 				return fmt.Errorf("look up duplicates: %w", err)
 			}
 		}
-		if len(rows) > 0 {
-			if _, err := tx.NewInsert().Model(&rows).Exec(ctx); err != nil {
-				return fmt.Errorf("insert events: %w", err)
-			}
+		if _, err := store.CopyRows(ctx, conn, "tracked_events", eventColumns, rows); err != nil {
+			return fmt.Errorf("insert events: %w", err)
 		}
 		return nil
-	})
+	}()
 	if err != nil {
 		return nil, err
 	}
+	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
+		return nil, fmt.Errorf("event batch: commit: %w", err)
+	}
+	committed = true
 	out := make([]string, len(batch))
 	for i, p := range batch {
 		id, ok := answer[dedupeKey{p.ev.KeyID, p.ev.DedupeKey}]
@@ -393,15 +397,27 @@ func (r *Recorder) insert(ctx context.Context, batch []*pending) ([]string, erro
 	return out, nil
 }
 
-func toRow(ev *Event) eventRow {
-	row := eventRow{
-		ID: ev.ID, Source: ev.Source, Name: ev.Name, IdentityType: ev.IdentityType, IdentityID: ev.IdentityID,
-		IdentityCanonical: ev.IdentityCanonical, IdentityNorm: ev.IdentityNorm, AnonymousID: ev.AnonymousID, ClickID: ev.ClickID,
-		Attributes: ev.Attributes, Meta: ev.Meta, Timestamp: ev.Timestamp, ReceivedAt: ev.ReceivedAt, DedupeKey: ev.DedupeKey,
-	}
+// eventRow is ev's row in the order of eventColumns.
+func eventRow(ev *Event) []any {
+	var key any
 	if ev.KeyID != 0 {
-		k := ev.KeyID
-		row.KeyID = &k
+		key = ev.KeyID
 	}
-	return row
+	return []any{ev.ID, key, ev.Source, ev.Name, ev.IdentityType, ev.IdentityID, optional(ev.IdentityCanonical), ev.IdentityNorm,
+		optional(ev.AnonymousID), optional(ev.ClickID), jsonOr(ev.Attributes), jsonOr(ev.Meta), ev.Timestamp, ev.ReceivedAt, ev.DedupeKey}
+}
+
+func optional(s *string) any {
+	if s == nil {
+		return nil
+	}
+	return *s
+}
+
+// jsonOr is a JSON column's value: the object given, or {} (the column's default).
+func jsonOr(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return json.RawMessage("{}")
+	}
+	return raw
 }

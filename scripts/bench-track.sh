@@ -43,7 +43,7 @@ log: {level: error}
 CFG
 "$BIN" migrate up --config "$work/c.yaml" >/dev/null
 key=$("$BIN" keys create --config "$work/c.yaml" --name bench --scopes engagement 2>/dev/null)
-"$BIN" serve --config "$work/c.yaml" &
+"$BIN" serve --config "$work/c.yaml" ${SERVE_FLAGS:-} &
 pids+=($!)
 for _ in $(seq 50); do curl -sf "http://127.0.0.1:$api_port/healthz" >/dev/null && break; sleep 0.1; done
 

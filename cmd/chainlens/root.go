@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
+	"runtime/pprof"
 
 	"github.com/spf13/cobra"
 	"github.com/uptrace/bun"
@@ -18,6 +19,7 @@ import (
 // globals are the flags every subcommand shares.
 type globals struct {
 	configPath string
+	cpuProfile string
 }
 
 func newRootCmd() *cobra.Command {
@@ -29,6 +31,28 @@ func newRootCmd() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().StringVar(&g.configPath, "config", "config/local.yaml", "path to the YAML configuration")
+	root.PersistentFlags().StringVar(&g.cpuProfile, "cpuprofile", "", "write a CPU profile of the command to this file (go tool pprof)")
+	var stopProfile func()
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		if g.cpuProfile == "" {
+			return nil
+		}
+		f, err := os.Create(g.cpuProfile)
+		if err != nil {
+			return fmt.Errorf("cpu profile: %w", err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			_ = f.Close()
+			return fmt.Errorf("cpu profile: %w", err)
+		}
+		stopProfile = func() { pprof.StopCPUProfile(); _ = f.Close() }
+		return nil
+	}
+	root.PersistentPostRun = func(*cobra.Command, []string) {
+		if stopProfile != nil {
+			stopProfile()
+		}
+	}
 	root.AddCommand(
 		newRunCmd(g),
 		newIndexCmd(g),
