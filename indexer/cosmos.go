@@ -528,7 +528,12 @@ func (x *Cosmos) decodeWhole(h int64, enc chains.AttrEncoding, blockRaw, results
 		f.err = fmt.Errorf("adapt height %d: %w", h, err)
 		return f
 	}
-	f.block, f.rows, f.events = b, rows, countEvents(b)
+	text, err := x.w.encode(rows)
+	if err != nil {
+		f.err = fmt.Errorf("rows of height %d: %w", h, err)
+		return f
+	}
+	f.block, f.text, f.events = b, text, countEvents(b)
 	return f
 }
 

@@ -1,6 +1,7 @@
 package indexer
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,14 +24,15 @@ var rawTables = []chains.Table{
 	{Name: "events", Columns: []string{"chain_id", "height", "tx_index", "event_index", "msg_index", "mode", "type", "attributes"}},
 }
 
-// fetched is one height after fetch and decode, or its failure. rows
-// holds its raw and domain rows, built on the fetch workers; a height read
-// as a stream (see fetchStream) has its rows in spill instead, and block
-// then holds only the header fields and Stats.
+// fetched is one height after fetch and decode, or its failure. text
+// holds its raw and domain rows as COPY text per writer table, built on the
+// fetch workers (so the writer only sends bytes); a height read as a stream
+// (see fetchStream) has its rows in spill instead, and block then holds
+// only the header fields and Stats.
 type fetched struct {
 	height int64
 	block  *chains.Block
-	rows   *chains.Rows
+	text   *copyText
 	spill  *spill
 	events int // tx and block-level events
 	err    error
@@ -54,6 +56,33 @@ func releaseAll(fs []*fetched) {
 	for _, f := range fs {
 		f.release()
 	}
+}
+
+// copyText is a height's rows as COPY text, one entry per writer table.
+type copyText struct {
+	tables [][]byte
+	rows   int
+}
+
+// encode renders rows as COPY text in the writer's table order.
+func (w *writer) encode(rows *chains.Rows) (*copyText, error) {
+	out := &copyText{tables: make([][]byte, len(w.tables))}
+	var buf bytes.Buffer
+	for i, t := range w.tables {
+		rs := rows.Of(t.Name)
+		if len(rs) == 0 {
+			continue
+		}
+		buf.Reset()
+		for _, r := range rs {
+			if err := store.EncodeCopyRow(&buf, t.Columns, r); err != nil {
+				return nil, fmt.Errorf("%s: %w", t.Name, err)
+			}
+		}
+		out.tables[i] = bytes.Clone(buf.Bytes())
+		out.rows += len(rs)
+	}
+	return out, nil
 }
 
 // writer commits batches of heights of one chain.
@@ -197,11 +226,11 @@ func (w *writer) commitWith(ctx context.Context, batch []*fetched, advance bool,
 		return stats, nil
 	}
 	from, to := batch[0].height, batch[len(batch)-1].height
-	rows := chains.NewRows()
 	var ok []int64
 	var failed []*fetched
 	var lastTime any
 	var spilled []*spill
+	var texts []*copyText
 	for _, f := range batch {
 		if f.err != nil {
 			failed = append(failed, f)
@@ -209,12 +238,8 @@ func (w *writer) commitWith(ctx context.Context, batch []*fetched, advance bool,
 		}
 		if f.spill != nil {
 			spilled = append(spilled, f.spill)
-		} else {
-			for _, t := range w.tables {
-				for _, r := range f.rows.Of(t.Name) {
-					rows.Add(t.Name, r...)
-				}
-			}
+		} else if f.text != nil {
+			texts = append(texts, f.text)
 		}
 		ok = append(ok, f.height)
 		lastTime = f.block.Time
@@ -268,12 +293,20 @@ func (w *writer) commitWith(ctx context.Context, batch []*fetched, advance bool,
 			return stats, fmt.Errorf("commit %d..%d: clear old rows: %w", from, to, err)
 		}
 	}
-	for _, t := range w.tables {
-		n, err := store.CopyRows(ctx, conn, t.Name, t.Columns, rows.Of(t.Name))
-		if err != nil {
-			return stats, fmt.Errorf("commit %d..%d: %w", from, to, err)
+	for i, t := range w.tables {
+		var parts [][]byte
+		for _, tx := range texts {
+			if len(tx.tables[i]) > 0 {
+				parts = append(parts, tx.tables[i])
+			}
 		}
-		stats.rows += n
+		if len(parts) > 0 {
+			n, err := store.CopyChunks(ctx, conn, t.Name, t.Columns, parts)
+			if err != nil {
+				return stats, fmt.Errorf("commit %d..%d: %w", from, to, err)
+			}
+			stats.rows += n
+		}
 		// Spilled heights: their COPY text streams from its files, in
 		// chunks, within the same transaction.
 		for _, sp := range spilled {

@@ -126,6 +126,44 @@ func CopyText(ctx context.Context, conn bun.Conn, table string, columns []string
 	}
 }
 
+// CopyChunks loads COPY text held as chunks (each whole rows, as
+// EncodeCopyRow writes them) into table on conn (which may be inside a
+// transaction): chunks are sent as they are, grouped into COPY statements
+// of about CopyChunkBytes, without being copied. It returns the number of
+// rows copied.
+func CopyChunks(ctx context.Context, conn bun.Conn, table string, columns []string, chunks [][]byte) (int64, error) {
+	query := copyQuery(table, columns)
+	var total int64
+	var group []io.Reader
+	size := 0
+	send := func() error {
+		if len(group) == 0 {
+			return nil
+		}
+		res, err := pgdriver.CopyFrom(ctx, conn, io.MultiReader(group...), query)
+		if err != nil {
+			return fmt.Errorf("copy %s: %w", table, err)
+		}
+		n, _ := res.RowsAffected()
+		total += n
+		group, size = group[:0], 0
+		return nil
+	}
+	for _, c := range chunks {
+		if len(c) == 0 {
+			continue
+		}
+		if size > 0 && size+len(c) > CopyChunkBytes {
+			if err := send(); err != nil {
+				return total, err
+			}
+		}
+		group = append(group, bytes.NewReader(c))
+		size += len(c)
+	}
+	return total, send()
+}
+
 // copyEscaper escapes text for the COPY text format.
 var copyEscaper = strings.NewReplacer(`\`, `\\`, "\t", `\t`, "\n", `\n`, "\r", `\r`)
 

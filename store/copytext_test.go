@@ -13,7 +13,7 @@ import (
 )
 
 // TestCopyTextInChunks copies ~20 MB of COPY text, with one row longer
-// than a chunk, from a reader: every row arrives once and whole, in several
+// than a chunk, from a reader and from chunks held in memory: every row arrives once and whole, in several
 // COPY statements, and the rows EncodeCopyRow wrote read back as CopyRows'.
 func TestCopyTextInChunks(t *testing.T) {
 	ctx := context.Background()
@@ -44,19 +44,40 @@ func TestCopyTextInChunks(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	n, err := store.CopyText(ctx, conn, "ct", cols, bytes.NewReader(text.Bytes()))
-	if err != nil || n != want {
-		t.Fatalf("copied %d rows of %d: %v", n, want, err)
+	// The same text read from one reader (CopyText), and held as chunks of
+	// whole rows (CopyChunks: 500 rows each, the long row alone in one).
+	var chunks [][]byte
+	lines := bytes.SplitAfter(text.Bytes(), []byte("\n"))
+	for i := 0; i < len(lines); i += 500 {
+		chunks = append(chunks, bytes.Join(lines[i:min(i+500, len(lines))], nil))
 	}
-	var got struct {
-		N, Distinct, Len, Times int64
+	for _, c := range []struct {
+		name string
+		copy func() (int64, error)
+	}{
+		{"CopyText", func() (int64, error) { return store.CopyText(ctx, conn, "ct", cols, bytes.NewReader(text.Bytes())) }},
+		{"CopyChunks", func() (int64, error) { return store.CopyChunks(ctx, conn, "ct", cols, chunks) }},
+	} {
+		if _, err := conn.ExecContext(ctx, "TRUNCATE ct"); err != nil {
+			t.Fatal(err)
+		}
+		n, err := c.copy()
+		if err != nil || n != want {
+			t.Fatalf("%s: copied %d rows of %d: %v", c.name, n, want, err)
+		}
+		var got struct {
+			N, Distinct, Len, Times int64
+		}
+		if err := db.NewRaw(`SELECT count(*) AS n, count(DISTINCT n) AS distinct, sum(length(s)) AS len, count(*) FILTER (WHERE t = ?) AS times FROM ct`, when).
+			Scan(ctx, &got.N, &got.Distinct, &got.Len, &got.Times); err != nil {
+			t.Fatal(err)
+		}
+		if got.N != want || got.Distinct != want || got.Len != wantLen || got.Times != want {
+			t.Fatalf("%s: read back %+v, want %d rows of %d characters", c.name, got, want, wantLen)
+		}
 	}
-	if err := db.NewRaw(`SELECT count(*) AS n, count(DISTINCT n) AS distinct, sum(length(s)) AS len, count(*) FILTER (WHERE t = ?) AS times FROM ct`, when).
-		Scan(ctx, &got.N, &got.Distinct, &got.Len, &got.Times); err != nil {
-		t.Fatal(err)
-	}
-	if got.N != want || got.Distinct != want || got.Len != wantLen || got.Times != want {
-		t.Fatalf("read back %+v, want %d rows of %d characters", got, want, wantLen)
+	if n, err := store.CopyChunks(ctx, conn, "ct", cols, [][]byte{nil, {}}); err != nil || n != 0 {
+		t.Fatalf("empty chunks: %d %v", n, err)
 	}
 	// Empty input copies nothing.
 	if n, err := store.CopyText(ctx, conn, "ct", cols, strings.NewReader("")); err != nil || n != 0 {
