@@ -84,6 +84,15 @@ type Rule struct {
 	// hourly prices) is at least this many USD, over ActiveWithinDays when
 	// set, else over all indexed history.
 	MinDexVolumeUSD string `json:"min_dex_volume_usd,omitempty"`
+	// MinPerpVolumeUSD keeps perpetual traders (a chain of kind dydx) whose
+	// filled notional, as taker or maker, is at least this many USD (USDC
+	// quote quantums), over ActiveWithinDays when set, else over all
+	// indexed history.
+	MinPerpVolumeUSD string `json:"min_perp_volume_usd,omitempty"`
+	// MinPerpTrades keeps perpetual traders with at least this many fills
+	// (each fill a subaccount of the address took part in), over the same
+	// period.
+	MinPerpTrades int `json:"min_perp_trades,omitempty"`
 }
 
 // Holding is a balance condition of a Rule.
@@ -98,7 +107,7 @@ func ParseRule(raw []byte) (*Rule, error) {
 	dec.DisallowUnknownFields()
 	var r Rule
 	if err := dec.Decode(&r); err != nil {
-		return nil, fmt.Errorf("rule: %w (fields: chain, active_within_days, holds {denom, min_amount}, min_dex_volume_usd)", err)
+		return nil, fmt.Errorf("rule: %w (fields: chain, active_within_days, holds {denom, min_amount}, min_dex_volume_usd, min_perp_volume_usd, min_perp_trades)", err)
 	}
 	var errs []string
 	if strings.TrimSpace(r.Chain) == "" {
@@ -120,8 +129,16 @@ func ParseRule(raw []byte) (*Rule, error) {
 			errs = append(errs, fmt.Sprintf("min_dex_volume_usd must be a non-negative decimal (got %q)", r.MinDexVolumeUSD))
 		}
 	}
-	if r.ActiveWithinDays == 0 && r.Holds == nil && r.MinDexVolumeUSD == "" {
-		errs = append(errs, "a rule needs at least one of active_within_days, holds, min_dex_volume_usd")
+	if r.MinPerpVolumeUSD != "" {
+		if d, err := math.LegacyNewDecFromStr(r.MinPerpVolumeUSD); err != nil || d.IsNegative() {
+			errs = append(errs, fmt.Sprintf("min_perp_volume_usd must be a non-negative decimal (got %q)", r.MinPerpVolumeUSD))
+		}
+	}
+	if r.MinPerpTrades < 0 {
+		errs = append(errs, "min_perp_trades must not be negative")
+	}
+	if r.ActiveWithinDays == 0 && r.Holds == nil && r.MinDexVolumeUSD == "" && r.MinPerpVolumeUSD == "" && r.MinPerpTrades == 0 {
+		errs = append(errs, "a rule needs at least one of active_within_days, holds, min_dex_volume_usd, min_perp_volume_usd, min_perp_trades")
 	}
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("rule: %s", strings.Join(errs, "; "))

@@ -155,7 +155,38 @@ func (j Audiences) members(ctx context.Context, tx bun.Tx, ch config.Chain, r *e
 		}
 		sets = append(sets, normalizeAll(addrs))
 	}
+	if r.MinPerpVolumeUSD != "" || r.MinPerpTrades > 0 {
+		if ch.Kind != "dydx" {
+			return nil, fmt.Errorf("min_perp_volume_usd and min_perp_trades need a chain of kind dydx, not %s (%s)", ch.ID, ch.Kind)
+		}
+		addrs, err := perpTraders(ctx, tx, ch, r, now)
+		if err != nil {
+			return nil, err
+		}
+		sets = append(sets, normalizeAll(addrs))
+	}
 	return intersect(sets), nil
+}
+
+// perpTraders are the owners of the subaccounts whose fills (as taker or
+// maker, dydx_fills) reach the rule's minimum notional in USD (quote
+// quantums are USDC, 6 decimals) and number of fills.
+func perpTraders(ctx context.Context, tx bun.Tx, ch config.Chain, r *engagement.Rule, now time.Time) ([]string, error) {
+	since := time.Time{}
+	if r.ActiveWithinDays > 0 {
+		since = now.Add(-time.Duration(r.ActiveWithinDays) * 24 * time.Hour)
+	}
+	minVolume := "0"
+	if r.MinPerpVolumeUSD != "" {
+		minVolume = r.MinPerpVolumeUSD
+	}
+	var addrs []string
+	if err := tx.NewRaw(`SELECT address FROM dydx_fills WHERE chain_id = ? AND time >= ?
+		GROUP BY address HAVING sum(notional) >= ?::numeric * 1000000 AND count(*) >= ?`,
+		ch.ID, since, minVolume, r.MinPerpTrades).Scan(ctx, &addrs); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("perp traders: %w", err)
+	}
+	return addrs, nil
 }
 
 // dexTraders are the senders whose swap volume in USD (amount in at the

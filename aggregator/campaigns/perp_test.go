@@ -1,0 +1,114 @@
+package campaigns_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"math/big"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/chainlens/chainlens/aggregator/campaigns"
+	"github.com/chainlens/chainlens/config"
+	"github.com/chainlens/chainlens/engagement"
+	"github.com/chainlens/chainlens/internal/dydxtest"
+	"github.com/chainlens/chainlens/internal/testdb"
+)
+
+// TestPerpTraderAudiences indexes the recorded dYdX localnet and builds
+// rule audiences over its fills: the members are exactly the owners whose
+// fill sides (truth/fills.json) reach the minimum notional in USD and
+// number of fills; a perp rule on a chain of another kind is refused.
+func TestPerpTraderAudiences(t *testing.T) {
+	ctx := context.Background()
+	db, _ := testdb.New(t)
+	chain := dydxtest.Index(t, db)
+
+	// Expected from the truth: per owner, notional (quote quantums) and fills.
+	volume, fills := map[string]*big.Int{}, map[string]int{}
+	for _, s := range dydxtest.Fills(t) {
+		n, _ := new(big.Int).SetString(s.Notional, 10)
+		if volume[s.Address] == nil {
+			volume[s.Address] = new(big.Int)
+		}
+		volume[s.Address].Add(volume[s.Address], n)
+		fills[s.Address]++
+	}
+	expect := func(minUSD int64, minFills int) []string {
+		var out []string
+		for a, v := range volume {
+			if v.Cmp(new(big.Int).Mul(big.NewInt(minUSD), big.NewInt(1_000_000))) >= 0 && fills[a] >= minFills {
+				n, err := engagement.Normalize(a)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, n)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	rules := []struct {
+		name    string
+		rule    string
+		minUSD  int64
+		minFill int
+	}{
+		{"any perp trader", `"min_perp_trades": 1`, 0, 1},
+		{"whales", `"min_perp_volume_usd": "10000"`, 10000, 0},
+		{"busy whales", `"min_perp_volume_usd": "1000", "min_perp_trades": 40`, 1000, 40},
+		{"nobody", `"min_perp_volume_usd": "1000000000"`, 1000000000, 0},
+	}
+	f := &engagement.File{}
+	for _, r := range rules {
+		f.Audiences = append(f.Audiences, engagement.AudienceSpec{Name: r.name, Kind: "rule",
+			Rule: json.RawMessage(fmt.Sprintf(`{"chain": %q, %s}`, chain.ID, r.rule))})
+	}
+	if _, err := engagement.Import(ctx, db, f); err != nil {
+		t.Fatal(err)
+	}
+	job := campaigns.Audiences{Chains: map[string]config.Chain{chain.ID: chain}, Now: func() time.Time { return time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC) },
+		Log: slog.New(slog.DiscardHandler)}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := job.Run(ctx, tx, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	nonEmpty := 0
+	for _, r := range rules {
+		var got []string
+		if err := db.NewRaw(`SELECT m.address FROM audience_members m JOIN audiences a ON a.id = m.audience_id WHERE a.name = ? ORDER BY 1`, r.name).Scan(ctx, &got); err != nil {
+			t.Fatal(err)
+		}
+		want := expect(r.minUSD, r.minFill)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: members %v, want %v", r.name, got, want)
+		}
+		if len(want) > 0 && len(want) < len(volume) {
+			nonEmpty++
+		}
+	}
+	if nonEmpty < 2 {
+		t.Errorf("the thresholds should split the traders; only %d rules did", nonEmpty)
+	}
+
+	// A perp rule on a chain that is not dYdX is an error of the job.
+	other := chain
+	other.Kind = "cosmoshub"
+	job.Chains = map[string]config.Chain{chain.ID: other}
+	tx, err = db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, _, err := job.Run(ctx, tx, 0); err == nil {
+		t.Error("a perp rule on a cosmoshub chain must fail")
+	}
+}

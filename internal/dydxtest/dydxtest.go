@@ -1,0 +1,141 @@
+// Package dydxtest indexes the recorded dYdX localnet
+// (testdata/localnet/dydx) into a test database through the replay node
+// and the real indexer, and reads the node's own record of its fills.
+package dydxtest
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"math/big"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/chainlens/chainlens/chains/dydx"
+	"github.com/chainlens/chainlens/config"
+	"github.com/chainlens/chainlens/devchain/replaynode"
+	"github.com/chainlens/chainlens/indexer"
+	"github.com/chainlens/chainlens/indexer/cometbft"
+)
+
+// The recorded localnet: chain id and last height.
+const (
+	ChainID    = "localdydxprotocol"
+	LastHeight = 520
+)
+
+// Dir is the folder of the recording.
+func Dir() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "testdata", "localnet", "dydx")
+}
+
+// Index indexes heights 1..LastHeight of the recording into db with the
+// dYdX adapter and returns the chain config used.
+func Index(t testing.TB, db *bun.DB) config.Chain {
+	t.Helper()
+	rec, err := replaynode.Load(Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(replaynode.New(rec, replaynode.Options{}).Handler())
+	t.Cleanup(srv.Close)
+	cfg := config.Chain{ID: ChainID, Kind: dydx.Kind, RPC: []string{srv.URL}, BatchSize: 50, Concurrency: 4,
+		PollInterval: config.Duration(50 * time.Millisecond), Bech32Prefix: "dydx"}
+	client, err := cometbft.New(cfg.RPC, cometbft.Retry{Base: 10 * time.Millisecond, Max: 100 * time.Millisecond}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := indexer.NewMetrics(nil)
+	x := indexer.NewCosmos(cfg, db, indexer.NewClientSource(client), dydx.NewAdapter(cfg.Bech32Prefix), slog.New(slog.DiscardHandler), m)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := x.Run(ctx, LastHeight); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// Side is one side of a fill as the node recorded it.
+type Side struct {
+	Height   int64  `bun:"height"`
+	Role     string `bun:"role"` // taker (the liquidated subaccount in a liquidation) or maker
+	Address  string `bun:"address"`
+	Size     string `bun:"size"`     // base quantums
+	Notional string `bun:"notional"` // quote quantums
+	Liq      bool   `bun:"is_liquidation"`
+}
+
+// Fills reads truth/fills.json (the fills of the decoded
+// MsgProposedOperations) and truth/clob_pairs.json: two sides per fill,
+// size = the fill amount, notional = the maker order's subticks × the fill
+// amount × 10^quantum_conversion_exponent of the clob pair (for makers
+// placed before the recording started, the exact price the recorder read
+// off the match event).
+func Fills(t testing.TB) []Side {
+	t.Helper()
+	var truth struct {
+		Fills []struct {
+			Height        int64  `json:"height"`
+			Type          string `json:"type"`
+			FillAmount    int64  `json:"fill_amount"`
+			ClobPairID    int    `json:"clob_pair_id"`
+			MakerSubticks *int64 `json:"maker_order_subticks"`
+			EventSubticks int64  `json:"fill_subticks_from_event"`
+			Exact         bool   `json:"fill_subticks_exact"`
+			Taker         struct {
+				Sub struct{ Owner string } `json:"subaccount_id"`
+			} `json:"taker_order_id"`
+			Maker struct {
+				Sub struct{ Owner string } `json:"subaccount_id"`
+			} `json:"maker_order_id"`
+			Liquidated struct{ Owner string } `json:"liquidated"`
+		} `json:"fills"`
+	}
+	var pairs struct {
+		ClobPair []struct {
+			ID  int `json:"id"`
+			QCE int `json:"quantum_conversion_exponent"`
+		} `json:"clob_pair"`
+	}
+	for name, v := range map[string]any{"fills.json": &truth, "clob_pairs.json": &pairs} {
+		raw, err := os.ReadFile(filepath.Join(Dir(), "truth", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(raw, v); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	qce := map[int]int{}
+	for _, p := range pairs.ClobPair {
+		qce[p.ID] = p.QCE
+	}
+	var out []Side
+	for _, f := range truth.Fills {
+		subticks := f.EventSubticks
+		if f.MakerSubticks != nil {
+			subticks = *f.MakerSubticks
+		} else if !f.Exact {
+			t.Fatalf("fill at height %d: no exact price in the truth", f.Height)
+		}
+		// quote quantums = subticks × base quantums × 10^qce (chain-events.md §6.3)
+		n := new(big.Int).Mul(big.NewInt(subticks), big.NewInt(f.FillAmount))
+		n.Quo(n, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(-qce[f.ClobPairID])), nil))
+		taker, liq := f.Taker.Sub.Owner, false
+		if f.Type == "match_perpetual_liquidation" {
+			taker, liq = f.Liquidated.Owner, true
+		}
+		size := big.NewInt(f.FillAmount).String()
+		out = append(out,
+			Side{f.Height, "taker", taker, size, n.String(), liq},
+			Side{f.Height, "maker", f.Maker.Sub.Owner, size, n.String(), liq})
+	}
+	return out
+}
