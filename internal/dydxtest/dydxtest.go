@@ -4,11 +4,8 @@
 package dydxtest
 
 import (
-	"context"
 	"encoding/json"
-	"log/slog"
 	"math/big"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -19,9 +16,7 @@ import (
 
 	"github.com/chainlens/chainlens/chains/dydx"
 	"github.com/chainlens/chainlens/config"
-	"github.com/chainlens/chainlens/devchain/replaynode"
-	"github.com/chainlens/chainlens/indexer"
-	"github.com/chainlens/chainlens/indexer/cometbft"
+	"github.com/chainlens/chainlens/internal/replaytest"
 )
 
 // The recorded localnet: chain id and last height.
@@ -40,26 +35,9 @@ func Dir() string {
 // dYdX adapter and returns the chain config used.
 func Index(t testing.TB, db *bun.DB) config.Chain {
 	t.Helper()
-	rec, err := replaynode.Load(Dir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(replaynode.New(rec, replaynode.Options{}).Handler())
-	t.Cleanup(srv.Close)
-	cfg := config.Chain{ID: ChainID, Kind: dydx.Kind, RPC: []string{srv.URL}, BatchSize: 50, Concurrency: 4,
+	cfg := config.Chain{ID: ChainID, Kind: dydx.Kind, BatchSize: 50, Concurrency: 4,
 		PollInterval: config.Duration(50 * time.Millisecond), Bech32Prefix: "dydx"}
-	client, err := cometbft.New(cfg.RPC, cometbft.Retry{Base: 10 * time.Millisecond, Max: 100 * time.Millisecond}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, _ := indexer.NewMetrics(nil)
-	x := indexer.NewCosmos(cfg, db, indexer.NewClientSource(client), dydx.NewAdapter(cfg.Bech32Prefix), slog.New(slog.DiscardHandler), m)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	if err := x.Run(ctx, LastHeight); err != nil {
-		t.Fatal(err)
-	}
-	return cfg
+	return replaytest.Index(t, db, Dir(), cfg, dydx.NewAdapter(cfg.Bech32Prefix), LastHeight)
 }
 
 // Side is one side of a fill as the node recorded it.

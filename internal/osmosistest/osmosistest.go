@@ -4,9 +4,6 @@
 package osmosistest
 
 import (
-	"context"
-	"log/slog"
-	"net/http/httptest"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -16,9 +13,7 @@ import (
 
 	"github.com/chainlens/chainlens/chains/osmosis"
 	"github.com/chainlens/chainlens/config"
-	"github.com/chainlens/chainlens/devchain/replaynode"
-	"github.com/chainlens/chainlens/indexer"
-	"github.com/chainlens/chainlens/indexer/cometbft"
+	"github.com/chainlens/chainlens/internal/replaytest"
 )
 
 // The recorded localnet: chain id, last height and the block time of that height.
@@ -50,23 +45,5 @@ func Chain(rpc string) config.Chain {
 // chain config used.
 func Index(t testing.TB, db *bun.DB) config.Chain {
 	t.Helper()
-	rec, err := replaynode.Load(Dir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(replaynode.New(rec, replaynode.Options{}).Handler())
-	t.Cleanup(srv.Close)
-	cfg := Chain(srv.URL)
-	client, err := cometbft.New(cfg.RPC, cometbft.Retry{Base: 10 * time.Millisecond, Max: 100 * time.Millisecond}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, _ := indexer.NewMetrics(nil)
-	x := indexer.NewCosmos(cfg, db, indexer.NewClientSource(client), osmosis.NewAdapter(cfg.Bech32Prefix), slog.New(slog.DiscardHandler), m)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	if err := x.Run(ctx, LastHeight); err != nil {
-		t.Fatal(err)
-	}
-	return cfg
+	return replaytest.Index(t, db, Dir(), Chain(""), osmosis.NewAdapter("osmo"), LastHeight)
 }
