@@ -195,7 +195,7 @@ func (s *Server) operation(op route.Operation, public bool) http.Handler {
 		if cached != nil {
 			s.metrics.cacheResult(state)
 			if state == cacheStale && cached.refreshing.CompareAndSwap(false, true) {
-				s.refresh(op, jsonH, ckey, r.Clone(context.WithoutCancel(r.Context())), key)
+				s.refresh(cached, op, jsonH, ckey, r.Clone(context.WithoutCancel(r.Context())), key)
 			}
 			writeEncoded(sw, r, cached)
 			return
@@ -343,16 +343,32 @@ func (s *Server) computeCached(op route.Operation, h Handler, ckey string, vals 
 	return e, nil
 }
 
-// refresh recomputes a stale cached answer in the background (r is a clone
-// of the request that found it stale). A failure keeps the stale answer
-// until it ages out, and is logged.
-func (s *Server) refresh(op route.Operation, h Handler, ckey string, r *http.Request, key *apikey.Key) {
+// refresh recomputes the stale cached answer e in the background (r is a
+// clone of the request that found it stale). Recomputations take turns on
+// a few slots, so a change announced for many cached answers at once cannot
+// crowd out the requests being served: when every slot is busy this one is
+// not queued (the stale answer is sent, and a later request tries again).
+// A failure or a panic keeps the stale answer until it ages out, and is
+// logged.
+func (s *Server) refresh(e *encoded, op route.Operation, h Handler, ckey string, r *http.Request, key *apikey.Key) {
+	select {
+	case s.refreshSlots <- struct{}{}:
+	default:
+		e.refreshing.Store(false)
+		return
+	}
 	go func() {
-		// Background recomputations take turns on a few slots: a change
-		// announced for many cached answers at once must not crowd out the
-		// requests being served (the stale answers are sent meanwhile).
-		s.refreshSlots <- struct{}{}
 		defer func() { <-s.refreshSlots }()
+		defer func() {
+			if p := recover(); p != nil {
+				s.opt.Log.Error("panic while refreshing a cached answer", "operation", op.ID(), "path", r.URL.Path, "panic", p, "stack", string(debug.Stack()))
+				e.refreshing.Store(false)
+			}
+		}()
+		// Recomputed meanwhile (a miss, or an earlier refresh)? Nothing to do.
+		if cur, state := s.cache.get(ckey, time.Now()); cur != e || state != cacheStale {
+			return
+		}
 		vals, err := params.Parse(op, r)
 		if err == nil {
 			_, err, _ = s.flight.Do(ckey, func() (any, error) {
@@ -361,9 +377,7 @@ func (s *Server) refresh(op route.Operation, h Handler, ckey string, r *http.Req
 		}
 		if err != nil {
 			s.opt.Log.Warn("refreshing a cached answer", "operation", op.ID(), "path", r.URL.Path, "err", err)
-			if e, _ := s.cache.get(ckey, time.Now()); e != nil {
-				e.refreshing.Store(false)
-			}
+			e.refreshing.Store(false)
 		}
 	}()
 }

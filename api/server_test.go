@@ -598,6 +598,35 @@ func TestResponseCacheFollowsAnnouncedChanges(t *testing.T) {
 	}
 }
 
+// TestResponseCacheRefreshPanics: a handler that panics while refreshing a
+// stale answer in the background does not take the server down; the stale
+// answer is still sent and a later request tries again.
+func TestResponseCacheRefreshPanics(t *testing.T) {
+	var calls atomic.Int64
+	e := newEnv(t, func(c *config.API, h *api.Handlers) {
+		c.CacheTTL = config.Duration(100 * time.Millisecond)
+		c.CacheStale = config.Duration(10 * time.Second)
+		h.JSON["GET /activity/active_whales"] = func(ctx context.Context, req *api.Request) (*api.Response, error) {
+			if calls.Add(1) > 1 {
+				panic("report row missing")
+			}
+			return whalesHandler(ctx, req)
+		}
+	})
+	if resp, body := e.do(t, "GET", "/activity/active_whales?limit=1", e.key, nil); resp.StatusCode != 200 {
+		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+	time.Sleep(150 * time.Millisecond)
+	for deadline := time.Now().Add(5 * time.Second); calls.Load() < 3; time.Sleep(10 * time.Millisecond) {
+		if resp, body := e.do(t, "GET", "/activity/active_whales?limit=1", e.key, nil); resp.StatusCode != 200 {
+			t.Fatalf("stale answer while refreshes panic: %d %s", resp.StatusCode, body)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("handler called %d times: a panicked refresh was never tried again", calls.Load())
+		}
+	}
+}
+
 // TestResponseCacheSharesMisses: identical requests that miss the cache at
 // the same moment are answered by one handler call.
 func TestResponseCacheSharesMisses(t *testing.T) {

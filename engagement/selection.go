@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -60,11 +59,13 @@ type Query struct {
 // Selector picks campaigns and records their views.
 type Selector struct {
 	db *bun.DB
-	// idle holds the selection's own connections: each has the statement
-	// prepared and a generic plan forced (see selConn). open counts them.
-	idle chan *selConn
-	mu   sync.Mutex
-	open int
+	// slots holds one token per selection that may run at once (at most
+	// selectorConns); idle holds the selection's own connections not in
+	// use, each with the statement prepared and a generic plan forced (see
+	// selConn). A selection takes a token, then an idle connection or a new
+	// one, and gives both back (a broken connection is closed instead).
+	slots chan struct{}
+	idle  chan *selConn
 }
 
 // selectorConns is the most connections the Selector keeps for itself
@@ -74,7 +75,7 @@ const selectorConns = 4
 
 // NewSelector returns a Selector over db.
 func NewSelector(db *bun.DB) *Selector {
-	return &Selector{db: db, idle: make(chan *selConn, selectorConns)}
+	return &Selector{db: db, slots: make(chan struct{}, selectorConns), idle: make(chan *selConn, selectorConns)}
 }
 
 // selConn is a connection with selectQuery prepared under
@@ -126,6 +127,7 @@ func (s *Selector) Select(ctx context.Context, q Query, now time.Time) ([]Select
 		return nil, err
 	}
 	dayStart := now.UTC().Truncate(24 * time.Hour)
+	retried := false
 	for attempt := 0; attempt < 5; attempt++ {
 		var (
 			sel      Selected
@@ -163,6 +165,13 @@ func (s *Selector) Select(ctx context.Context, q Query, now time.Time) ([]Select
 				return nil, ErrUnknownPosition
 			}
 			return []Selected{}, nil
+		}
+		if err != nil && !retried && ctx.Err() == nil {
+			// Its connection was closed (release); a connection lost while
+			// idle, say to a Postgres restart, fails once, not the request.
+			retried = true
+			attempt--
+			continue
 		}
 		if err != nil {
 			return nil, fmt.Errorf("select campaign: %w", err)
@@ -256,37 +265,45 @@ SELECT pick.id, pick.owner, pick.name, pick.topic, pick.audience_id, pick.audien
        (SELECT count(*) FROM view) AS recorded
 FROM pick, cfg`
 
-// acquire returns an idle selection connection, opens one while fewer
-// than selectorConns exist, or waits for one.
+// acquire waits for a selection slot, then returns an idle selection
+// connection or opens one.
 func (s *Selector) acquire(ctx context.Context) (*selConn, error) {
+	select {
+	case s.slots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("wait for a selection connection: %w", ctx.Err())
+	}
 	select {
 	case c := <-s.idle:
 		return c, nil
 	default:
 	}
-	s.mu.Lock()
-	if s.open < selectorConns {
-		s.open++
-		s.mu.Unlock()
-		c, err := s.dial(ctx)
-		if err != nil {
-			s.mu.Lock()
-			s.open--
-			s.mu.Unlock()
-			return nil, err
-		}
-		return c, nil
+	c, err := s.dial(ctx)
+	if err != nil {
+		<-s.slots
+		return nil, err
 	}
-	s.mu.Unlock()
-	select {
-	case c := <-s.idle:
-		return c, nil
-	case <-ctx.Done():
-		return nil, fmt.Errorf("wait for a selection connection: %w", ctx.Err())
-	}
+	return c, nil
 }
 
 func (s *Selector) dial(ctx context.Context) (*selConn, error) {
+	var err error
+	// A pooled connection may turn out dead on first use (after a Postgres
+	// restart: a bad connection, a reset): it is discarded and another
+	// taken, up to once per connection the pool can hold.
+	for range max(3, s.db.DB.Stats().MaxOpenConnections+1) {
+		var c *selConn
+		if c, err = s.dialOnce(ctx); err == nil {
+			return c, nil
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return nil, err
+}
+
+func (s *Selector) dialOnce(ctx context.Context) (*selConn, error) {
 	conn, err := s.db.DB.Conn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("campaign selection connection: %w", err)
@@ -303,18 +320,30 @@ func (s *Selector) dial(ctx context.Context) (*selConn, error) {
 	return &selConn{conn: conn, stmt: stmt}, nil
 }
 
-// release gives c back, or closes it when its last use failed for another
-// reason than finding no campaign (a broken connection is not reused).
+// release gives c and its slot back. When c's last use failed for another
+// reason than finding no campaign it is closed, and so are the idle ones:
+// connections are mostly lost together (a Postgres restart), and the next
+// selection opens a new one rather than trying each dead one in turn.
 func (s *Selector) release(c *selConn, err error) {
+	defer func() { <-s.slots }()
 	if err == nil || errors.Is(err, sql.ErrNoRows) {
 		s.idle <- c
 		return
 	}
+	c.close()
+	for {
+		select {
+		case idle := <-s.idle:
+			idle.close()
+		default:
+			return
+		}
+	}
+}
+
+func (c *selConn) close() {
 	_ = c.stmt.Close()
 	_ = c.conn.Close()
-	s.mu.Lock()
-	s.open--
-	s.mu.Unlock()
 }
 
 // KnownPosition reports whether id is a configured placement.

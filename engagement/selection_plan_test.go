@@ -64,3 +64,63 @@ func TestSelectionGenericPlanProbes(t *testing.T) {
 		}
 	}
 }
+
+// TestSelectionSurvivesLostConnections: the selection's own connections
+// are killed while idle (as by a Postgres restart); the next decisions,
+// more at once than there are connections, all succeed on new ones and
+// none waits forever for a slot.
+func TestSelectionSurvivesLostConnections(t *testing.T) {
+	ctx := context.Background()
+	db, _ := testdb.New(t)
+	for _, q := range []string{
+		`INSERT INTO audiences (id, name, kind) VALUES (1, 'everyone', 'global')`,
+		`INSERT INTO campaigns (id, owner, name, start_date, end_date) VALUES (1, 'o', 'c', now() - interval '1 day', now() + interval '1 day')`,
+		`INSERT INTO campaign_audiences (campaign_id, audience_id) VALUES (1, 1)`,
+		`INSERT INTO creatives (campaign_id, position_id, title, url) VALUES (1, 'wallet_home', 't', 'https://x.example/')`,
+	} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	sel := NewSelector(db)
+	decide := func() error {
+		out, err := sel.Select(ctx, Query{PositionID: "wallet_home", Addresses: []string{Global}}, time.Now())
+		if err == nil && len(out) != 1 {
+			err = fmt.Errorf("got %d campaigns, want 1", len(out))
+		}
+		return err
+	}
+	// Open all the selection's connections.
+	errs := make(chan error, 3*selectorConns)
+	for range selectorConns {
+		go func() { errs <- decide() }()
+	}
+	for range selectorConns {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	var killed int
+	if err := db.NewRaw(`SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+		WHERE datname = current_database() AND pid <> pg_backend_pid()`).Scan(ctx, &killed); err != nil {
+		t.Fatal(err)
+	}
+	if killed < selectorConns {
+		t.Fatalf("killed %d connections; the selection alone holds %d", killed, selectorConns)
+	}
+	ctx2, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	for range 3 * selectorConns {
+		go func() { errs <- decide() }()
+	}
+	for range 3 * selectorConns {
+		select {
+		case err := <-errs:
+			if err != nil {
+				t.Errorf("decision after losing %d connections: %v", killed, err)
+			}
+		case <-ctx2.Done():
+			t.Fatal("decisions still waiting for a selection slot")
+		}
+	}
+}

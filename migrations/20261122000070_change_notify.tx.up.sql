@@ -62,7 +62,11 @@ CREATE TRIGGER state_snapshots_changes AFTER INSERT ON state_snapshots
 
 -- An aggregator run that moved its watermark or wrote report rows may have
 -- changed any report table (a run that did neither changed nothing: the
--- Job contract reports every row written).
+-- Job contract reports every row written). The engagement jobs are left
+-- out: their tables (audience members, conversions, campaign reports) are
+-- read only by uncached endpoints, and two of them advance their watermark
+-- to the clock on every run.
 CREATE TRIGGER aggregator_jobs_changes AFTER UPDATE ON aggregator_jobs
-    FOR EACH ROW WHEN (NEW.last_error IS NULL AND (NEW.watermark IS DISTINCT FROM OLD.watermark OR NEW.last_rows > 0))
+    FOR EACH ROW WHEN (NEW.last_error IS NULL AND NEW.name NOT LIKE 'engagement\_%'
+        AND (NEW.watermark IS DISTINCT FROM OLD.watermark OR NEW.last_rows > 0))
     EXECUTE FUNCTION chainlens_notify_reports();

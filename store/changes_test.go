@@ -50,6 +50,7 @@ func TestChangesFollowsCommits(t *testing.T) {
 		{"an aggregator run", `UPDATE aggregator_jobs SET watermark = 7, last_error = NULL`, map[string]bool{"a": true, "b": true, "c": true}},
 		{"an aggregator run that changed nothing", `UPDATE aggregator_jobs SET last_run_at = now(), last_rows = 0`, map[string]bool{"a": false, "b": false}},
 		{"an aggregator run that wrote rows", `UPDATE aggregator_jobs SET last_rows = 3`, map[string]bool{"a": true}},
+		{"an engagement job run", `INSERT INTO aggregator_jobs (name) VALUES ('engagement_audiences'); UPDATE aggregator_jobs SET watermark = 99, last_rows = 5 WHERE name = 'engagement_audiences'`, map[string]bool{"a": false, "b": false}},
 		{"a rolled back height", `BEGIN; INSERT INTO blocks VALUES ('a', 2, 'h', now(), 'p', 'x', 0); ROLLBACK`, map[string]bool{"a": false}},
 	}
 	for _, s := range steps {
@@ -76,9 +77,6 @@ func TestChangesFollowsCommits(t *testing.T) {
 	after := c.Seq()
 	exec(`INSERT INTO blocks VALUES ('a', 3, 'h', now(), 'p', 'x', 0)`)
 	waitFor("announcement after reconnecting", func() bool { return c.ChangedSince(after, []string{"a"}) })
-	if c.ChangedSince(c.Seq(), []string{"a"}) {
-		t.Error("nothing can have changed since the current sequence")
-	}
 	cancel()
 	<-done
 	if c.Listening() {
