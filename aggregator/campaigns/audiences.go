@@ -18,7 +18,9 @@ import (
 	"github.com/chainlens/chainlens/indexer/snapshot"
 )
 
-// errNotReady is returned for a rule whose data does not exist yet.
+// errNotReady is returned for a rule whose data does not exist yet, or
+// cannot on its chain (a perp rule on a chain that is not dYdX): the
+// audience keeps its members and the job goes on with the others.
 var errNotReady = errors.New("rule data not ready")
 
 // Audiences materialises the members of every rule audience
@@ -108,6 +110,14 @@ func (j Audiences) members(ctx context.Context, tx bun.Tx, ch config.Chain, r *e
 			err = tx.NewRaw(`SELECT DISTINCT t.sender FROM erc20_transfers t
 				WHERE t.chain_id = ? AND t.kind = 'transfer' AND t.height >= (SELECT coalesce(min(height), 0) FROM evm_blocks WHERE chain_id = ? AND time >= ?)`,
 				ch.ID, ch.ID, since).Scan(ctx, &addrs)
+		} else if ch.Kind == "dydx" {
+			// Short-term orders reach the chain inside the proposer's
+			// unsigned MsgProposedOperations: a trader who only trades so
+			// signs nothing, and is active by their fills.
+			err = tx.NewRaw(`SELECT s FROM txs t, unnest(t.signers) s
+				WHERE t.chain_id = ? AND t.code = 0 AND t.height >= (SELECT coalesce(min(height), 0) FROM blocks WHERE chain_id = ? AND time >= ?)
+				UNION SELECT address FROM dydx_fills WHERE chain_id = ? AND time >= ?`,
+				ch.ID, ch.ID, since, ch.ID, since).Scan(ctx, &addrs)
 		} else {
 			err = tx.NewRaw(`SELECT DISTINCT s FROM txs t, unnest(t.signers) s
 				WHERE t.chain_id = ? AND t.code = 0 AND t.height >= (SELECT coalesce(min(height), 0) FROM blocks WHERE chain_id = ? AND time >= ?)`,
@@ -157,7 +167,7 @@ func (j Audiences) members(ctx context.Context, tx bun.Tx, ch config.Chain, r *e
 	}
 	if r.MinPerpVolumeUSD != "" || r.MinPerpTrades > 0 {
 		if ch.Kind != "dydx" {
-			return nil, fmt.Errorf("min_perp_volume_usd and min_perp_trades need a chain of kind dydx, not %s (%s)", ch.ID, ch.Kind)
+			return nil, fmt.Errorf("%w: min_perp_volume_usd and min_perp_trades need a chain of kind dydx, not %s (%s)", errNotReady, ch.ID, ch.Kind)
 		}
 		addrs, err := perpTraders(ctx, tx, ch, r, now)
 		if err != nil {

@@ -20,7 +20,8 @@ import (
 // TestPerpTraderAudiences indexes the recorded dYdX localnet and builds
 // rule audiences over its fills: the members are exactly the owners whose
 // fill sides (truth/fills.json) reach the minimum notional in USD and
-// number of fills; a perp rule on a chain of another kind is refused.
+// number of fills (active_within_days counts fills as activity); a perp
+// rule on a chain of another kind builds nothing and fails nothing.
 func TestPerpTraderAudiences(t *testing.T) {
 	ctx := context.Background()
 	db, _ := testdb.New(t)
@@ -60,6 +61,9 @@ func TestPerpTraderAudiences(t *testing.T) {
 		{"whales", `"min_perp_volume_usd": "10000"`, 10000, 0},
 		{"busy whales", `"min_perp_volume_usd": "1000", "min_perp_trades": 40`, 1000, 40},
 		{"nobody", `"min_perp_volume_usd": "1000000000"`, 1000000000, 0},
+		// Active within the window: every trader, though most never signed
+		// a tx (their short-term orders ride in the proposer's operations).
+		{"active traders", `"min_perp_trades": 2, "active_within_days": 30`, 0, 2},
 	}
 	f := &engagement.File{}
 	for _, r := range rules {
@@ -99,7 +103,8 @@ func TestPerpTraderAudiences(t *testing.T) {
 		t.Errorf("the thresholds should split the traders; only %d rules did", nonEmpty)
 	}
 
-	// A perp rule on a chain that is not dYdX is an error of the job.
+	// A perp rule on a chain that is not dYdX builds nothing: the audience
+	// keeps its members and the job does not fail.
 	other := chain
 	other.Kind = "cosmoshub"
 	job.Chains = map[string]config.Chain{chain.ID: other}
@@ -108,7 +113,14 @@ func TestPerpTraderAudiences(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tx.Rollback()
-	if _, _, err := job.Run(ctx, tx, 0); err == nil {
-		t.Error("a perp rule on a cosmoshub chain must fail")
+	if _, _, err := job.Run(ctx, tx, 0); err != nil {
+		t.Errorf("a perp rule on a cosmoshub chain failed the job: %v", err)
+	}
+	var kept int
+	if err := tx.NewRaw(`SELECT count(*) FROM audience_members m JOIN audiences a ON a.id = m.audience_id WHERE a.name = 'any perp trader'`).Scan(ctx, &kept); err != nil {
+		t.Fatal(err)
+	}
+	if want := len(expect(0, 1)); kept != want {
+		t.Errorf("members kept %d, want %d", kept, want)
 	}
 }
