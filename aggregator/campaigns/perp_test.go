@@ -61,9 +61,9 @@ func TestPerpTraderAudiences(t *testing.T) {
 		{"whales", `"min_perp_volume_usd": "10000"`, 10000, 0},
 		{"busy whales", `"min_perp_volume_usd": "1000", "min_perp_trades": 40`, 1000, 40},
 		{"nobody", `"min_perp_volume_usd": "1000000000"`, 1000000000, 0},
-		// Active within the window: every trader, though most never signed
-		// a tx (their short-term orders ride in the proposer's operations).
-		{"active traders", `"min_perp_trades": 2, "active_within_days": 30`, 0, 2},
+		// Active within the window: every trader, including one whose
+		// orders predate the recording and who signs no tx in it.
+		{"active traders", `"min_perp_trades": 1, "active_within_days": 30`, 0, 1},
 	}
 	f := &engagement.File{}
 	for _, r := range rules {
