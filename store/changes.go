@@ -95,10 +95,13 @@ func (c *Changes) lost() {
 func (c *Changes) Run(ctx context.Context, db *bun.DB, log *slog.Logger) error {
 	backoff := 100 * time.Millisecond
 	for ctx.Err() == nil {
-		err := c.listen(ctx, db)
+		confirmed, err := c.listen(ctx, db)
 		c.lost()
 		if ctx.Err() != nil {
 			break
+		}
+		if confirmed {
+			backoff = 100 * time.Millisecond // it worked for a while: a new blip starts over
 		}
 		log.Warn("data-change announcements interrupted; cached answers expire after cache_ttl or 1 s meanwhile", "err", err, "retry_in", backoff)
 		select {
@@ -110,16 +113,21 @@ func (c *Changes) Run(ctx context.Context, db *bun.DB, log *slog.Logger) error {
 	return nil
 }
 
-// listen receives on one connection until it fails or stays silent.
-func (c *Changes) listen(ctx context.Context, db *bun.DB) error {
+// listen receives on one connection until it fails or stays silent. It
+// trusts the connection (Listening) only once its own first ping came
+// back: LISTEN is in effect from then on, so every later commit is
+// announced to it. confirmed reports whether it got that far.
+func (c *Changes) listen(ctx context.Context, db *bun.DB) (confirmed bool, err error) {
 	ln := pgdriver.NewListener(db)
 	defer ln.Close()
 	if err := ln.Listen(ctx, ChangesChannel); err != nil {
-		return fmt.Errorf("listen %s: %w", ChangesChannel, err)
+		return false, fmt.Errorf("listen %s: %w", ChangesChannel, err)
 	}
-	// Anything committed before LISTEN took effect was not announced to us.
-	c.announce("*")
-	c.listening.Store(true)
+	if err := pgdriver.Notify(ctx, db, ChangesChannel, changesPing); err != nil {
+		return false, fmt.Errorf("ping %s: %w", ChangesChannel, err)
+	}
+	// Should that ping cross LISTEN on its way, the first silent window
+	// sends another before the connection is given up.
 	pinged := false
 	for {
 		_, payload, err := ln.ReceiveTimeout(ctx, c.window)
@@ -127,16 +135,24 @@ func (c *Changes) listen(ctx context.Context, db *bun.DB) error {
 		switch {
 		case err == nil:
 			pinged = false
+			if !confirmed && payload == changesPing {
+				// Anything committed before LISTEN took effect was not
+				// announced to us.
+				confirmed = true
+				c.announce("*")
+				c.listening.Store(true)
+				continue
+			}
 			c.announce(payload)
 		case errors.As(err, &ne) && ne.Timeout() && !pinged:
 			if err := pgdriver.Notify(ctx, db, ChangesChannel, changesPing); err != nil {
-				return fmt.Errorf("ping %s: %w", ChangesChannel, err)
+				return confirmed, fmt.Errorf("ping %s: %w", ChangesChannel, err)
 			}
 			pinged = true
 		case errors.As(err, &ne) && ne.Timeout():
-			return fmt.Errorf("receive %s: no answer to a ping within %s", ChangesChannel, c.window)
+			return confirmed, fmt.Errorf("receive %s: no answer to a ping within %s", ChangesChannel, c.window)
 		default:
-			return fmt.Errorf("receive %s: %w", ChangesChannel, err)
+			return confirmed, fmt.Errorf("receive %s: %w", ChangesChannel, err)
 		}
 	}
 }
