@@ -346,18 +346,14 @@ func (s *Server) computeCached(op route.Operation, h Handler, ckey string, vals 
 // refresh recomputes the stale cached answer e in the background (r is a
 // clone of the request that found it stale). Recomputations take turns on
 // a few slots, so a change announced for many cached answers at once cannot
-// crowd out the requests being served: when every slot is busy this one is
-// not queued (the stale answer is sent, and a later request tries again).
-// A failure or a panic keeps the stale answer until it ages out, and is
-// logged.
+// crowd out the requests being served (the stale answers are sent
+// meanwhile); one whose answer was recomputed while it waited (a miss, or
+// an earlier refresh) does nothing. At most one waits per kept answer (its
+// refreshing flag). A failure or a panic keeps the stale answer until it
+// ages out, and is logged.
 func (s *Server) refresh(e *encoded, op route.Operation, h Handler, ckey string, r *http.Request, key *apikey.Key) {
-	select {
-	case s.refreshSlots <- struct{}{}:
-	default:
-		e.refreshing.Store(false)
-		return
-	}
 	go func() {
+		s.refreshSlots <- struct{}{}
 		defer func() { <-s.refreshSlots }()
 		defer func() {
 			if p := recover(); p != nil {
