@@ -121,7 +121,7 @@ type Chain struct {
 	Registry *Registry `yaml:"registry"`
 
 	StartHeight   int64    `yaml:"start_height"`   // first height to index; 0 = the node's earliest
-	BatchSize     int      `yaml:"batch_size"`     // heights committed per transaction; default 20
+	BatchSize     int      `yaml:"batch_size"`     // heights committed per transaction; default 100 (1000 for evm)
 	Concurrency   int      `yaml:"concurrency"`    // heights fetched in parallel; default 4
 	PollInterval  Duration `yaml:"poll_interval"`  // wait at the tip; default 1s
 	Bech32Prefix  string   `yaml:"bech32_prefix"`  // account prefix, e.g. osmo

@@ -259,10 +259,10 @@ func (x *Cosmos) catchUp(ctx context.Context, next, target int64, st cometbft.St
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	workers := x.cfg.Concurrency
-	// Two batches' worth of heights may be fetched or wait: the workers
-	// decode the next batch while the writer commits this one (with one
-	// batch, decoding and committing took turns).
-	window := int64(workers*2 + 2*x.cfg.BatchSize)
+	// A batch's worth of heights more than those being committed may be
+	// fetched or wait: the workers decode the next batch while the writer
+	// commits (with no room, decoding and committing took turns).
+	window := int64(workers*2 + (commitsInFlight+1)*x.cfg.BatchSize)
 	heights := make(chan int64)
 	results := make(chan *fetched, window) // never full: credits bound the heights out
 	credits := make(chan struct{}, window) // bounds heights in flight or waiting to commit
@@ -321,56 +321,136 @@ func (x *Cosmos) catchUp(ctx context.Context, next, target int64, st cometbft.St
 			}
 		}
 	}()
+	// Up to commitsInFlight batches are written at once, each in its own
+	// transaction on its own connection (Postgres copies them on separate
+	// cores); each commits only after the one before it did (see
+	// startCommit), so the checkpoint still moves in height order. On
+	// return, batches still in flight are cancelled and waited for.
+	var inflight []*batchCommit
+	defer func() {
+		for _, c := range inflight {
+			<-c.done
+		}
+	}()
 	defer wg.Wait()
 	defer cancel()
 
+	formed := next // the first height not yet in a batch
 	for next <= target {
-		var f *fetched
+		var head <-chan struct{}
+		if len(inflight) > 0 {
+			head = inflight[0].done
+		}
 		select {
-		case f = <-results:
+		case f := <-results:
+			if errors.Is(f.err, errFatal) {
+				return next, f.err
+			}
+			pending[f.height] = f
+		case <-head:
+			c := inflight[0]
+			inflight = inflight[1:]
+			if c.err != nil {
+				return next, fmt.Errorf("indexer %s: %w", x.cfg.ID, c.err)
+			}
+			next = x.committed(ctx, c, credits, st)
+			if c.genRows > 0 {
+				x.log.Info("genesis state imported", "rows", c.genRows)
+			}
+			if c.gen {
+				x.genesisSettled = true
+			}
 		case <-ctx.Done():
 			return next, ctx.Err()
 		}
-		if errors.Is(f.err, errFatal) {
-			return next, f.err
-		}
-		pending[f.height] = f
-		// Commit every batch that is ready: several may be after one result.
-		for {
-			batch := readyBatch(pending, next, target, x.cfg.BatchSize, int(window))
+		// Start every batch that is ready: several may be after one result.
+		for len(inflight) < commitsInFlight {
+			batch := readyBatch(pending, formed, target, x.cfg.BatchSize, int(window))
 			if batch == nil {
 				break
 			}
-			stats, err := x.w.commitWith(ctx, batch, true, st.LatestHeight, gen)
-			releaseAll(batch)
-			if err != nil {
-				return next, fmt.Errorf("indexer %s: %w", x.cfg.ID, err)
-			}
-			if gen != nil {
-				x.log.Info("genesis state imported", "initial_height", gen.genesis.InitialHeight, "rows", gen.rows.Len())
-				gen, x.genesisSettled = nil, true
-			}
 			for _, g := range batch {
 				delete(pending, g.height)
-				<-credits
-				if g.err != nil {
-					x.log.Warn("height moved to dead letters", "height", g.height, "err", g.err)
-				} else {
-					x.metrics.skippedTxs.WithLabelValues(x.cfg.ID).Add(float64(g.block.Stats.UndecodableTxs))
-					x.metrics.unknownMsgs.WithLabelValues(x.cfg.ID).Add(float64(g.block.Stats.UnknownMessages))
-				}
 			}
-			next = batch[len(batch)-1].height + 1
-			x.metrics.indexedHeight.WithLabelValues(x.cfg.ID).Set(float64(next - 1))
-			x.metrics.lag.WithLabelValues(x.cfg.ID).Set(float64(max(0, st.LatestHeight-(next-1))))
-			x.metrics.blocks.WithLabelValues(x.cfg.ID).Add(float64(stats.blocks))
-			x.metrics.events.WithLabelValues(x.cfg.ID).Add(float64(stats.events))
-			if stats.failed > 0 {
-				x.refreshDeadLetterGauge(ctx)
+			formed = batch[len(batch)-1].height + 1
+			var prev *batchCommit
+			if len(inflight) > 0 {
+				prev = inflight[len(inflight)-1]
 			}
+			inflight = append(inflight, x.startCommit(ctx, prev, batch, gen, st.LatestHeight))
+			gen = nil // written with the first batch
 		}
 	}
 	return next, nil
+}
+
+// commitsInFlight bounds the batches written concurrently by the catch-up.
+const commitsInFlight = 2
+
+// batchCommit is a batch being written and committed in the background.
+type batchCommit struct {
+	batch   []*fetched
+	gen     bool // the batch carries the genesis state
+	genRows int
+	done    chan struct{}
+	stats   commitStats
+	err     error
+}
+
+// errEarlierBatchFailed means a batch was rolled back because the batch
+// before it did not commit.
+var errEarlierBatchFailed = errors.New("an earlier batch did not commit")
+
+// startCommit writes batch in its own transaction in the background and
+// commits it once prev (if any) has committed; if prev fails, batch is
+// rolled back. The batch's spill files are released when it is done.
+func (x *Cosmos) startCommit(ctx context.Context, prev *batchCommit, batch []*fetched, gen *genesisRows, tip int64) *batchCommit {
+	c := &batchCommit{batch: batch, done: make(chan struct{})}
+	if gen != nil {
+		c.gen, c.genRows = true, gen.rows.Len()
+	}
+	go func() {
+		defer close(c.done)
+		defer releaseAll(batch)
+		open, err := x.w.write(ctx, batch, gen)
+		if prev != nil {
+			<-prev.done
+			if prev.err != nil && err == nil {
+				open.abort()
+				err = errEarlierBatchFailed
+			}
+		}
+		if err != nil {
+			c.err = err
+			return
+		}
+		c.stats, c.err = open.finish(ctx, true, tip)
+	}()
+	return c
+}
+
+// committed accounts for a committed batch: it gives back the batch's
+// credits, logs its dead letters, updates the metrics, and returns the
+// new next height.
+func (x *Cosmos) committed(ctx context.Context, c *batchCommit, credits <-chan struct{}, st cometbft.Status) int64 {
+	for _, g := range c.batch {
+		<-credits
+		if g.err != nil {
+			x.log.Warn("height moved to dead letters", "height", g.height, "err", g.err)
+		} else {
+			x.metrics.skippedTxs.WithLabelValues(x.cfg.ID).Add(float64(g.block.Stats.UndecodableTxs))
+			x.metrics.unknownMsgs.WithLabelValues(x.cfg.ID).Add(float64(g.block.Stats.UnknownMessages))
+		}
+	}
+	next := c.batch[len(c.batch)-1].height + 1
+	x.metrics.indexedHeight.WithLabelValues(x.cfg.ID).Set(float64(next - 1))
+	x.metrics.lag.WithLabelValues(x.cfg.ID).Set(float64(max(0, st.LatestHeight-(next-1))))
+	x.metrics.blocks.WithLabelValues(x.cfg.ID).Add(float64(c.stats.blocks))
+	x.metrics.events.WithLabelValues(x.cfg.ID).Add(float64(c.stats.events))
+	if c.stats.failed > 0 {
+		x.refreshDeadLetterGauge(ctx)
+	}
+	return next
 }
 
 // genesisFor returns the state at genesis to write with the batch starting

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -196,5 +197,69 @@ func TestDifferentHistoryIsRefused(t *testing.T) {
 	}
 	if n := count(t, db, "SELECT count(*) FROM blocks WHERE chain_id = ?", osmo.chainID); n != 0 {
 		t.Fatalf("%d blocks left after reset", n)
+	}
+}
+
+// TestFailedBatchTakesTheNextOneDown makes one batch fail while the batch
+// after it is being written concurrently (the catch-up writes two batches
+// at once): neither may commit, the checkpoint stays before the failed
+// batch, and the next run indexes every height exactly once.
+func TestFailedBatchTakesTheNextOneDown(t *testing.T) {
+	db, _ := testdb.New(t)
+	ln := localnets[0]
+	srv := replayServer(t, ln.dir)
+	cfg := chainConfig(ln, srv.URL)
+	cfg.BatchSize = 50
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	// Height 120 fails its batch (101..150) after a pause that lets the
+	// batch 151..200 be written meanwhile.
+	if _, err := db.ExecContext(ctx, `CREATE FUNCTION fail_height_120() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN
+			IF NEW.height = 120 THEN
+				PERFORM pg_sleep(1);
+				RAISE EXCEPTION 'injected failure at height 120';
+			END IF;
+			RETURN NEW;
+		END $$;
+		CREATE TRIGGER fail_height_120 BEFORE INSERT ON blocks FOR EACH ROW EXECUTE FUNCTION fail_height_120();`); err != nil {
+		t.Fatal(err)
+	}
+	err := newIndexer(t, db, cfg).Run(ctx, ln.blocks)
+	if err == nil || !strings.Contains(err.Error(), "injected failure at height 120") {
+		t.Fatalf("run: %v, want the injected failure", err)
+	}
+	for _, c := range []struct {
+		query string
+		want  int64
+	}{
+		{"SELECT next_height FROM sync_state", 101},
+		{"SELECT count(*) FROM blocks", 100},
+		{"SELECT coalesce(max(height), 0) FROM blocks", 100},
+		{"SELECT count(*) FROM events WHERE height > 100", 0},
+	} {
+		if got := count(t, db, c.query); got != c.want {
+			t.Errorf("after the failure, %s = %d, want %d", c.query, got, c.want)
+		}
+	}
+
+	if _, err := db.ExecContext(ctx, "DROP TRIGGER fail_height_120 ON blocks"); err != nil {
+		t.Fatal(err)
+	}
+	if err := newIndexer(t, db, cfg).Run(ctx, ln.blocks); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		query string
+		want  int64
+	}{
+		{"SELECT next_height FROM sync_state", ln.blocks + 1},
+		{"SELECT count(*) FROM blocks", ln.blocks},
+		{"SELECT count(DISTINCT height) FROM blocks", ln.blocks},
+		{"SELECT count(*) FROM txs", ln.txs},
+	} {
+		if got := count(t, db, c.query); got != c.want {
+			t.Errorf("after the rerun, %s = %d, want %d", c.query, got, c.want)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/uptrace/bun"
 
@@ -221,14 +222,39 @@ type genesisRows struct {
 // commitWith is commit that also replaces the chain's rows at
 // chains.GenesisHeight by gen's and records the import, in the same
 // transaction (gen nil: commit).
-func (w *writer) commitWith(ctx context.Context, batch []*fetched, advance bool, tip int64, gen *genesisRows) (stats commitStats, err error) {
+func (w *writer) commitWith(ctx context.Context, batch []*fetched, advance bool, tip int64, gen *genesisRows) (commitStats, error) {
+	open, err := w.write(ctx, batch, gen)
+	if err != nil {
+		return commitStats{}, err
+	}
+	return open.finish(ctx, advance, tip)
+}
+
+// openBatch is a batch whose rows are written in a transaction that is
+// still open: its checkpoint has not moved and nothing is visible yet.
+// Exactly one of finish and abort must follow.
+type openBatch struct {
+	w        *writer
+	conn     *bun.Conn // nil for an empty batch or once finished
+	from, to int64
+	lastTime any
+	stats    commitStats
+}
+
+// write opens a transaction for a contiguous batch of heights and writes
+// everything but the checkpoint: it deletes the heights' rows, copies the
+// new ones (from memory, or from the spill files of heights read as a
+// stream), records failed heights as dead letters and clears succeeded
+// ones, and writes gen's rows if set. Batches of different heights may be
+// written concurrently on their own connections; finish orders them.
+func (w *writer) write(ctx context.Context, batch []*fetched, gen *genesisRows) (_ *openBatch, err error) {
 	if len(batch) == 0 {
-		return stats, nil
+		return &openBatch{w: w}, nil
 	}
 	from, to := batch[0].height, batch[len(batch)-1].height
+	ob := &openBatch{w: w, from: from, to: to}
 	var ok []int64
 	var failed []*fetched
-	var lastTime any
 	var spilled []*spill
 	var texts []*copyText
 	for _, f := range batch {
@@ -242,38 +268,39 @@ func (w *writer) commitWith(ctx context.Context, batch []*fetched, advance bool,
 			texts = append(texts, f.text)
 		}
 		ok = append(ok, f.height)
-		lastTime = f.block.Time
-		stats.events += f.events
+		ob.lastTime = f.block.Time
+		ob.stats.events += f.events
 	}
-	stats.blocks = len(ok)
+	ob.stats.blocks = len(ok)
+	ob.stats.failed = len(failed)
 	if err := w.ensurePartitions(ctx, from, to); err != nil {
-		return stats, err
+		return nil, err
 	}
 	if gen != nil {
 		if err := w.ensurePartitions(ctx, chains.GenesisHeight, chains.GenesisHeight); err != nil {
-			return stats, err
+			return nil, err
 		}
 	}
 
 	conn, err := w.db.Conn(ctx)
 	if err != nil {
-		return stats, fmt.Errorf("commit %d..%d: %w", from, to, err)
+		return nil, fmt.Errorf("commit %d..%d: %w", from, to, err)
 	}
-	defer conn.Close()
 	if _, err := conn.ExecContext(ctx, "BEGIN"); err != nil {
-		return stats, fmt.Errorf("commit %d..%d: begin: %w", from, to, err)
+		conn.Close()
+		return nil, fmt.Errorf("commit %d..%d: begin: %w", from, to, err)
 	}
-	committed := false
+	ob.conn = &conn
 	defer func() {
-		if !committed {
-			_, _ = conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+		if err != nil {
+			ob.abort()
 		}
 	}()
 	// Clear the heights' old rows and dead letters in one round trip, unless
 	// nothing was ever written at or above from (the forward path).
 	var highWater int64
 	if err := conn.NewRaw("SELECT coalesce((SELECT high_water FROM sync_state WHERE chain_id = ?), 0)", w.chainID).Scan(ctx, &highWater); err != nil {
-		return stats, fmt.Errorf("commit %d..%d: high water: %w", from, to, err)
+		return nil, fmt.Errorf("commit %d..%d: high water: %w", from, to, err)
 	}
 	var clear strings.Builder
 	if from <= highWater {
@@ -290,7 +317,7 @@ func (w *writer) commitWith(ctx context.Context, batch []*fetched, advance bool,
 	}
 	if clear.Len() > 0 {
 		if _, err := conn.ExecContext(ctx, clear.String()); err != nil {
-			return stats, fmt.Errorf("commit %d..%d: clear old rows: %w", from, to, err)
+			return nil, fmt.Errorf("commit %d..%d: clear old rows: %w", from, to, err)
 		}
 	}
 	for i, t := range w.tables {
@@ -303,26 +330,26 @@ func (w *writer) commitWith(ctx context.Context, batch []*fetched, advance bool,
 		if len(parts) > 0 {
 			n, err := store.CopyChunks(ctx, conn, t.Name, t.Columns, parts)
 			if err != nil {
-				return stats, fmt.Errorf("commit %d..%d: %w", from, to, err)
+				return nil, fmt.Errorf("commit %d..%d: %w", from, to, err)
 			}
-			stats.rows += n
+			ob.stats.rows += n
 		}
 		// Spilled heights: their COPY text streams from its files, in
 		// chunks, within the same transaction.
 		for _, sp := range spilled {
 			n, err := sp.copyTable(ctx, conn, t)
 			if err != nil {
-				return stats, fmt.Errorf("commit %d..%d: %w", from, to, err)
+				return nil, fmt.Errorf("commit %d..%d: %w", from, to, err)
 			}
-			stats.rows += n
+			ob.stats.rows += n
 		}
 	}
 	if gen != nil {
 		n, err := w.writeGenesis(ctx, conn, gen)
 		if err != nil {
-			return stats, fmt.Errorf("commit %d..%d: genesis: %w", from, to, err)
+			return nil, fmt.Errorf("commit %d..%d: genesis: %w", from, to, err)
 		}
-		stats.rows += n
+		ob.stats.rows += n
 	}
 	for _, f := range failed {
 		if _, err := conn.ExecContext(ctx, `INSERT INTO dead_letters (chain_id, height, attempts, last_error, next_retry_at)
@@ -330,29 +357,55 @@ func (w *writer) commitWith(ctx context.Context, batch []*fetched, advance bool,
 			ON CONFLICT (chain_id, height) DO UPDATE SET attempts = dead_letters.attempts + 1, last_error = EXCLUDED.last_error,
 			last_failed_at = now(), next_retry_at = now() + make_interval(secs => least(3600, 30 * power(2, least(dead_letters.attempts, 7))))`,
 			w.chainID, f.height, truncate(f.err.Error(), 4000)); err != nil {
-			return stats, fmt.Errorf("commit %d..%d: dead letter %d: %w", from, to, f.height, err)
+			return nil, fmt.Errorf("commit %d..%d: dead letter %d: %w", from, to, f.height, err)
 		}
 	}
+	return ob, nil
+}
+
+// finish moves the checkpoint from the batch's first height to past its
+// last (when advance is set) and commits. The checkpoint moves only if it
+// stands at the batch's first height, so a batch written ahead of the one
+// before it can only commit after that one (errCheckpointMoved otherwise).
+func (ob *openBatch) finish(ctx context.Context, advance bool, tip int64) (commitStats, error) {
+	if ob.conn == nil {
+		return ob.stats, nil
+	}
+	defer ob.abort()
+	w, conn, from, to := ob.w, ob.conn, ob.from, ob.to
 	if advance {
 		res, err := conn.ExecContext(ctx, `INSERT INTO sync_state (chain_id, kind, next_height, last_time, tip_height, high_water, updated_at)
 			VALUES (?, ?, ?, ?, ?, ?, now())
 			ON CONFLICT (chain_id) DO UPDATE SET next_height = EXCLUDED.next_height,
 			last_time = coalesce(EXCLUDED.last_time, sync_state.last_time), tip_height = EXCLUDED.tip_height,
 			high_water = greatest(sync_state.high_water, EXCLUDED.high_water), updated_at = now()
-			WHERE sync_state.next_height = ?`, w.chainID, w.kind, to+1, lastTime, tip, to, from)
+			WHERE sync_state.next_height = ?`, w.chainID, w.kind, to+1, ob.lastTime, tip, to, from)
 		if err != nil {
-			return stats, fmt.Errorf("commit %d..%d: checkpoint: %w", from, to, err)
+			return commitStats{}, fmt.Errorf("commit %d..%d: checkpoint: %w", from, to, err)
 		}
 		if n, _ := res.RowsAffected(); n != 1 {
-			return stats, fmt.Errorf("commit %d..%d: %w", from, to, errCheckpointMoved)
+			return commitStats{}, fmt.Errorf("commit %d..%d: %w", from, to, errCheckpointMoved)
 		}
 	}
 	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
-		return stats, fmt.Errorf("commit %d..%d: %w", from, to, err)
+		return commitStats{}, fmt.Errorf("commit %d..%d: %w", from, to, err)
 	}
-	committed = true
-	stats.failed = len(failed)
-	return stats, nil
+	conn.Close()
+	ob.conn = nil
+	return ob.stats, nil
+}
+
+// abort rolls the batch's transaction back, if still open, and returns
+// its connection; it may be called more than once.
+func (ob *openBatch) abort() {
+	if ob.conn == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, _ = ob.conn.ExecContext(ctx, "ROLLBACK")
+	ob.conn.Close()
+	ob.conn = nil
 }
 
 type commitStats struct {
