@@ -166,7 +166,7 @@ func (s *Service) activeWhales(ctx context.Context, req *api.Request) (*api.Resp
 	}
 	out := make([]Whale, len(rows))
 	for i, r := range rows {
-		out[i] = Whale{Wallet: r.Wallet, Trading: Number(r.Trading), LP: Number(r.LP), Staking: Number(r.Staking), Total: Number(r.Total)}
+		out[i] = Whale{Wallet: r.Wallet, Trading: api.Number(r.Trading), LP: api.Number(r.LP), Staking: api.Number(r.Staking), Total: api.Number(r.Total)}
 	}
 	return &api.Response{Body: out, Freshness: fresh}, nil
 }

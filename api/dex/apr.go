@@ -90,7 +90,7 @@ func (s *Service) stakingAPR(ctx context.Context, req *api.Request) (*api.Respon
 			continue
 		}
 		apr := rewards.MulInt64(secondsPerYear * 100).Quo(weight)
-		out = append(out, StakingAPR{Labels: d.Format(time.DateTime), Symbol: symbol, APR: Number(apr.String())})
+		out = append(out, StakingAPR{Labels: d.Format(time.DateTime), Symbol: symbol, APR: api.Number(apr.String())})
 	}
 	return &api.Response{Body: out, Freshness: fresh}, nil
 }

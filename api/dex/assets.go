@@ -40,7 +40,7 @@ func (s *Service) assetsInChain(ctx context.Context, req *api.Request) (*api.Res
 	}
 	out := make([]AssetsInChain, len(rows))
 	for i, row := range rows {
-		out[i] = AssetsInChain{Labels: row.Day.UTC().Format(time.DateTime), Value: Number(row.Value)}
+		out[i] = AssetsInChain{Labels: row.Day.UTC().Format(time.DateTime), Value: api.Number(row.Value)}
 	}
 	return &api.Response{Body: out, Freshness: fresh}, nil
 }

@@ -179,11 +179,11 @@ type depthSide struct {
 }
 
 func (d depthSide) render() Depth {
-	return Depth{TokenDenom: d.denom, TokenAmount: string(Number(d.amount.String())), USDAmount: string(Number(d.usd.String())), Depth: Number(d.factor.String())}
+	return Depth{TokenDenom: d.denom, TokenAmount: string(api.Number(d.amount.String())), USDAmount: string(api.Number(d.usd.String())), Depth: api.Number(d.factor.String())}
 }
 
 func (d depthSide) renderNumbers() Depth {
-	return Depth{TokenDenom: d.denom, TokenAmount: Number(d.amount.String()), USDAmount: Number(d.usd.String()), Depth: Number(d.factor.String())}
+	return Depth{TokenDenom: d.denom, TokenAmount: api.Number(d.amount.String()), USDAmount: api.Number(d.usd.String()), Depth: api.Number(d.factor.String())}
 }
 
 // percentParam parses the percent parameter exactly: > 0 and ≤ 50.

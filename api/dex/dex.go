@@ -108,18 +108,6 @@ func (s *Service) begin(ctx context.Context) (api.Freshness, error) {
 	return Freshness(ctx, s.db, s.market.ChainID)
 }
 
-// Number renders a decimal string from the database as a JSON number
-// without trailing zeros, keeping every digit.
-func Number(s string) json.Number {
-	if strings.Contains(s, ".") {
-		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	}
-	if s == "" || s == "-0" {
-		s = "0"
-	}
-	return json.Number(s)
-}
-
 // TopAsset is one row of the top assets by volume.
 type TopAsset struct {
 	Denom     string      `json:"denom"`
@@ -156,7 +144,7 @@ func (s *Service) topAssets(ctx context.Context, from, to time.Time, limit int64
 	out := make([]TopAsset, 0, len(rows))
 	for _, r := range rows {
 		a := s.market.Assets[r.Denom]
-		out = append(out, TopAsset{Denom: r.Denom, Name: a.Name, Symbol: a.Symbol, URL: a.Logo, USDVolume: Number(r.Volume)})
+		out = append(out, TopAsset{Denom: r.Denom, Name: a.Name, Symbol: a.Symbol, URL: a.Logo, USDVolume: api.Number(r.Volume)})
 	}
 	return out, nil
 }
@@ -229,7 +217,7 @@ func (s *Service) realTimePrice(ctx context.Context, req *api.Request) (*api.Res
 	if err != nil {
 		return nil, fmt.Errorf("price of %s: %w", denom, err)
 	}
-	return &api.Response{Body: Price{Denom: denom, USDPrice: Number(price)}, Freshness: fresh}, nil
+	return &api.Response{Body: Price{Denom: denom, USDPrice: api.Number(price)}, Freshness: fresh}, nil
 }
 
 // KPI is one daily cumulative value.
@@ -297,7 +285,7 @@ func cumulativeKPI(daily []cumulative, first, last time.Time) []KPI {
 		for i+1 < len(daily) && !daily[i+1].Day.UTC().After(d) {
 			i++
 		}
-		out = append(out, KPI{Labels: d.Format(time.DateTime), Value: Number(daily[i].Cum)})
+		out = append(out, KPI{Labels: d.Format(time.DateTime), Value: api.Number(daily[i].Cum)})
 	}
 	return out
 }

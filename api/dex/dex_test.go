@@ -20,7 +20,6 @@ import (
 	"github.com/chainlens/chainlens/aggregator"
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/apikey"
-	"github.com/chainlens/chainlens/api/dex"
 	"github.com/chainlens/chainlens/api/route"
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/internal/apitest"
@@ -397,7 +396,7 @@ func checkPoolLiquidity(t *testing.T, db *bun.DB, body string) {
 	if err != nil || !d.IsPositive() {
 		t.Fatalf("pool 1 liquidity %q", want)
 	}
-	if exp := `[{"timestamp":"2026-11-21 00:00:00","liquidity_usd":` + string(dex.Number(want)) + `}]`; body != exp {
+	if exp := `[{"timestamp":"2026-11-21 00:00:00","liquidity_usd":` + string(api.Number(want)) + `}]`; body != exp {
 		t.Errorf("body\n got %s\nwant %s", body, exp)
 	}
 }
@@ -415,11 +414,11 @@ func checkRevenue(t *testing.T, db *bun.DB, which, body string) {
 	}
 	const protorev = "927.828297360687703724"
 	want := `[{"labels":"2026-11-21 00:00:00","source":"protorev","amount":` + protorev +
-		`},{"labels":"2026-11-21 00:00:00","source":"taker_fees","amount":` + string(dex.Number(taker)) +
-		`},{"labels":"2026-11-21 00:00:00","source":"tx_fees","amount":` + string(dex.Number(fees)) + `}]`
+		`},{"labels":"2026-11-21 00:00:00","source":"taker_fees","amount":` + string(api.Number(taker)) +
+		`},{"labels":"2026-11-21 00:00:00","source":"tx_fees","amount":` + string(api.Number(fees)) + `}]`
 	if which == "CUMREV" {
 		sum := math.LegacyMustNewDecFromStr(fees).Add(math.LegacyMustNewDecFromStr(taker)).Add(math.LegacyMustNewDecFromStr(protorev))
-		want = `[{"labels":"2026-11-21 00:00:00","value":` + string(dex.Number(sum.String())) + `}]`
+		want = `[{"labels":"2026-11-21 00:00:00","value":` + string(api.Number(sum.String())) + `}]`
 	}
 	if body != want {
 		t.Errorf("body\n got %s\nwant %s", body, want)

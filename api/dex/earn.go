@@ -183,7 +183,7 @@ func (e *EarnService) stateOf(ctx context.Context, id string) (state, api.Freshn
 }
 
 // decimalString trims a numeric's trailing zeros.
-func decimalString(s string) string { return Number(s).String() }
+func decimalString(s string) string { return api.Number(s).String() }
 
 func (e *EarnService) denomInfos(denoms []string) []DenomInfo {
 	out := make([]DenomInfo, 0, len(denoms))
@@ -212,7 +212,7 @@ func (e *EarnService) list(ctx context.Context, _ *api.Request) (*api.Response, 
 			continue
 		}
 		item := Strategy{ID: s.ID, Type: s.Type, Name: s.Name, Provider: s.Provider, Category: s.Category, Link: s.Link,
-			TVL: TVL{TVLUSD: decimalString(st.TVLUSD), Assets: st.assets}, APR: Number(st.APR),
+			TVL: TVL{TVLUSD: decimalString(st.TVLUSD), Assets: st.assets}, APR: api.Number(st.APR),
 			TokenDenoms: e.denomInfos(st.denoms), RewardDenoms: e.denomInfos(st.denoms)}
 		if s.LockDuration > 0 {
 			secs := int64(s.LockDuration.D().Seconds())
@@ -228,7 +228,7 @@ func (e *EarnService) apr(ctx context.Context, req *api.Request) (*api.Response,
 	if err != nil {
 		return nil, err
 	}
-	return &api.Response{Body: map[string]json.Number{"apr": Number(st.APR)}, Freshness: fresh}, nil
+	return &api.Response{Body: map[string]json.Number{"apr": api.Number(st.APR)}, Freshness: fresh}, nil
 }
 
 func (e *EarnService) tvl(ctx context.Context, req *api.Request) (*api.Response, error) {
@@ -273,7 +273,7 @@ func (e *EarnService) balance(ctx context.Context, req *api.Request) (*api.Respo
 	symbol := strings.ToUpper(strings.ReplaceAll(st.ShareDenom, "/", "-")) // gamm/pool/1 -> GAMM-POOL-1
 	return &api.Response{Body: Balance{
 		Strategy:         id,
-		Balance:          BalanceValue{Amount: shares.String(), USD: Number(usd.String())},
+		Balance:          BalanceValue{Amount: shares.String(), USD: api.Number(usd.String())},
 		Token:            &ShareToken{Name: st.ShareDenom, Symbol: symbol, Decimals: lpShareDecimals, TotalSupply: total.String()},
 		UnclaimedRewards: RewardsValue{TotalUSD: "0"},
 	}, Freshness: fresh}, nil

@@ -144,8 +144,8 @@ func (s *Service) pairsSummary(ctx context.Context, req *api.Request) (*api.Resp
 				}
 				out.Data = append(out.Data, PairSummary{PoolAddress: addr, PoolID: fmt.Sprint(pool.PoolID),
 					BaseName: b.Name, BaseSymbol: b.Symbol, BaseAddress: base, QuoteName: q.Name, QuoteSymbol: q.Symbol, QuoteAddress: quote,
-					Price: Number(p.Price), BaseVolume24h: s.display(base, p.B24), QuoteVolume24h: s.display(quote, p.Q24),
-					Volume24h: Number(p.V24), Volume7d: Number(p.V7), Liquidity: decNumber(l), LiquidityATOM: decNumber(inATOM)})
+					Price: api.Number(p.Price), BaseVolume24h: s.display(base, p.B24), QuoteVolume24h: s.display(quote, p.Q24),
+					Volume24h: api.Number(p.V24), Volume7d: api.Number(p.V7), Liquidity: decNumber(l), LiquidityATOM: decNumber(inATOM)})
 			}
 		}
 	}
@@ -158,7 +158,7 @@ func (s *Service) display(denom, amount string) json.Number {
 	if err != nil {
 		return "0"
 	}
-	return Number(d.Quo(math.LegacyNewDec(10).Power(uint64(s.market.Exponent(denom)))).String())
+	return api.Number(d.Quo(math.LegacyNewDec(10).Power(uint64(s.market.Exponent(denom)))).String())
 }
 
 // poolLiquidityNow is the USD value of every pool's latest reserves

@@ -60,7 +60,7 @@ func (s *Service) poolListings(ctx context.Context, req *api.Request) (*api.Resp
 				names[i] = a.Symbol
 			}
 		}
-		out = append(out, PoolListing{QueryKey: r.PoolID, Name: strings.Join(names, "/"), Type: r.Type, DailyVolume: Number(r.Volume)})
+		out = append(out, PoolListing{QueryKey: r.PoolID, Name: strings.Join(names, "/"), Type: r.Type, DailyVolume: api.Number(r.Volume)})
 	}
 	return &api.Response{Body: out, Freshness: fresh}, nil
 }
@@ -121,9 +121,9 @@ func (s *Service) poolFees(ctx context.Context, req *api.Request) (*api.Response
 		out.LastUpdateAt = fresh.Chains[0].Time.Unix()
 	}
 	for _, r := range rows {
-		pf := PoolFees{PoolID: fmt.Sprint(r.PoolID), Volume24h: Number(r.V24), Volume7d: Number(r.V7), FeesSpent24h: "0", FeesSpent7d: "0"}
+		pf := PoolFees{PoolID: fmt.Sprint(r.PoolID), Volume24h: api.Number(r.V24), Volume7d: api.Number(r.V7), FeesSpent24h: "0", FeesSpent7d: "0"}
 		if r.Fee != nil {
-			pf.FeesSpent24h, pf.FeesSpent7d = Number(*r.F24), Number(*r.F7)
+			pf.FeesSpent24h, pf.FeesSpent7d = api.Number(*r.F24), api.Number(*r.F7)
 			pf.FeesPercentage = percent(*r.Fee)
 		}
 		out.Data = append(out.Data, pf)
@@ -138,7 +138,7 @@ func percent(rate string) string {
 	if err != nil {
 		return ""
 	}
-	return string(Number(d.MulInt64(100).String())) + "%"
+	return string(api.Number(d.MulInt64(100).String())) + "%"
 }
 
 // OpPoolLiquidity is the pool liquidity over time operation.
@@ -193,7 +193,7 @@ func (s *Service) poolLiquidity(ctx context.Context, req *api.Request) (*api.Res
 		buf = append(buf, `{"timestamp":"`...)
 		buf = d.UTC().AppendFormat(buf, time.DateTime)
 		buf = append(buf, `","liquidity_usd":`...)
-		buf = append(buf, Number(string(value))...)
+		buf = append(buf, api.Number(string(value))...)
 		buf = append(buf, '}')
 	}
 	if err := rows.Err(); err != nil {

@@ -237,7 +237,7 @@ func (w aprContext) annualised(earned, value *big.Rat) *big.Rat {
 }
 
 // ratNumber renders a rational as a JSON number with 18 decimals at most.
-func ratNumber(r *big.Rat) json.Number { return Number(r.FloatString(18)) }
+func ratNumber(r *big.Rat) json.Number { return api.Number(r.FloatString(18)) }
 
 func numPtr(n json.Number) *json.Number { return &n }
 

@@ -60,7 +60,7 @@ func (s *Service) portfolioCurrent(ctx context.Context, req *api.Request) (*api.
 	if err != nil {
 		return nil, err
 	}
-	return &api.Response{Body: PortfolioValue{USD: Number(v.String())}, Freshness: fresh}, nil
+	return &api.Response{Body: PortfolioValue{USD: api.Number(v.String())}, Freshness: fresh}, nil
 }
 
 // portfolioSteps are the over-time ranges: their length (0: since genesis)
@@ -109,7 +109,7 @@ func (s *Service) portfolioOverTime(ctx context.Context, req *api.Request) (*api
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, PortfolioPoint{Timestamp: b.Format(time.DateTime), USD: Number(v.String())})
+		out = append(out, PortfolioPoint{Timestamp: b.Format(time.DateTime), USD: api.Number(v.String())})
 	}
 	return &api.Response{Body: out, Freshness: fresh}, nil
 }

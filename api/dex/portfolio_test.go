@@ -3,6 +3,7 @@ package dex_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/chainlens/chainlens/api"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -15,7 +16,6 @@ import (
 
 	"github.com/chainlens/chainlens/aggregator"
 	aggdex "github.com/chainlens/chainlens/aggregator/dex"
-	"github.com/chainlens/chainlens/api/dex"
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/internal/app"
 	"github.com/chainlens/chainlens/internal/osmosistest"
@@ -159,7 +159,7 @@ func TestPortfolioOnLocalnet(t *testing.T) {
 		if resp.StatusCode != 200 {
 			t.Fatalf("%s: %d %s", name, resp.StatusCode, body)
 		}
-		if wantBody := `{"usd":` + string(dex.Number(want.String())) + `}`; body != wantBody {
+		if wantBody := `{"usd":` + string(api.Number(want.String())) + `}`; body != wantBody {
 			t.Errorf("%s: %s, want %s", name, body, wantBody)
 		}
 		validateAgainstOpenAPI(t, s, path, resp, body)
@@ -184,7 +184,7 @@ func TestPortfolioOnLocalnet(t *testing.T) {
 			var labels []string
 			for _, p := range pts {
 				labels = append(labels, p.Timestamp)
-				if p.USD != dex.Number(want.String()) {
+				if p.USD != api.Number(want.String()) {
 					t.Errorf("%s: %s at %s, want %s", path, p.USD, p.Timestamp, want)
 				}
 			}

@@ -128,9 +128,9 @@ func (s *Service) position(ctx context.Context, req *api.Request) (*api.Response
 			value = s.market.USDValue(a.denom, amt, pr)
 		}
 		total = total.Add(value)
-		out.Principal.Assets = append(out.Principal.Assets, PositionAsset{Denom: a.denom, Amount: a.amount, Value: Number(value.String())})
+		out.Principal.Assets = append(out.Principal.Assets, PositionAsset{Denom: a.denom, Amount: a.amount, Value: api.Number(value.String())})
 	}
-	out.Principal.Value = Number(total.String())
+	out.Principal.Value = api.Number(total.String())
 
 	var rewards []struct {
 		Kind   string `bun:"kind"`

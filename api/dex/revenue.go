@@ -46,7 +46,7 @@ func (s *Service) chainRevenue(ctx context.Context, req *api.Request) (*api.Resp
 	}
 	out := make([]RevenueRow, len(rows))
 	for i, row := range rows {
-		out[i] = RevenueRow{Labels: row.Day.UTC().Format(time.DateTime), Source: row.Source, Amount: Number(row.Amount)}
+		out[i] = RevenueRow{Labels: row.Day.UTC().Format(time.DateTime), Source: row.Source, Amount: api.Number(row.Amount)}
 	}
 	return &api.Response{Body: out, Freshness: fresh}, nil
 }
@@ -80,7 +80,7 @@ func (s *Service) cumulativeProtocolRevenue(ctx context.Context, req *api.Reques
 			}
 			cum = cum.Add(v)
 		}
-		out = append(out, KPI{Labels: d.Format(time.DateTime), Value: Number(cum.String())})
+		out = append(out, KPI{Labels: d.Format(time.DateTime), Value: api.Number(cum.String())})
 	}
 	return &api.Response{Body: out, Freshness: fresh}, nil
 }

@@ -344,22 +344,22 @@ func (s *Service) streamRows(ctx context.Context, now, dayAgo time.Time) ([]stre
 		}
 		r := streamRow{pool: StreamPool{Type: typ, PoolID: p.PoolID, ExitFees: "0", TotalWeightOrScaling: "0", Address: addr, Main: true}}
 		if p.Fee != nil {
-			r.pool.SwapFees = Number(*p.Fee)
+			r.pool.SwapFees = api.Number(*p.Fee)
 		} else {
 			r.pool.SwapFees = "0"
 		}
 		if p.ExitFee != nil {
-			r.pool.ExitFees = Number(*p.ExitFee)
+			r.pool.ExitFees = api.Number(*p.ExitFee)
 		}
 		liq, priced := value(resNow[p.PoolID], priceNow)
 		if priced {
 			r.liquidity, r.hasLiquidity = &liq, true
-			n := Number(liq.String())
+			n := api.Number(liq.String())
 			r.pool.Liquidity = &n
 			if before, ok := value(resBack[p.PoolID], priceBack); ok && before.IsPositive() {
 				ch := liq.Sub(before).MulInt64(100).Quo(before)
 				r.liqChange = &ch
-				n := Number(ch.String())
+				n := api.Number(ch.String())
 				r.pool.Liquidity24hChange = &n
 			}
 		}
@@ -367,12 +367,12 @@ func (s *Service) streamRows(ctx context.Context, now, dayAgo time.Time) ([]stre
 		if v.v24.IsNil() {
 			v = volume{math.LegacyZeroDec(), math.LegacyZeroDec(), math.LegacyZeroDec()}
 		}
-		v24, v7 := Number(v.v24.String()), Number(v.v7.String())
+		v24, v7 := api.Number(v.v24.String()), api.Number(v.v7.String())
 		r.vol24, r.pool.Volume24h, r.pool.Volume7d = &v.v24, &v24, &v7
 		if v.prev.IsPositive() {
 			ch := v.v24.Sub(v.prev).MulInt64(100).Quo(v.prev)
 			r.volChange = &ch
-			n := Number(ch.String())
+			n := api.Number(ch.String())
 			r.pool.Volume24hChange = &n
 		}
 		token := func(denom string, amount math.Int, weight *string) StreamToken {
@@ -387,13 +387,13 @@ func (s *Service) streamRows(ctx context.Context, now, dayAgo time.Time) ([]stre
 				r.pool.Main = false // a token without metadata
 			}
 			if px, ok := priceNow[denom]; ok {
-				t.Price = strPtr(string(Number(px.String())))
+				t.Price = strPtr(string(api.Number(px.String())))
 				if r.hasLiquidity && liq.IsPositive() {
 					pct := s.market.USDValue(denom, amount, px).MulInt64(100).Quo(liq)
-					t.Percent = strPtr(string(Number(pct.String())))
+					t.Percent = strPtr(string(api.Number(pct.String())))
 				}
 				if old, ok := priceBack[denom]; ok && old.IsPositive() {
-					t.Price24hChange = strPtr(string(Number(px.Sub(old).MulInt64(100).Quo(old).String())))
+					t.Price24hChange = strPtr(string(api.Number(px.Sub(old).MulInt64(100).Quo(old).String())))
 				}
 			}
 			return t
@@ -445,7 +445,7 @@ func (s *Service) streamRows(ctx context.Context, now, dayAgo time.Time) ([]stre
 				if i >= len(p.Weights) {
 					break
 				}
-				w, ok := math.NewIntFromString(Number(p.Weights[i]).String())
+				w, ok := math.NewIntFromString(api.Number(p.Weights[i]).String())
 				if !ok {
 					return nil, fmt.Errorf("weight %q of pool %d", p.Weights[i], p.PoolID)
 				}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/chainlens/chainlens/api"
 	"log/slog"
 	"strings"
 	"testing"
@@ -13,7 +14,6 @@ import (
 
 	"github.com/chainlens/chainlens/aggregator"
 	aggdex "github.com/chainlens/chainlens/aggregator/dex"
-	"github.com/chainlens/chainlens/api/dex"
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/internal/app"
 	"github.com/chainlens/chainlens/internal/osmosistest"
@@ -173,10 +173,10 @@ func TestPoolStreamOnLocalnet(t *testing.T) {
 		if tp.PoolParams.ExitFee != "" {
 			exit = tp.PoolParams.ExitFee
 		}
-		if got.ExitFees != dex.Number(exit) {
+		if got.ExitFees != api.Number(exit) {
 			t.Errorf("pool %s: exit fee %s, node %s", tp.ID, got.ExitFees, exit)
 		}
-		if got.Type != types[tp.Type] || got.Address != tp.Address || got.SwapFees != dex.Number(fee) {
+		if got.Type != types[tp.Type] || got.Address != tp.Address || got.SwapFees != api.Number(fee) {
 			t.Errorf("pool %s: type %s address %s fee %s; node %s %s %s", tp.ID, got.Type, got.Address, got.SwapFees, tp.Type, tp.Address, fee)
 		}
 		if got.Volume24h == nil || *got.Volume24h != vol[tp.ID] || got.Volume7d == nil || *got.Volume7d != vol[tp.ID] || got.Volume24hChange != nil || got.Liquidity24hChange != nil {
@@ -188,7 +188,7 @@ func TestPoolStreamOnLocalnet(t *testing.T) {
 			liq = liq.Add(m.USDValue(r.Denom, mustInt(r.Amount), price[r.Denom]))
 			want[r.Denom] = r.Amount
 		}
-		if got.Liquidity == nil || *got.Liquidity != dex.Number(liq.String()) {
+		if got.Liquidity == nil || *got.Liquidity != api.Number(liq.String()) {
 			t.Errorf("pool %s: liquidity %v, node's reserves at the last closes %s", tp.ID, got.Liquidity, liq)
 		}
 		var tokens []streamToken
@@ -231,7 +231,7 @@ func TestPoolStreamOnLocalnet(t *testing.T) {
 		}
 		pct := math.LegacyZeroDec()
 		for _, tk := range tokens {
-			if want[tk.Denom] != tk.Amount || tk.Price == nil || *tk.Price != string(dex.Number(price[tk.Denom].String())) || tk.Price24hChange != nil {
+			if want[tk.Denom] != tk.Amount || tk.Price == nil || *tk.Price != string(api.Number(price[tk.Denom].String())) || tk.Price24hChange != nil {
 				t.Errorf("pool %s token %+v, node amount %s", tp.ID, tk, want[tk.Denom])
 			}
 			pct = pct.Add(math.LegacyMustNewDecFromStr(*tk.Percent))

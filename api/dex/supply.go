@@ -54,7 +54,7 @@ func (s *Service) supply(ctx context.Context, req *api.Request) (*api.Response, 
 		if !ok {
 			return nil, fmt.Errorf("supply amount %q", v)
 		}
-		d := Number(math.LegacyNewDecFromInt(n).Quo(pow10(s.market.Exponent(row.Denom))).String())
+		d := api.Number(math.LegacyNewDecFromInt(n).Quo(pow10(s.market.Exponent(row.Denom))).String())
 		return &d, nil
 	}
 	total, ok1 := math.NewIntFromString(row.Total)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/chainlens/chainlens/api"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -18,7 +19,6 @@ import (
 	distrtypes "github.com/cosmos/cosmos-sdk/x/distribution/types"
 
 	"github.com/chainlens/chainlens/aggregator"
-	"github.com/chainlens/chainlens/api/dex"
 	"github.com/chainlens/chainlens/chains/osmosis"
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/devchain/devnet"
@@ -108,7 +108,7 @@ func TestSupplyOnDevnet(t *testing.T) {
 		t.Fatalf("node supply %s, community pool %s", supply.Amount, community)
 	}
 	display := func(i sdkmath.Int) string {
-		return string(dex.Number(sdkmath.LegacyNewDecFromInt(i).QuoInt64(1_000_000).String()))
+		return string(api.Number(sdkmath.LegacyNewDecFromInt(i).QuoInt64(1_000_000).String()))
 	}
 	last := blockTime.UTC().Format(time.RFC3339)
 	total, circulating := display(supply.Amount.Amount), display(supply.Amount.Amount.Sub(community))

@@ -200,7 +200,7 @@ func decNumber(d math.LegacyDec) json.Number {
 	if d.IsNil() {
 		return "0"
 	}
-	return Number(d.String())
+	return api.Number(d.String())
 }
 
 // change is the percentage change from before to now; 0 when there was no
@@ -209,5 +209,5 @@ func change(now, before math.LegacyDec) json.Number {
 	if now.IsNil() || before.IsNil() || before.IsZero() {
 		return "0"
 	}
-	return Number(now.Sub(before).Quo(before).MulInt64(100).String())
+	return api.Number(now.Sub(before).Quo(before).MulInt64(100).String())
 }

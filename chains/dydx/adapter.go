@@ -33,9 +33,9 @@ var fillsTable = chains.Table{Name: "dydx_fills", Columns: []string{
 	"size", "notional", "fee", "is_liquidation", "is_deleverage",
 }}
 
-// Tables lists the generic tables and dydx_fills.
+// Tables lists the generic tables, dydx_fills and dydx_perpetuals.
 func (a *Adapter) Tables() []chains.Table {
-	return append(a.Adapter.Tables(), fillsTable)
+	return append(a.Adapter.Tables(), fillsTable, perpetualsTable)
 }
 
 // Rows appends the generic rows, then the fills. Matches are the events of

@@ -13,8 +13,10 @@ import (
 	"github.com/chainlens/chainlens/aggregator/campaigns"
 	aggdex "github.com/chainlens/chainlens/aggregator/dex"
 	"github.com/chainlens/chainlens/aggregator/ibc"
+	aggperp "github.com/chainlens/chainlens/aggregator/perp"
 	"github.com/chainlens/chainlens/api"
 	apidex "github.com/chainlens/chainlens/api/dex"
+	apiperp "github.com/chainlens/chainlens/api/perp"
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/engagement"
 )
@@ -45,6 +47,9 @@ func HandlersWith(cfg *config.Config, db *bun.DB, deps Deps) api.Handlers {
 	for id, fn := range apidex.NewLimitOrders(cfg, db).Handlers() {
 		h.JSON[id] = fn
 	}
+	for id, fn := range apiperp.New(cfg, db).Handlers() {
+		h.JSON[id] = fn
+	}
 	engagement.NewService(db, engagement.RecorderOptions{Log: deps.Log, Registerer: deps.Registry}).Register(h)
 	chains := map[string]bool{}
 	for _, ch := range cfg.Chains {
@@ -67,6 +72,9 @@ func Jobs(cfg *config.Config) []aggregator.Job {
 			aggdex.LimitOrders{Market: m}, aggdex.Staking{Market: m}, aggdex.PoolRewards{Market: m},
 			aggdex.RewardsReceived{Market: m}, aggdex.LPHoldings{Market: m}, aggdex.Portfolio{Market: m})
 		prices = &campaigns.Prices{Market: m}
+	}
+	if ch, ok := aggperp.Chain(cfg); ok {
+		jobs = append(jobs, aggperp.Trading{ChainID: ch.ID})
 	}
 	// Engagement: conversions per indexed chain, then website events, rule
 	// audiences and the per-campaign report (which reads the conversions).

@@ -50,13 +50,39 @@ type Side struct {
 	Liq      bool   `bun:"is_liquidation"`
 }
 
-// Fills reads truth/fills.json (the fills of the decoded
-// MsgProposedOperations) and truth/clob_pairs.json: two sides per fill,
-// size = the fill amount, notional = the maker order's subticks × the fill
-// amount × 10^quantum_conversion_exponent of the clob pair (for makers
-// placed before the recording started, the exact price the recorder read
-// off the match event).
+// Match is one fill as the node recorded it (truth/fills.json).
+type Match struct {
+	Height      int64
+	PerpetualID int64
+	Taker       string // the liquidated subaccount's owner in a liquidation
+	Maker       string
+	Size        string // base quantums
+	Notional    string // quote quantums
+	TakerFee    string // quote quantums, from the recorder's copy of the match event
+	MakerFee    string
+	Liq         bool
+}
+
+// Fills reads truth/fills.json and returns the two sides of every fill
+// (see Matches).
 func Fills(t testing.TB) []Side {
+	t.Helper()
+	var out []Side
+	for _, m := range Matches(t) {
+		out = append(out,
+			Side{m.Height, "taker", m.Taker, m.Size, m.Notional, m.Liq},
+			Side{m.Height, "maker", m.Maker, m.Size, m.Notional, m.Liq})
+	}
+	return out
+}
+
+// Matches reads truth/fills.json (the fills of the decoded
+// MsgProposedOperations) and truth/clob_pairs.json: size = the fill
+// amount, notional = the maker order's subticks × the fill amount ×
+// 10^quantum_conversion_exponent of the clob pair (for makers placed
+// before the recording started, the exact price the recorder read off the
+// match event), the perpetual of the clob pair.
+func Matches(t testing.TB) []Match {
 	t.Helper()
 	var truth struct {
 		Fills []struct {
@@ -74,12 +100,19 @@ func Fills(t testing.TB) []Side {
 				Sub struct{ Owner string } `json:"subaccount_id"`
 			} `json:"maker_order_id"`
 			Liquidated struct{ Owner string } `json:"liquidated"`
+			Event      struct {
+				TakerFee string `json:"taker_order_fee_quote_quantums"`
+				MakerFee string `json:"maker_order_fee_quote_quantums"`
+			} `json:"match_event"`
 		} `json:"fills"`
 	}
 	var pairs struct {
 		ClobPair []struct {
-			ID  int `json:"id"`
-			QCE int `json:"quantum_conversion_exponent"`
+			ID   int `json:"id"`
+			QCE  int `json:"quantum_conversion_exponent"`
+			Perp struct {
+				ID int64 `json:"perpetual_id"`
+			} `json:"perpetual_clob_metadata"`
 		} `json:"clob_pair"`
 	}
 	for name, v := range map[string]any{"fills.json": &truth, "clob_pairs.json": &pairs} {
@@ -92,10 +125,11 @@ func Fills(t testing.TB) []Side {
 		}
 	}
 	qce := map[int]int{}
+	perp := map[int]int64{}
 	for _, p := range pairs.ClobPair {
-		qce[p.ID] = p.QCE
+		qce[p.ID], perp[p.ID] = p.QCE, p.Perp.ID
 	}
-	var out []Side
+	var out []Match
 	for _, f := range truth.Fills {
 		subticks := f.EventSubticks
 		if f.MakerSubticks != nil {
@@ -110,10 +144,11 @@ func Fills(t testing.TB) []Side {
 		if f.Type == "match_perpetual_liquidation" {
 			taker, liq = f.Liquidated.Owner, true
 		}
-		size := big.NewInt(f.FillAmount).String()
-		out = append(out,
-			Side{f.Height, "taker", taker, size, n.String(), liq},
-			Side{f.Height, "maker", f.Maker.Sub.Owner, size, n.String(), liq})
+		if f.Event.TakerFee == "" || f.Event.MakerFee == "" {
+			t.Fatalf("fill at height %d: no fees in the truth", f.Height)
+		}
+		out = append(out, Match{Height: f.Height, PerpetualID: perp[f.ClobPairID], Taker: taker, Maker: f.Maker.Sub.Owner,
+			Size: big.NewInt(f.FillAmount).String(), Notional: n.String(), TakerFee: f.Event.TakerFee, MakerFee: f.Event.MakerFee, Liq: liq})
 	}
 	return out
 }

@@ -1,0 +1,247 @@
+// Package perp builds the report tables of the perpetuals exchange groups
+// (dYdX v4) from the rows of the dydx adapter (chains/dydx): dydx_fills,
+// dydx_perpetuals, and the chain's signed txs.
+package perp
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/chainlens/chainlens/chains/dydx"
+	"github.com/chainlens/chainlens/config"
+)
+
+// Chain returns the first configured chain of kind dydx.
+func Chain(cfg *config.Config) (config.Chain, bool) {
+	if cfg == nil {
+		return config.Chain{}, false
+	}
+	for _, ch := range cfg.Chains {
+		if ch.Kind == dydx.Kind {
+			return ch, true
+		}
+	}
+	return config.Chain{}, false
+}
+
+// JobName is the name of the Trading job.
+const JobName = "perp_trading"
+
+// maxHeights bounds the heights one run of Trading reads.
+const maxHeights = 100_000
+
+// Trading is the perp_trading job. From the fills and signed txs of the
+// heights past its watermark it adds to
+//   - perp_market_hourly: fills, notional, taker and maker fees and
+//     liquidation fills per market and UTC hour;
+//   - perp_trader_daily: per trader, market and UTC day, the fills the
+//     trader took part in (a self-trade once), their notional (taker and
+//     maker parts) and the fees the trader paid;
+//   - perp_traders: the /perp/crm record of every trader and signer
+//     (all-time sums, first and last fill and tx, tx count), then
+//     recomputes the top 3 markets of the traders with new fills and the
+//     last-30-day fields: the 30 UTC days ending with the day of the last
+//     aggregated block, for every trader in that window when the window
+//     moved, else for the traders with new fills.
+//
+// Additions, the watermark and perp_report_state commit in one
+// transaction. A watermark below the height perp_report_state records
+// (reset by an operator) rebuilds the chain's reports from the first
+// height, so no fill is ever counted twice.
+type Trading struct{ ChainID string }
+
+// Name is the job name.
+func (Trading) Name() string { return JobName }
+
+// Run advances the reports from watermark wm to the indexed tip (at most
+// maxHeights at a time).
+func (j Trading) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
+	tip, err := indexedTip(ctx, tx, j.ChainID)
+	if err != nil || tip <= wm {
+		return wm, 0, err
+	}
+	var done int64
+	if err := tx.NewRaw("SELECT coalesce((SELECT height FROM perp_report_state WHERE chain_id = ?), 0)", j.ChainID).Scan(ctx, &done); err != nil {
+		return 0, 0, fmt.Errorf("perp_report_state: %w", err)
+	}
+	if wm < done {
+		for _, table := range []string{"perp_market_hourly", "perp_trader_daily", "perp_traders"} {
+			if _, err := tx.NewRaw("DELETE FROM "+table+" WHERE chain_id = ?", j.ChainID).Exec(ctx); err != nil {
+				return 0, 0, fmt.Errorf("rebuild: clear %s: %w", table, err)
+			}
+		}
+		wm = 0
+	}
+	to := min(tip, wm+maxHeights)
+	if _, err := tx.NewRaw(`INSERT INTO perp_report_state (chain_id, height) VALUES (?, ?)
+		ON CONFLICT (chain_id) DO UPDATE SET height = EXCLUDED.height`, j.ChainID, to).Exec(ctx); err != nil {
+		return 0, 0, fmt.Errorf("perp_report_state: %w", err)
+	}
+	var rows int64
+	for _, step := range []struct {
+		name  string
+		query string
+	}{
+		{"perp_market_hourly", marketHourlySQL},
+		{"perp_trader_daily", traderDailySQL},
+		{"perp_traders fills", traderFillsSQL},
+		{"perp_traders txs", traderTxsSQL},
+		{"perp_traders top markets", topMarketsSQL},
+	} {
+		res, err := tx.NewRaw(step.query, j.ChainID, wm, to).Exec(ctx)
+		if err != nil {
+			return 0, 0, fmt.Errorf("%s: %w", step.name, err)
+		}
+		n, _ := res.RowsAffected()
+		rows += n
+	}
+	// The last-30-day window ends with the day of the last aggregated block.
+	windowStart := func(h int64) (time.Time, error) {
+		var t time.Time
+		err := tx.NewRaw("SELECT time FROM blocks WHERE chain_id = ? AND height <= ? ORDER BY height DESC LIMIT 1", j.ChainID, h).Scan(ctx, &t)
+		if errors.Is(err, sql.ErrNoRows) {
+			return time.Time{}, nil
+		}
+		return t.UTC().Truncate(24*time.Hour).AddDate(0, 0, -(Last30Days - 1)), err
+	}
+	start, err := windowStart(to)
+	if err != nil {
+		return 0, 0, fmt.Errorf("window: %w", err)
+	}
+	prev, err := windowStart(wm)
+	if err != nil {
+		return 0, 0, fmt.Errorf("window: %w", err)
+	}
+	res, err := tx.NewRaw(last30dSQL, j.ChainID, wm, to, start, !prev.Equal(start)).Exec(ctx)
+	if err != nil {
+		return 0, 0, fmt.Errorf("perp_traders last 30 days: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return to, rows + n, nil
+}
+
+// Last30Days is the length of the last-30-day window, in UTC days.
+const Last30Days = 30
+
+func indexedTip(ctx context.Context, db bun.IDB, chainID string) (int64, error) {
+	var next int64
+	err := db.NewRaw("SELECT next_height FROM sync_state WHERE chain_id = ?", chainID).Scan(ctx, &next)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("sync state of %s: %w", chainID, err)
+	}
+	return next - 1, nil
+}
+
+// Queries of a run; arguments ?0 chain, ?1 watermark, ?2 last height.
+// Quote quantums are USDC × 10^6; multiplying by 0.000001 is exact.
+const (
+	// Each fill has one taker row: it counts the fill and its notional.
+	marketHourlySQL = `INSERT INTO perp_market_hourly AS m
+		(chain_id, perpetual_id, hour, fills, volume_usdc, taker_fees_usdc, maker_fees_usdc, liquidation_fills)
+		SELECT ?0, perpetual_id, date_trunc('hour', time, 'UTC'),
+			count(*) FILTER (WHERE role = 'taker'),
+			coalesce(sum(notional) FILTER (WHERE role = 'taker'), 0) * 0.000001,
+			coalesce(sum(fee) FILTER (WHERE role = 'taker'), 0) * 0.000001,
+			coalesce(sum(fee) FILTER (WHERE role = 'maker'), 0) * 0.000001,
+			count(*) FILTER (WHERE role = 'taker' AND is_liquidation)
+		FROM dydx_fills WHERE chain_id = ?0 AND height > ?1 AND height <= ?2
+		GROUP BY perpetual_id, date_trunc('hour', time, 'UTC')
+		ON CONFLICT (chain_id, perpetual_id, hour) DO UPDATE SET
+			fills = m.fills + EXCLUDED.fills, volume_usdc = m.volume_usdc + EXCLUDED.volume_usdc,
+			taker_fees_usdc = m.taker_fees_usdc + EXCLUDED.taker_fees_usdc,
+			maker_fees_usdc = m.maker_fees_usdc + EXCLUDED.maker_fees_usdc,
+			liquidation_fills = m.liquidation_fills + EXCLUDED.liquidation_fills`
+
+	// One row per fill and trader: a self-trade (both sides one owner) is
+	// one fill of that trader, with both fees.
+	fillsByTrader = `SELECT address, perpetual_id, min(time) AS time, max(notional) AS notional, sum(fee) AS fee,
+			bool_or(role = 'taker') AS taker, bool_or(role = 'maker') AS maker
+		FROM dydx_fills WHERE chain_id = ?0 AND height > ?1 AND height <= ?2
+		GROUP BY address, perpetual_id, height, tx_index, event_index`
+
+	traderDailySQL = `INSERT INTO perp_trader_daily AS d
+		(chain_id, address, perpetual_id, day, trades, volume_usdc, taker_volume_usdc, maker_volume_usdc, fees_usdc)
+		SELECT ?0, address, perpetual_id, date_trunc('day', time, 'UTC'), count(*), sum(notional) * 0.000001,
+			coalesce(sum(notional) FILTER (WHERE taker), 0) * 0.000001,
+			coalesce(sum(notional) FILTER (WHERE maker), 0) * 0.000001,
+			sum(fee) * 0.000001
+		FROM (` + fillsByTrader + `) f
+		GROUP BY address, perpetual_id, date_trunc('day', time, 'UTC')
+		ON CONFLICT (chain_id, address, day, perpetual_id) DO UPDATE SET
+			trades = d.trades + EXCLUDED.trades, volume_usdc = d.volume_usdc + EXCLUDED.volume_usdc,
+			taker_volume_usdc = d.taker_volume_usdc + EXCLUDED.taker_volume_usdc,
+			maker_volume_usdc = d.maker_volume_usdc + EXCLUDED.maker_volume_usdc,
+			fees_usdc = d.fees_usdc + EXCLUDED.fees_usdc`
+
+	traderFillsSQL = `INSERT INTO perp_traders AS p
+		(chain_id, address, all_time_trades, all_time_volume_usdc, all_time_fees_usdc, first_fill_at, last_fill_at)
+		SELECT ?0, address, count(*), sum(notional) * 0.000001, sum(fee) * 0.000001, min(time), max(time)
+		FROM (` + fillsByTrader + `) f
+		GROUP BY address
+		ON CONFLICT (chain_id, address) DO UPDATE SET
+			all_time_trades = p.all_time_trades + EXCLUDED.all_time_trades,
+			all_time_volume_usdc = p.all_time_volume_usdc + EXCLUDED.all_time_volume_usdc,
+			all_time_fees_usdc = p.all_time_fees_usdc + EXCLUDED.all_time_fees_usdc,
+			first_fill_at = least(p.first_fill_at, EXCLUDED.first_fill_at),
+			last_fill_at = greatest(p.last_fill_at, EXCLUDED.last_fill_at)`
+
+	// Signed txs (failed ones too: their signers paid fees); a tx counts
+	// once per distinct signer.
+	traderTxsSQL = `INSERT INTO perp_traders AS p (chain_id, address, tx_count, first_tx_at, last_tx_at)
+		SELECT ?0, s.address, count(DISTINCT (t.height, t.tx_index)), min(b.time), max(b.time)
+		FROM txs t
+		JOIN blocks b ON b.chain_id = t.chain_id AND b.height = t.height
+		CROSS JOIN LATERAL unnest(t.signers) AS s(address)
+		WHERE t.chain_id = ?0 AND t.height > ?1 AND t.height <= ?2
+		GROUP BY s.address
+		ON CONFLICT (chain_id, address) DO UPDATE SET
+			tx_count = p.tx_count + EXCLUDED.tx_count,
+			first_tx_at = least(p.first_tx_at, EXCLUDED.first_tx_at),
+			last_tx_at = greatest(p.last_tx_at, EXCLUDED.last_tx_at)`
+
+	// The all-time top 3 markets by volume (ties: lower perpetual id) of
+	// the traders with new fills.
+	topMarketsSQL = `UPDATE perp_traders p SET all_time_top_markets = x.markets, all_time_top_volumes = x.volumes
+		FROM (
+			SELECT address, (array_agg(perpetual_id ORDER BY volume DESC, perpetual_id))[1:3] AS markets,
+				(array_agg(volume ORDER BY volume DESC, perpetual_id))[1:3] AS volumes
+			FROM (
+				SELECT address, perpetual_id, sum(volume_usdc) AS volume FROM perp_trader_daily
+				WHERE chain_id = ?0 AND address IN (SELECT address FROM dydx_fills WHERE chain_id = ?0 AND height > ?1 AND height <= ?2)
+				GROUP BY address, perpetual_id
+			) m GROUP BY address
+		) x
+		WHERE p.chain_id = ?0 AND p.address = x.address`
+
+	// ?3 the window's first day, ?4 whether the window moved (then every
+	// trader with last-30-day trades is recomputed, as well as those with
+	// new fills).
+	last30dSQL = `WITH s AS (
+			SELECT address FROM perp_traders WHERE chain_id = ?0 AND ?4 AND last_30d_trades > 0
+			UNION
+			SELECT address FROM dydx_fills WHERE chain_id = ?0 AND height > ?1 AND height <= ?2
+		), m AS (
+			SELECT d.address, d.perpetual_id, sum(d.trades) AS trades, sum(d.volume_usdc) AS volume, sum(d.fees_usdc) AS fees
+			FROM perp_trader_daily d JOIN s ON s.address = d.address
+			WHERE d.chain_id = ?0 AND d.day >= ?3
+			GROUP BY d.address, d.perpetual_id
+		), a AS (
+			SELECT address, sum(trades) AS trades, sum(volume) AS volume, sum(fees) AS fees,
+				(array_agg(perpetual_id ORDER BY volume DESC, perpetual_id))[1:3] AS markets,
+				(array_agg(volume ORDER BY volume DESC, perpetual_id))[1:3] AS volumes
+			FROM m GROUP BY address
+		)
+		UPDATE perp_traders p SET last_30d_trades = coalesce(a.trades, 0), last_30d_volume_usdc = coalesce(a.volume, 0),
+			last_30d_fees_usdc = coalesce(a.fees, 0), last_30d_top_markets = coalesce(a.markets, '{}'),
+			last_30d_top_volumes = coalesce(a.volumes, '{}')
+		FROM s LEFT JOIN a ON a.address = s.address
+		WHERE p.chain_id = ?0 AND p.address = s.address`
+)

@@ -1,0 +1,267 @@
+package perp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/chainlens/chainlens/api"
+	"github.com/chainlens/chainlens/api/problem"
+)
+
+const day = 24 * time.Hour
+
+// truncate returns the start of the bucket of resolution res (hour, day,
+// ISO week from Monday, calendar month; UTC) that holds t.
+func truncate(t time.Time, res string) time.Time {
+	t = t.UTC()
+	switch res {
+	case "hour":
+		return t.Truncate(time.Hour)
+	case "week":
+		d := t.Truncate(day)
+		return d.AddDate(0, 0, -((int(d.Weekday()) + 6) % 7))
+	case "month":
+		return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
+	default:
+		return t.Truncate(day)
+	}
+}
+
+// next returns the start of the bucket after the one starting at b.
+func next(b time.Time, res string) time.Time {
+	switch res {
+	case "hour":
+		return b.Add(time.Hour)
+	case "week":
+		return b.AddDate(0, 0, 7)
+	case "month":
+		return b.AddDate(0, 1, 0)
+	default:
+		return b.AddDate(0, 0, 1)
+	}
+}
+
+// buckets lists the starts of the buckets of resolution res whose start
+// is in [start, end] and not after the data's last block (tip); a range
+// starting after tip is 503 (not indexed yet).
+func buckets(start, end, tip time.Time, res string) ([]time.Time, error) {
+	if start.After(tip) {
+		return nil, fmt.Errorf("the reports reach %s, before start_date: %w", tip.UTC().Format(time.DateTime), problem.ErrNotIndexed)
+	}
+	last := end
+	if tip.Before(last) {
+		last = tip
+	}
+	b := truncate(start, res)
+	if b.Before(start) {
+		b = next(b, res)
+	}
+	var out []time.Time
+	for ; !b.After(last); b = next(b, res) {
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// bucketSums sums an expression over perp_market_hourly per bucket of res
+// (date_trunc in UTC: hour, day, ISO week, month) for the buckets bs (one
+// market, or all when all is set); every bucket gets a value, 0 when it
+// has no fills.
+func (s *Service) bucketSums(ctx context.Context, expr string, bs []time.Time, res string, market int64, all bool) ([]string, error) {
+	out := make([]string, len(bs))
+	for i := range out {
+		out[i] = "0"
+	}
+	if len(bs) == 0 {
+		return out, nil
+	}
+	var rows []struct {
+		Bucket time.Time `bun:"bucket"`
+		Value  string    `bun:"value"`
+	}
+	if err := s.db.NewRaw(`SELECT date_trunc(?0, hour, 'UTC') AS bucket, (`+expr+`)::text AS value FROM perp_market_hourly
+		WHERE chain_id = ?1 AND hour >= ?2 AND hour < ?3 AND (?4 OR perpetual_id = ?5)
+		GROUP BY 1`, res, s.chainID, bs[0], next(bs[len(bs)-1], res), all, market).Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("perp_market_hourly: %w", err)
+	}
+	sums := make(map[time.Time]string, len(rows))
+	for _, r := range rows {
+		sums[r.Bucket.UTC()] = r.Value
+	}
+	for i, b := range bs {
+		if v, ok := sums[b]; ok {
+			out[i] = v
+		}
+	}
+	return out, nil
+}
+
+// tradesCount is the number of fills per bucket (granularity, default
+// hour), all markets (perp_market_hourly.fills).
+func (s *Service) tradesCount(ctx context.Context, req *api.Request) (*api.Response, error) {
+	fresh, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res := req.Params.String("granularity")
+	r, err := req.Params.DateRange(req.Now, res == "hour")
+	if err != nil {
+		return nil, err
+	}
+	bs, err := buckets(r.Start, r.End, fresh.Chains[0].Time, res)
+	if err != nil {
+		return nil, err
+	}
+	sums, err := s.bucketSums(ctx, "sum(fills)", bs, res, 0, true)
+	if err != nil {
+		return nil, err
+	}
+	type row struct {
+		Labels      string      `json:"labels"`
+		TotalTrades json.Number `json:"total_trades"`
+	}
+	out := make([]row, len(bs))
+	for i, b := range bs {
+		out[i] = row{b.Format(time.DateTime), api.Number(sums[i])}
+	}
+	return &api.Response{Body: out, Freshness: fresh}, nil
+}
+
+// tradingFees is the net trading fees (taker fees plus maker fees, maker
+// rebates negative) per day, of one market or all.
+func (s *Service) tradingFees(ctx context.Context, req *api.Request) (*api.Response, error) {
+	fresh, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	name, value := "market", req.Params.String("market")
+	if req.Params.Has("pool") {
+		pool := req.Params.String("pool")
+		if req.Params.Given("market") && pool != value {
+			return nil, problem.BadParam("pool", "is an alias of market: giving both with different values is ambiguous")
+		}
+		name, value = "pool", pool
+	}
+	id, all, err := s.market(ctx, name, value)
+	if err != nil {
+		return nil, err
+	}
+	r, err := req.Params.DateRange(req.Now, false)
+	if err != nil {
+		return nil, err
+	}
+	bs, err := buckets(r.Start, r.End, fresh.Chains[0].Time, "day")
+	if err != nil {
+		return nil, err
+	}
+	sums, err := s.bucketSums(ctx, "sum(taker_fees_usdc + maker_fees_usdc)", bs, "day", id, all)
+	if err != nil {
+		return nil, err
+	}
+	type row struct {
+		Labels    string      `json:"labels"`
+		TotalFees json.Number `json:"total_fees"`
+	}
+	out := make([]row, len(bs))
+	for i, b := range bs {
+		out[i] = row{b.Format(time.DateTime), api.Number(sums[i])}
+	}
+	return &api.Response{Body: out, Freshness: fresh}, nil
+}
+
+// Listing is one market of /aux/market_listings.
+type Listing struct {
+	Key         string      `json:"key"`
+	QueryKey    int64       `json:"query_key"`
+	Name        string      `json:"name"`
+	DailyVolume json.Number `json:"daily_volume"`
+}
+
+// marketListings lists every market of the catalog (dydx_perpetuals) with
+// its USDC volume over the 24 hours up to the last aggregated block: the
+// hour of that block and the 23 before it (perp_market_hourly), ordered by
+// volume, then perpetual id.
+func (s *Service) marketListings(ctx context.Context, _ *api.Request) (*api.Response, error) {
+	fresh, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	from := fresh.Chains[0].Time.Truncate(time.Hour).Add(-23 * time.Hour)
+	var rows []struct {
+		ID     int64  `bun:"perpetual_id"`
+		Ticker string `bun:"ticker"`
+		Volume string `bun:"volume"`
+	}
+	if err := s.db.NewRaw(`SELECT p.perpetual_id, p.ticker, coalesce(v.volume, 0)::text AS volume
+		FROM (SELECT DISTINCT ON (perpetual_id) perpetual_id, ticker FROM dydx_perpetuals WHERE chain_id = ?0
+			ORDER BY perpetual_id, height DESC) p
+		LEFT JOIN (SELECT perpetual_id, sum(volume_usdc) AS volume FROM perp_market_hourly
+			WHERE chain_id = ?0 AND hour >= ?1 GROUP BY perpetual_id) v ON v.perpetual_id = p.perpetual_id
+		ORDER BY coalesce(v.volume, 0) DESC, p.perpetual_id`, s.chainID, from).Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("market listings: %w", err)
+	}
+	out := make([]Listing, len(rows))
+	for i, r := range rows {
+		out[i] = Listing{Key: r.Ticker, QueryKey: r.ID, Name: r.Ticker, DailyVolume: api.Number(r.Volume)}
+	}
+	return &api.Response{Body: out, Freshness: fresh}, nil
+}
+
+// Ranked is one trader of /trading/traders_ranking.
+type Ranked struct {
+	Address          string      `json:"address"`
+	TotalVolume      json.Number `json:"total_volume"`
+	CumulativeVolume json.Number `json:"cumulative_volume"`
+	Volume1d         json.Number `json:"volume_1d"`
+	Volume7d         json.Number `json:"volume_7d"`
+	Volume30d        json.Number `json:"volume_30d"`
+}
+
+// rankingSize is how many traders /trading/traders_ranking lists.
+const rankingSize = 100
+
+// tradersRanking ranks traders by all-time USDC volume of the chosen side
+// (total, maker, taker) from perp_trader_daily; the 1, 7 and 30 day
+// volumes cover the UTC days ending with the day of the last aggregated
+// block; cumulative_volume is the running sum of total_volume by rank.
+func (s *Service) tradersRanking(ctx context.Context, req *api.Request) (*api.Response, error) {
+	fresh, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	col := map[string]string{"total": "volume_usdc", "maker": "maker_volume_usdc", "taker": "taker_volume_usdc"}[req.Params.String("volumeType")]
+	if col == "" {
+		return nil, problem.BadParam("volumeType", "must be one of total, maker, taker")
+	}
+	today := fresh.Chains[0].Time.Truncate(day)
+	var rows []struct {
+		Address    string `bun:"address"`
+		Total      string `bun:"total_text"`
+		Cumulative string `bun:"cumulative"`
+		V1         string `bun:"v1_text"`
+		V7         string `bun:"v7_text"`
+		V30        string `bun:"v30_text"`
+	}
+	if err := s.db.NewRaw(`SELECT address, total::text AS total_text, (sum(total) OVER (ORDER BY total DESC, address))::text AS cumulative,
+			v1::text AS v1_text, v7::text AS v7_text, v30::text AS v30_text
+		FROM (
+			SELECT address, sum(`+col+`) AS total,
+				coalesce(sum(`+col+`) FILTER (WHERE day >= ?1), 0) AS v1,
+				coalesce(sum(`+col+`) FILTER (WHERE day >= ?2), 0) AS v7,
+				coalesce(sum(`+col+`) FILTER (WHERE day >= ?3), 0) AS v30
+			FROM perp_trader_daily WHERE chain_id = ?0 GROUP BY address
+			HAVING sum(`+col+`) > 0
+			ORDER BY total DESC, address LIMIT ?4
+		) t ORDER BY total DESC, address`,
+		s.chainID, today, today.AddDate(0, 0, -6), today.AddDate(0, 0, -29), rankingSize).Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("traders ranking: %w", err)
+	}
+	out := make([]Ranked, len(rows))
+	for i, r := range rows {
+		out[i] = Ranked{Address: r.Address, TotalVolume: api.Number(r.Total), CumulativeVolume: api.Number(r.Cumulative),
+			Volume1d: api.Number(r.V1), Volume7d: api.Number(r.V7), Volume30d: api.Number(r.V30)}
+	}
+	return &api.Response{Body: out, Freshness: fresh}, nil
+}

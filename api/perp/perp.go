@@ -1,0 +1,128 @@
+// Package perp serves the built endpoints of the perpetuals exchange and
+// perpetuals lens groups (dYdX v4). Every number comes from the report
+// tables of the perp_trading job (aggregator/perp), which reads the fills
+// of the dydx adapter (chains/dydx).
+package perp
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	aggperp "github.com/chainlens/chainlens/aggregator/perp"
+	"github.com/chainlens/chainlens/api"
+	"github.com/chainlens/chainlens/api/problem"
+	"github.com/chainlens/chainlens/config"
+)
+
+// Operation ids served here.
+const (
+	OpCRM            = "GET /perp/crm"
+	OpTradesCount    = "GET /trading/trades_count"
+	OpMarketListings = "GET /aux/market_listings"
+	OpTradingFees    = "GET /trading/trading_fees"
+	OpTradersRanking = "GET /trading/traders_ranking"
+)
+
+// Service answers the perp endpoints from the perp chain's report tables.
+type Service struct {
+	db      *bun.DB
+	chainID string
+	ok      bool // a dydx chain is configured
+}
+
+// New returns the service for the first configured chain of kind dydx;
+// without one every endpoint answers 503.
+func New(cfg *config.Config, db *bun.DB) *Service {
+	ch, ok := aggperp.Chain(cfg)
+	return &Service{db: db, chainID: ch.ID, ok: ok}
+}
+
+// Handlers binds the built operations to the service.
+func (s *Service) Handlers() map[string]api.Handler {
+	return map[string]api.Handler{
+		OpCRM:            s.crm,
+		OpTradesCount:    s.tradesCount,
+		OpMarketListings: s.marketListings,
+		OpTradingFees:    s.tradingFees,
+		OpTradersRanking: s.tradersRanking,
+	}
+}
+
+// begin returns how fresh the reports are: the height the perp_trading
+// job has aggregated to and its block time; 503 while there is none.
+func (s *Service) begin(ctx context.Context) (api.Freshness, error) {
+	if !s.ok {
+		return api.Freshness{}, fmt.Errorf("no chain of kind dydx is configured: %w", problem.ErrNotIndexed)
+	}
+	var st struct {
+		Height int64     `bun:"height"`
+		Time   time.Time `bun:"time"`
+	}
+	err := s.db.NewRaw(`SELECT b.height, b.time FROM aggregator_jobs j
+		JOIN LATERAL (SELECT height, time FROM blocks WHERE chain_id = ? AND height <= j.watermark ORDER BY height DESC LIMIT 1) b ON true
+		WHERE j.name = ?`, s.chainID, aggperp.JobName).Scan(ctx, &st)
+	if errors.Is(err, sql.ErrNoRows) {
+		return api.Freshness{}, fmt.Errorf("chain %s: the %s job has not run yet: %w", s.chainID, aggperp.JobName, problem.ErrNotIndexed)
+	}
+	if err != nil {
+		return api.Freshness{}, fmt.Errorf("freshness of %s: %w", aggperp.JobName, err)
+	}
+	return api.Freshness{Chains: []api.ChainHeight{{ChainID: s.chainID, Height: st.Height, Time: st.Time.UTC()}}}, nil
+}
+
+// markets maps perpetual ids to tickers (the latest row of each id in
+// dydx_perpetuals).
+func (s *Service) markets(ctx context.Context) (map[int64]string, error) {
+	var rows []struct {
+		ID     int64  `bun:"perpetual_id"`
+		Ticker string `bun:"ticker"`
+	}
+	if err := s.db.NewRaw(`SELECT DISTINCT ON (perpetual_id) perpetual_id, ticker FROM dydx_perpetuals
+		WHERE chain_id = ? ORDER BY perpetual_id, height DESC`, s.chainID).Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("perpetuals: %w", err)
+	}
+	out := make(map[int64]string, len(rows))
+	for _, r := range rows {
+		out[r.ID] = r.Ticker
+	}
+	return out, nil
+}
+
+// ticker names a perpetual: its ticker, or its id when the catalog does
+// not know it.
+func ticker(markets map[int64]string, id int64) string {
+	if t, ok := markets[id]; ok {
+		return t
+	}
+	return strconv.FormatInt(id, 10)
+}
+
+// market resolves a market parameter (ticker, perpetual id, or total) to a
+// perpetual id; all is set for total.
+func (s *Service) market(ctx context.Context, name, value string) (id int64, all bool, err error) {
+	if value == "total" {
+		return 0, true, nil
+	}
+	markets, err := s.markets(ctx)
+	if err != nil {
+		return 0, false, err
+	}
+	if n, err := strconv.ParseInt(value, 10, 32); err == nil {
+		if _, ok := markets[n]; ok {
+			return n, false, nil
+		}
+	}
+	for id, t := range markets {
+		if strings.EqualFold(t, value) {
+			return id, false, nil
+		}
+	}
+	return 0, false, problem.BadParam(name, "must be a market ticker or perpetual id of /aux/market_listings, or total")
+}
