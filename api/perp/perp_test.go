@@ -86,7 +86,9 @@ func (s server) getJSON(t *testing.T, path string, v any) *http.Response {
 }
 
 // usdc renders quote quantums as USDC, as the API does (no trailing zeros).
-func usdc(q *big.Int) string { return trim(new(big.Rat).SetFrac(q, big.NewInt(1_000_000)).FloatString(6)) }
+func usdc(q *big.Int) string {
+	return trim(new(big.Rat).SetFrac(q, big.NewInt(1_000_000)).FloatString(6))
+}
 
 func trim(s string) string {
 	if strings.Contains(s, ".") {
