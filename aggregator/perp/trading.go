@@ -42,6 +42,7 @@ const maxHeights = 100_000
 //   - perp_trader_daily: per trader, market and UTC day, the fills the
 //     trader took part in (a self-trade once), their notional (taker and
 //     maker parts) and the fees the trader paid;
+//   - perp_trader_hourly: per trader and UTC hour, the fills;
 //   - perp_traders: the /perp/crm record of every trader and signer
 //     (all-time sums, first and last fill and tx, tx count), then
 //     recomputes the top 3 markets of the traders with new fills and the
@@ -70,7 +71,7 @@ func (j Trading) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, er
 		return 0, 0, fmt.Errorf("perp_report_state: %w", err)
 	}
 	if wm < done {
-		for _, table := range []string{"perp_market_hourly", "perp_trader_daily", "perp_traders"} {
+		for _, table := range []string{"perp_market_hourly", "perp_trader_daily", "perp_trader_hourly", "perp_traders"} {
 			if _, err := tx.NewRaw("DELETE FROM "+table+" WHERE chain_id = ?", j.ChainID).Exec(ctx); err != nil {
 				return 0, 0, fmt.Errorf("rebuild: clear %s: %w", table, err)
 			}
@@ -89,6 +90,7 @@ func (j Trading) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, er
 	}{
 		{"perp_market_hourly", marketHourlySQL},
 		{"perp_trader_daily", traderDailySQL},
+		{"perp_trader_hourly", traderHourlySQL},
 		{"perp_traders fills", traderFillsSQL},
 		{"perp_traders txs", traderTxsSQL},
 		{"perp_traders top markets", topMarketsSQL},
@@ -180,6 +182,12 @@ const (
 			taker_volume_usdc = d.taker_volume_usdc + EXCLUDED.taker_volume_usdc,
 			maker_volume_usdc = d.maker_volume_usdc + EXCLUDED.maker_volume_usdc,
 			fees_usdc = d.fees_usdc + EXCLUDED.fees_usdc`
+
+	traderHourlySQL = `INSERT INTO perp_trader_hourly AS h (chain_id, hour, address, fills)
+		SELECT ?0, date_trunc('hour', time, 'UTC'), address, count(*)
+		FROM (` + fillsByTrader + `) f
+		GROUP BY date_trunc('hour', time, 'UTC'), address
+		ON CONFLICT (chain_id, hour, address) DO UPDATE SET fills = h.fills + EXCLUDED.fills`
 
 	traderFillsSQL = `INSERT INTO perp_traders AS p
 		(chain_id, address, all_time_trades, all_time_volume_usdc, all_time_fees_usdc, first_fill_at, last_fill_at)

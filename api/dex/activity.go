@@ -1,7 +1,6 @@
 package dex
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -171,30 +170,6 @@ func (s *Service) activeWhales(ctx context.Context, req *api.Request) (*api.Resp
 	return &api.Response{Body: out, Freshness: fresh}, nil
 }
 
-// seriesRow is a generic lens series row: labels, then one column per
-// requested value in the order requested.
-type seriesRow struct {
-	labels  string
-	columns []string
-	values  []json.Number
-}
-
-func (r seriesRow) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteString(`{"labels":`)
-	l, _ := json.Marshal(r.labels)
-	b.Write(l)
-	for i, c := range r.columns {
-		k, _ := json.Marshal(c)
-		b.WriteByte(',')
-		b.Write(k)
-		b.WriteByte(':')
-		b.WriteString(string(r.values[i]))
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
-}
-
 // liquidityFlow is the daily net USD liquidity flow (added minus removed,
 // osmosis_pool_flow_daily, dex_activity job) of each requested pool and of
 // all pools (total), for every day whose start is in the range, up to the
@@ -230,7 +205,7 @@ func (s *Service) liquidityFlow(ctx context.Context, req *api.Request) (*api.Res
 	if tip := fresh.Chains[0].Time.UTC().Truncate(24 * time.Hour); tip.Before(last) {
 		last = tip
 	}
-	out := []seriesRow{}
+	out := []api.SeriesRow{}
 	if last.Before(first) {
 		return &api.Response{Body: out, Freshness: fresh}, nil
 	}
@@ -257,9 +232,9 @@ func (s *Service) liquidityFlow(ctx context.Context, req *api.Request) (*api.Res
 		byDay[d]["total"] = byDay[d]["total"].Add(net)
 	}
 	for d := first; !d.After(last); d = d.Add(24 * time.Hour) {
-		row := seriesRow{labels: d.Format(time.DateTime), columns: cols, values: make([]json.Number, len(cols))}
+		row := api.SeriesRow{Labels: d.Format(time.DateTime), Columns: cols, Values: make([]json.Number, len(cols))}
 		for i, c := range cols {
-			row.values[i] = decNumber(byDay[d][c])
+			row.Values[i] = decNumber(byDay[d][c])
 		}
 		out = append(out, row)
 	}

@@ -52,6 +52,13 @@ func (s *Service) Handlers() map[string]api.Handler {
 		OpMarketListings: s.marketListings,
 		OpTradingFees:    s.tradingFees,
 		OpTradersRanking: s.tradersRanking,
+
+		OpTransparencyFees:       s.transparencyFees,
+		OpVolumeOverview:         s.volumeOverview,
+		OpShareByPool:            s.shareByPool,
+		OpDistributionByTrades:   s.distributionByTrades,
+		OpDistributionByActivity: s.distributionByActivity,
+		OpRetention:              s.retention,
 	}
 }
 

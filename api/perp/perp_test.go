@@ -426,6 +426,89 @@ func TestPerpEndpointsOnLocalnet(t *testing.T) {
 		}
 	})
 
+	t.Run("overview and activity", func(t *testing.T) {
+		day := tip.Format(time.DateOnly)
+		rng := "start_date=" + day + "&end_date=" + day
+		allFees, allVolume := new(big.Int), new(big.Int)
+		for id := range fees {
+			allFees.Add(allFees, fees[id])
+			allVolume.Add(allVolume, volume[id])
+		}
+		var tf map[string]any
+		s.getJSON(t, "/perp/transparency/trading-fees?mode=debug", &tf)
+		taker, maker := new(big.Int), new(big.Int)
+		for _, m := range matches {
+			taker.Add(taker, bigInt(t, m.TakerFee))
+			maker.Add(maker, bigInt(t, m.MakerFee))
+		}
+		comp, _ := tf["components"].(map[string]any)
+		for _, f := range []struct {
+			got  any
+			want string
+		}{
+			{tf["trading_fees_24h"], usdc(allFees)}, {tf["trading_fees_30d"], usdc(allFees)}, {tf["trading_fees_total"], usdc(allFees)},
+			{comp["taker_fees_total"], usdc(taker)}, {comp["maker_fees_30d"], usdc(maker)},
+		} {
+			if render(f.got) != f.want {
+				t.Errorf("trading-fees %v: got %v, want %s", tf, f.got, f.want)
+			}
+		}
+		var plain map[string]any
+		s.getJSON(t, "/perp/transparency/trading-fees", &plain)
+		if _, ok := plain["components"]; ok || len(plain) != 3 {
+			t.Errorf("prod mode: %v", plain)
+		}
+
+		var ov []map[string]any
+		s.getJSON(t, "/trading/trading_volume_overview?"+rng, &ov)
+		if len(ov) != 1 || render(ov[0]["volume_usdc"]) != usdc(allVolume) || render(ov[0]["trades_count"]) != "135" ||
+			render(ov[0]["unique_traders"]) != fmt.Sprint(len(want)) {
+			t.Errorf("volume overview %v, want volume %s, 135 trades, %d traders", ov, usdc(allVolume), len(want))
+		}
+
+		_, body := s.get(t, "/trading/trading_share_by_pool?"+rng)
+		first, second := int64(0), int64(1)
+		if volume[1].Cmp(volume[0]) > 0 {
+			first, second = 1, 0
+		}
+		wantShare := fmt.Sprintf(`[{"labels":"%s 00:00:00","%s":%s,"%s":%s,"others":0,"total":%s}]`, day,
+			tickers[first], usdc(volume[first]), tickers[second], usdc(volume[second]), usdc(allVolume))
+		if strings.TrimSpace(string(body)) != wantShare {
+			t.Errorf("share by pool\n%s\nwant\n%s", body, wantShare)
+		}
+		var shareJSON []map[string]any
+		s.getJSON(t, "/trading/trading_share_by_pool?"+rng, &shareJSON)
+
+		var at10, at1 int64
+		for _, e := range want {
+			if e.trades >= 10 {
+				at10++
+			}
+			at1++
+		}
+		var bt []map[string]any
+		s.getJSON(t, "/activity/user_distribution_by_trades?time_resolution=day&"+rng, &bt)
+		if len(bt) != 1 || render(bt[0]["at_least_100"]) != "0" || render(bt[0]["at_least_10"]) != fmt.Sprint(at10) ||
+			render(bt[0]["at_least_1"]) != fmt.Sprint(at1) {
+			t.Errorf("by trades %v, want 0 / %d / %d", bt, at10, at1)
+		}
+		var ba []map[string]any
+		s.getJSON(t, "/activity/user_distribution_by_activity?"+rng, &ba)
+		if len(ba) != tip.Hour()+1 {
+			t.Fatalf("%d hourly rows", len(ba))
+		}
+		if g := ba[len(ba)-1]; render(g["new_users"]) != fmt.Sprint(at1) || render(g["total_users"]) != fmt.Sprint(at1) ||
+			render(g["active_users"]) != "0" || render(g["inactive_users"]) != "0" {
+			t.Errorf("by activity, last hour: %v", g)
+		}
+		var rr []map[string]any
+		s.getJSON(t, "/activity/retention_rate?start_date=2026-11-16", &rr)
+		if len(rr) != 1 || render(rr[0]["labels"]) != "2026-11-16 00:00:00" || render(rr[0]["new_users"]) != fmt.Sprint(at1) ||
+			render(rr[0]["week1"]) != "0" {
+			t.Errorf("retention %v", rr)
+		}
+	})
+
 	// A reset watermark rebuilds the reports: the same answer, no fill twice.
 	var before []map[string]any
 	s.getJSON(t, "/perp/crm?limit=50", &before)

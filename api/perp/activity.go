@@ -1,0 +1,428 @@
+package perp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"time"
+
+	"cosmossdk.io/math"
+
+	"github.com/chainlens/chainlens/api"
+)
+
+// Operation ids of the activity and overview endpoints.
+const (
+	OpTransparencyFees       = "GET /perp/transparency/trading-fees"
+	OpVolumeOverview         = "GET /trading/trading_volume_overview"
+	OpShareByPool            = "GET /trading/trading_share_by_pool"
+	OpDistributionByTrades   = "GET /activity/user_distribution_by_trades"
+	OpDistributionByActivity = "GET /activity/user_distribution_by_activity"
+	OpRetention              = "GET /activity/retention_rate"
+)
+
+// transparencyFees is the net trading fees (taker plus maker fees, maker
+// rebates negative) in USDC over the 24 hours up to the last aggregated
+// block (its hour and the 23 before), the 30 UTC days ending with its day,
+// and all time, from perp_market_hourly; mode=debug adds the taker and
+// maker parts.
+func (s *Service) transparencyFees(ctx context.Context, req *api.Request) (*api.Response, error) {
+	fresh, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tip := fresh.Chains[0].Time
+	var r struct {
+		Taker24  string `bun:"taker24"`
+		Maker24  string `bun:"maker24"`
+		Taker30  string `bun:"taker30"`
+		Maker30  string `bun:"maker30"`
+		TakerAll string `bun:"taker_all"`
+		MakerAll string `bun:"maker_all"`
+	}
+	if err := s.db.NewRaw(`SELECT
+			coalesce(sum(taker_fees_usdc) FILTER (WHERE hour >= ?1), 0)::text AS taker24,
+			coalesce(sum(maker_fees_usdc) FILTER (WHERE hour >= ?1), 0)::text AS maker24,
+			coalesce(sum(taker_fees_usdc) FILTER (WHERE hour >= ?2), 0)::text AS taker30,
+			coalesce(sum(maker_fees_usdc) FILTER (WHERE hour >= ?2), 0)::text AS maker30,
+			coalesce(sum(taker_fees_usdc), 0)::text AS taker_all,
+			coalesce(sum(maker_fees_usdc), 0)::text AS maker_all
+		FROM perp_market_hourly WHERE chain_id = ?0`,
+		s.chainID, tip.Truncate(time.Hour).Add(-23*time.Hour), tip.Truncate(day).AddDate(0, 0, -29)).Scan(ctx, &r); err != nil {
+		return nil, fmt.Errorf("trading fees: %w", err)
+	}
+	sum := func(a, b string) (json.Number, error) {
+		x, err := math.LegacyNewDecFromStr(a)
+		if err != nil {
+			return "", fmt.Errorf("fees %q: %w", a, err)
+		}
+		y, err := math.LegacyNewDecFromStr(b)
+		if err != nil {
+			return "", fmt.Errorf("fees %q: %w", b, err)
+		}
+		return api.Number(x.Add(y).String()), nil
+	}
+	out := map[string]any{}
+	for _, f := range []struct{ name, taker, maker string }{
+		{"24h", r.Taker24, r.Maker24}, {"30d", r.Taker30, r.Maker30}, {"total", r.TakerAll, r.MakerAll},
+	} {
+		net, err := sum(f.taker, f.maker)
+		if err != nil {
+			return nil, err
+		}
+		out["trading_fees_"+f.name] = net
+	}
+	if req.Params.String("mode") == "debug" {
+		out["components"] = map[string]json.Number{
+			"taker_fees_24h": api.Number(r.Taker24), "maker_fees_24h": api.Number(r.Maker24),
+			"taker_fees_30d": api.Number(r.Taker30), "maker_fees_30d": api.Number(r.Maker30),
+			"taker_fees_total": api.Number(r.TakerAll), "maker_fees_total": api.Number(r.MakerAll),
+		}
+	}
+	return &api.Response{Body: out, Freshness: fresh}, nil
+}
+
+// dailyBuckets resolves the date range of req into the days whose start is
+// in it, up to the day of the last aggregated block.
+func dailyBuckets(req *api.Request, fresh api.Freshness) ([]time.Time, error) {
+	r, err := req.Params.DateRange(req.Now, false)
+	if err != nil {
+		return nil, err
+	}
+	return buckets(r.Start, r.End, fresh.Chains[0].Time, "day")
+}
+
+// Overview is one day of /trading/trading_volume_overview.
+type Overview struct {
+	Labels        string      `json:"labels"`
+	VolumeUSDC    json.Number `json:"volume_usdc"`
+	TradesCount   json.Number `json:"trades_count"`
+	UniqueTraders json.Number `json:"unique_traders"`
+}
+
+// volumeOverview is, per day, the USDC volume and fills of all markets
+// (perp_market_hourly) and the distinct traders, taker or maker
+// (perp_trader_daily).
+func (s *Service) volumeOverview(ctx context.Context, req *api.Request) (*api.Response, error) {
+	fresh, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	bs, err := dailyBuckets(req, fresh)
+	if err != nil {
+		return nil, err
+	}
+	volume, err := s.bucketSums(ctx, "sum(volume_usdc)", bs, "day", 0, true)
+	if err != nil {
+		return nil, err
+	}
+	fills, err := s.bucketSums(ctx, "sum(fills)", bs, "day", 0, true)
+	if err != nil {
+		return nil, err
+	}
+	traders, err := s.distinctTraders(ctx, bs, "day")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Overview, len(bs))
+	for i, b := range bs {
+		out[i] = Overview{Labels: b.Format(time.DateTime), VolumeUSDC: api.Number(volume[i]), TradesCount: api.Number(fills[i]),
+			UniqueTraders: json.Number(fmt.Sprint(traders[b]))}
+	}
+	return &api.Response{Body: out, Freshness: fresh}, nil
+}
+
+// distinctTraders counts the traders with a fill in each bucket of res
+// (perp_trader_hourly) over the buckets bs.
+func (s *Service) distinctTraders(ctx context.Context, bs []time.Time, res string) (map[time.Time]int64, error) {
+	out := map[time.Time]int64{}
+	if len(bs) == 0 {
+		return out, nil
+	}
+	var rows []struct {
+		Bucket  time.Time `bun:"bucket"`
+		Traders int64     `bun:"traders"`
+	}
+	if err := s.db.NewRaw(`SELECT date_trunc(?0, hour, 'UTC') AS bucket, count(DISTINCT address) AS traders
+		FROM perp_trader_hourly WHERE chain_id = ?1 AND hour >= ?2 AND hour < ?3 GROUP BY 1`,
+		res, s.chainID, bs[0], next(bs[len(bs)-1], res)).Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("traders per %s: %w", res, err)
+	}
+	for _, r := range rows {
+		out[r.Bucket.UTC()] = r.Traders
+	}
+	return out, nil
+}
+
+// shareByPool is the daily USDC volume of the ten markets with the most
+// volume over the range (columns named by ticker, largest first), of the
+// other markets (others) and of all (total), from perp_market_hourly.
+func (s *Service) shareByPool(ctx context.Context, req *api.Request) (*api.Response, error) {
+	fresh, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	bs, err := dailyBuckets(req, fresh)
+	if err != nil {
+		return nil, err
+	}
+	out := []api.SeriesRow{}
+	if len(bs) == 0 {
+		return &api.Response{Body: out, Freshness: fresh}, nil
+	}
+	from, to := bs[0], next(bs[len(bs)-1], "day")
+	var top []int64
+	if err := s.db.NewRaw(`SELECT perpetual_id FROM perp_market_hourly WHERE chain_id = ? AND hour >= ? AND hour < ?
+		GROUP BY perpetual_id HAVING sum(volume_usdc) > 0 ORDER BY sum(volume_usdc) DESC, perpetual_id LIMIT 10`,
+		s.chainID, from, to).Scan(ctx, &top); err != nil {
+		return nil, fmt.Errorf("top markets: %w", err)
+	}
+	var rows []struct {
+		Day    time.Time `bun:"day"`
+		ID     int64     `bun:"perpetual_id"`
+		Volume string    `bun:"volume"`
+	}
+	if err := s.db.NewRaw(`SELECT date_trunc('day', hour, 'UTC') AS day, perpetual_id, sum(volume_usdc)::text AS volume
+		FROM perp_market_hourly WHERE chain_id = ? AND hour >= ? AND hour < ? GROUP BY 1, 2`,
+		s.chainID, from, to).Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("daily market volume: %w", err)
+	}
+	markets, err := s.markets(ctx)
+	if err != nil {
+		return nil, err
+	}
+	col := map[int64]int{}
+	cols := make([]string, 0, len(top)+2)
+	for i, id := range top {
+		col[id] = i
+		cols = append(cols, ticker(markets, id))
+	}
+	cols = append(cols, "others", "total")
+	sums := map[time.Time][]math.LegacyDec{}
+	for _, r := range rows {
+		d := r.Day.UTC()
+		if sums[d] == nil {
+			sums[d] = make([]math.LegacyDec, len(cols))
+			for i := range sums[d] {
+				sums[d][i] = math.LegacyZeroDec()
+			}
+		}
+		v, err := math.LegacyNewDecFromStr(r.Volume)
+		if err != nil {
+			return nil, fmt.Errorf("volume %q: %w", r.Volume, err)
+		}
+		i, ok := col[r.ID]
+		if !ok {
+			i = len(cols) - 2
+		}
+		sums[d][i] = sums[d][i].Add(v)
+		sums[d][len(cols)-1] = sums[d][len(cols)-1].Add(v)
+	}
+	for _, b := range bs {
+		row := api.SeriesRow{Labels: b.Format(time.DateTime), Columns: cols, Values: make([]json.Number, len(cols))}
+		for i := range cols {
+			row.Values[i] = "0"
+			if v := sums[b]; v != nil {
+				row.Values[i] = api.Number(v[i].String())
+			}
+		}
+		out = append(out, row)
+	}
+	return &api.Response{Body: out, Freshness: fresh}, nil
+}
+
+// resolutionBuckets resolves the date range and time_resolution of req.
+func resolutionBuckets(req *api.Request, fresh api.Freshness) ([]time.Time, string, error) {
+	res := req.Params.String("time_resolution")
+	r, err := req.Params.DateRange(req.Now, res == "hour")
+	if err != nil {
+		return nil, "", err
+	}
+	bs, err := buckets(r.Start, r.End, fresh.Chains[0].Time, res)
+	return bs, res, err
+}
+
+// ByTrades is one bucket of /activity/user_distribution_by_trades.
+type ByTrades struct {
+	Labels     string `json:"labels"`
+	AtLeast100 int64  `json:"at_least_100"`
+	AtLeast10  int64  `json:"at_least_10"`
+	AtLeast1   int64  `json:"at_least_1"`
+}
+
+// distributionByTrades counts, per bucket, the traders with at least 100,
+// 10 and 1 fills in it (perp_trader_hourly).
+func (s *Service) distributionByTrades(ctx context.Context, req *api.Request) (*api.Response, error) {
+	fresh, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	bs, res, err := resolutionBuckets(req, fresh)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ByTrades, len(bs))
+	for i, b := range bs {
+		out[i].Labels = b.Format(time.DateTime)
+	}
+	if len(bs) == 0 {
+		return &api.Response{Body: out, Freshness: fresh}, nil
+	}
+	var rows []struct {
+		Bucket time.Time `bun:"bucket"`
+		A100   int64     `bun:"a100"`
+		A10    int64     `bun:"a10"`
+		A1     int64     `bun:"a1"`
+	}
+	if err := s.db.NewRaw(`SELECT bucket, count(*) FILTER (WHERE fills >= 100) AS a100, count(*) FILTER (WHERE fills >= 10) AS a10,
+			count(*) AS a1
+		FROM (SELECT date_trunc(?0, hour, 'UTC') AS bucket, address, sum(fills) AS fills FROM perp_trader_hourly
+			WHERE chain_id = ?1 AND hour >= ?2 AND hour < ?3 GROUP BY 1, 2) t
+		GROUP BY bucket`, res, s.chainID, bs[0], next(bs[len(bs)-1], res)).Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("traders by fills: %w", err)
+	}
+	at := map[time.Time]int{}
+	for i, b := range bs {
+		at[b] = i
+	}
+	for _, r := range rows {
+		if i, ok := at[r.Bucket.UTC()]; ok {
+			out[i].AtLeast100, out[i].AtLeast10, out[i].AtLeast1 = r.A100, r.A10, r.A1
+		}
+	}
+	return &api.Response{Body: out, Freshness: fresh}, nil
+}
+
+// ByActivity is one bucket of /activity/user_distribution_by_activity.
+type ByActivity struct {
+	Labels        string `json:"labels"`
+	NewUsers      int64  `json:"new_users"`
+	ActiveUsers   int64  `json:"active_users"`
+	InactiveUsers int64  `json:"inactive_users"`
+	TotalUsers    int64  `json:"total_users"`
+}
+
+// distributionByActivity splits, per bucket, the traders seen up to the
+// bucket's end: new (first fill in the bucket), active (a fill in it, not
+// new), inactive (fills before it, none in it).
+func (s *Service) distributionByActivity(ctx context.Context, req *api.Request) (*api.Response, error) {
+	fresh, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	bs, res, err := resolutionBuckets(req, fresh)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ByActivity, len(bs))
+	if len(bs) == 0 {
+		return &api.Response{Body: out, Freshness: fresh}, nil
+	}
+	end := next(bs[len(bs)-1], res)
+	// Traders by the bucket of their first fill, and those who started
+	// before the first bucket.
+	var firsts []struct {
+		Bucket time.Time `bun:"bucket"`
+		N      int64     `bun:"n"`
+	}
+	if err := s.db.NewRaw(`SELECT date_trunc(?0, first_fill_at, 'UTC') AS bucket, count(*) AS n FROM perp_traders
+		WHERE chain_id = ?1 AND all_time_trades > 0 AND first_fill_at >= ?2 AND first_fill_at < ?3 GROUP BY 1`,
+		res, s.chainID, bs[0], end).Scan(ctx, &firsts); err != nil {
+		return nil, fmt.Errorf("first fills: %w", err)
+	}
+	var before int64
+	if err := s.db.NewRaw(`SELECT count(*) FROM perp_traders WHERE chain_id = ? AND all_time_trades > 0 AND first_fill_at < ?`,
+		s.chainID, bs[0]).Scan(ctx, &before); err != nil {
+		return nil, fmt.Errorf("earlier traders: %w", err)
+	}
+	newIn := map[time.Time]int64{}
+	for _, f := range firsts {
+		newIn[f.Bucket.UTC()] += f.N
+	}
+	traded, err := s.distinctTraders(ctx, bs, res)
+	if err != nil {
+		return nil, err
+	}
+	total := before
+	for i, b := range bs {
+		total += newIn[b]
+		out[i] = ByActivity{Labels: b.Format(time.DateTime), NewUsers: newIn[b], ActiveUsers: traded[b] - newIn[b],
+			InactiveUsers: total - traded[b], TotalUsers: total}
+	}
+	return &api.Response{Body: out, Freshness: fresh}, nil
+}
+
+// Cohort is one week of /activity/retention_rate.
+type Cohort struct {
+	Labels   string      `json:"labels"`
+	NewUsers int64       `json:"new_users"`
+	Week1    json.Number `json:"week1"`
+	Week2    json.Number `json:"week2"`
+	Week3    json.Number `json:"week3"`
+	Week4    json.Number `json:"week4"`
+}
+
+// retention follows weekly cohorts (ISO weeks whose start is in the range):
+// the traders whose first fill fell in the week, and the percent of them
+// (2 decimals) with a fill in each of the four following weeks (0 for a
+// week not reached yet).
+func (s *Service) retention(ctx context.Context, req *api.Request) (*api.Response, error) {
+	fresh, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r, err := req.Params.DateRange(req.Now, false)
+	if err != nil {
+		return nil, err
+	}
+	bs, err := buckets(r.Start, r.End, fresh.Chains[0].Time, "week")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Cohort, len(bs))
+	for i, b := range bs {
+		out[i] = Cohort{Labels: b.Format(time.DateTime), Week1: "0", Week2: "0", Week3: "0", Week4: "0"}
+	}
+	if len(bs) == 0 {
+		return &api.Response{Body: out, Freshness: fresh}, nil
+	}
+	var rows []struct {
+		Cohort time.Time `bun:"cohort"`
+		New    int64     `bun:"new_users"`
+		W      []int64   `bun:"weeks,array"`
+	}
+	if err := s.db.NewRaw(`WITH c AS (
+			SELECT address, date_trunc('week', first_fill_at, 'UTC') AS cohort FROM perp_traders
+			WHERE chain_id = ?0 AND all_time_trades > 0 AND first_fill_at >= ?1 AND first_fill_at < ?2
+		), a AS (
+			SELECT DISTINCT h.address, date_trunc('week', h.hour, 'UTC') AS week FROM perp_trader_hourly h
+			WHERE h.chain_id = ?0 AND h.hour >= ?1 AND h.hour < ?2::timestamptz + interval '35 days'
+				AND h.address IN (SELECT address FROM c)
+		)
+		SELECT c.cohort, count(DISTINCT c.address) AS new_users, ARRAY[
+			count(DISTINCT a.address) FILTER (WHERE a.week = c.cohort + interval '7 days'),
+			count(DISTINCT a.address) FILTER (WHERE a.week = c.cohort + interval '14 days'),
+			count(DISTINCT a.address) FILTER (WHERE a.week = c.cohort + interval '21 days'),
+			count(DISTINCT a.address) FILTER (WHERE a.week = c.cohort + interval '28 days')] AS weeks
+		FROM c LEFT JOIN a ON a.address = c.address GROUP BY c.cohort`,
+		s.chainID, bs[0], next(bs[len(bs)-1], "week")).Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("cohorts: %w", err)
+	}
+	at := map[time.Time]int{}
+	for i, b := range bs {
+		at[b] = i
+	}
+	percent := func(n, of int64) json.Number {
+		return api.Number(new(big.Rat).SetFrac64(100*n, of).FloatString(2))
+	}
+	for _, r := range rows {
+		i, ok := at[r.Cohort.UTC()]
+		if !ok || r.New == 0 || len(r.W) != 4 {
+			continue
+		}
+		out[i].NewUsers = r.New
+		out[i].Week1, out[i].Week2, out[i].Week3, out[i].Week4 = percent(r.W[0], r.New), percent(r.W[1], r.New), percent(r.W[2], r.New), percent(r.W[3], r.New)
+	}
+	return &api.Response{Body: out, Freshness: fresh}, nil
+}
