@@ -43,6 +43,8 @@ const maxHeights = 100_000
 //     trader took part in (a self-trade once), their notional (taker and
 //     maker parts) and the fees the trader paid;
 //   - perp_trader_hourly: per trader and UTC hour, the fills;
+//   - perp_liquidations: every liquidation fill, with its tx hash, the
+//     liquidated position's direction and size in base units;
 //   - perp_traders: the /perp/crm record of every trader and signer
 //     (all-time sums, first and last fill and tx, tx count), then
 //     recomputes the top 3 markets of the traders with new fills and the
@@ -71,7 +73,7 @@ func (j Trading) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, er
 		return 0, 0, fmt.Errorf("perp_report_state: %w", err)
 	}
 	if wm < done {
-		for _, table := range []string{"perp_market_hourly", "perp_trader_daily", "perp_trader_hourly", "perp_traders"} {
+		for _, table := range []string{"perp_market_hourly", "perp_trader_daily", "perp_trader_hourly", "perp_traders", "perp_liquidations"} {
 			if _, err := tx.NewRaw("DELETE FROM "+table+" WHERE chain_id = ?", j.ChainID).Exec(ctx); err != nil {
 				return 0, 0, fmt.Errorf("rebuild: clear %s: %w", table, err)
 			}
@@ -94,6 +96,7 @@ func (j Trading) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, er
 		{"perp_traders fills", traderFillsSQL},
 		{"perp_traders txs", traderTxsSQL},
 		{"perp_traders top markets", topMarketsSQL},
+		{"perp_liquidations", liquidationsSQL},
 	} {
 		res, err := tx.NewRaw(step.query, j.ChainID, wm, to).Exec(ctx)
 		if err != nil {
@@ -228,6 +231,23 @@ const (
 			) m GROUP BY address
 		) x
 		WHERE p.chain_id = ?0 AND p.address = x.address`
+
+	// The liquidated subaccount is the taker: it bought to close a short,
+	// sold to close a long. Sizes in base units need the market's atomic
+	// resolution (quantums are kept for a market the catalog lacks).
+	liquidationsSQL = `INSERT INTO perp_liquidations (chain_id, height, tx_index, event_index, time, tx_hash, address,
+			subaccount_number, perpetual_id, position, size, notional_usdc, insurance_usdc)
+		SELECT f.chain_id, f.height, f.tx_index, f.event_index, f.time, t.hash, f.address, f.subaccount_number, f.perpetual_id,
+			CASE WHEN f.is_buy THEN 'short' ELSE 'long' END,
+			f.size * coalesce(power(10::numeric, p.atomic_resolution), 1),
+			f.notional * 0.000001, coalesce(f.insurance_delta, 0) * 0.000001
+		FROM dydx_fills f
+		LEFT JOIN txs t ON t.chain_id = f.chain_id AND t.height = f.height AND t.tx_index = f.tx_index
+		LEFT JOIN LATERAL (SELECT atomic_resolution FROM dydx_perpetuals
+			WHERE chain_id = f.chain_id AND perpetual_id = f.perpetual_id AND height <= f.height
+			ORDER BY height DESC LIMIT 1) p ON true
+		WHERE f.chain_id = ?0 AND f.height > ?1 AND f.height <= ?2 AND f.role = 'taker' AND f.is_liquidation AND NOT f.is_deleverage
+		ON CONFLICT (chain_id, height, tx_index, event_index) DO NOTHING`
 
 	// ?3 the window's first day, ?4 whether the window moved (then every
 	// trader with last-30-day trades is recomputed, as well as those with

@@ -59,6 +59,9 @@ func (s *Service) Handlers() map[string]api.Handler {
 		OpDistributionByTrades:   s.distributionByTrades,
 		OpDistributionByActivity: s.distributionByActivity,
 		OpRetention:              s.retention,
+
+		OpLiquidationList: s.liquidationList,
+		OpLiquidationFlow: s.liquidationFlow,
 	}
 }
 

@@ -1,8 +1,12 @@
 package perp_test
 
 import (
+	"bufio"
 	"cmp"
+	"compress/gzip"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,7 +14,10 @@ import (
 	"math/big"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -509,6 +516,112 @@ func TestPerpEndpointsOnLocalnet(t *testing.T) {
 		}
 	})
 
+	t.Run("liquidations", func(t *testing.T) {
+		// The tx of a fill is the block's MsgProposedOperations: txs[1] (a
+		// vote-extension blob sits at txs[0] from height 2), hashed from the
+		// recorded block's bytes.
+		hashes := proposedOperationsHashes(t)
+		atomic := map[int64]int64{0: -10, 1: -9} // genesis: BTC-USD, ETH-USD
+		type liq struct{ labels, tx, account, market, position, value, usdc, insurance string }
+		var wantRows []liq
+		for _, m := range matches {
+			if !m.Liq {
+				continue
+			}
+			position := "long"
+			if m.TakerBuy {
+				position = "short"
+			}
+			value := trim(new(big.Rat).SetFrac(bigInt(t, m.Size), new(big.Int).Exp(big.NewInt(10), big.NewInt(-atomic[m.PerpetualID]), nil)).FloatString(12))
+			wantRows = append(wantRows, liq{heightTime[m.Height].Format(time.DateTime), hashes[m.Height], fmt.Sprintf("%s/%d", m.Taker, m.TakerNumber),
+				tickers[m.PerpetualID], position, value, usdc(bigInt(t, m.Notional)), usdc(bigInt(t, m.Insurance))})
+		}
+		if len(wantRows) != 20 {
+			t.Fatalf("truth has %d liquidations, want 20 (README)", len(wantRows))
+		}
+		slices.Reverse(wantRows) // newest first (one liquidation per height here)
+		var got []struct {
+			Labels    string      `json:"labels"`
+			TxHash    string      `json:"tx_hash"`
+			Account   string      `json:"account"`
+			Market    string      `json:"market"`
+			Position  string      `json:"position"`
+			Value     json.Number `json:"liquidated_value"`
+			USDC      json.Number `json:"liquidated_value_usdc"`
+			Insurance json.Number `json:"perp_insurance_delta"`
+		}
+		s.getJSON(t, "/liquidation/list", &got)
+		if len(got) != len(wantRows) {
+			t.Fatalf("%d liquidations, want %d", len(got), len(wantRows))
+		}
+		longs, shorts := 0, 0
+		for i, g := range got {
+			w := wantRows[i]
+			if (liq{g.Labels, g.TxHash, g.Account, g.Market, g.Position, string(g.Value), string(g.USDC), string(g.Insurance)}) != w {
+				t.Errorf("liquidation %d: %+v\nwant %+v", i, g, w)
+			}
+			if g.Position == "long" {
+				longs++
+			} else {
+				shorts++
+			}
+		}
+		// The recording's 20 liquidations all sold (liquidation_is_buy false):
+		// every liquidated position was long.
+		if longs != 20 || shorts != 0 {
+			t.Errorf("%d long and %d short liquidations, want 20 and 0", longs, shorts)
+		}
+
+		// Per hour of the day, for BTC-USD: totals and the largest of each side.
+		type side struct {
+			total, top *big.Int
+			tx         string
+		}
+		flow := map[string]map[string]*side{}
+		for _, m := range matches {
+			if !m.Liq || m.PerpetualID != 0 {
+				continue
+			}
+			h := heightTime[m.Height].Truncate(time.Hour).Format(time.DateTime)
+			pos := "long"
+			if m.TakerBuy {
+				pos = "short"
+			}
+			if flow[h] == nil {
+				flow[h] = map[string]*side{}
+			}
+			sd := flow[h][pos]
+			if sd == nil {
+				sd = &side{total: new(big.Int), top: new(big.Int)}
+				flow[h][pos] = sd
+			}
+			n := bigInt(t, m.Notional)
+			sd.total.Add(sd.total, n)
+			if n.Cmp(sd.top) > 0 {
+				sd.top, sd.tx = n, hashes[m.Height]
+			}
+		}
+		day := tip.Format(time.DateOnly)
+		var fl []map[string]any
+		s.getJSON(t, "/liquidation/flow_by_market?market=BTC-USD&start_date="+day+"&end_date="+day, &fl)
+		if len(fl) != tip.Hour()+1 {
+			t.Fatalf("%d hourly rows", len(fl))
+		}
+		for _, g := range fl {
+			h := g["labels"].(string)
+			for _, pos := range []string{"long", "short"} {
+				total, top, tx := "0", "0", "null"
+				if sd := flow[h][pos]; sd != nil {
+					total, top, tx = usdc(sd.total), usdc(sd.top), sd.tx
+				}
+				if render(g["total_"+pos+"_liquidation_volume"]) != total || render(g["top_"+pos+"_liquidation"]) != top ||
+					render(g["top_"+pos+"_liquidation_tx_id"]) != tx {
+					t.Errorf("%s %s: %v, want total %s top %s tx %s", h, pos, g, total, top, tx)
+				}
+			}
+		}
+	})
+
 	// A reset watermark rebuilds the reports: the same answer, no fill twice.
 	var before []map[string]any
 	s.getJSON(t, "/perp/crm?limit=50", &before)
@@ -521,6 +634,51 @@ func TestPerpEndpointsOnLocalnet(t *testing.T) {
 	if b, a := fmt.Sprint(before), fmt.Sprint(after); a != b {
 		t.Errorf("after a rebuild\n%s\nwant\n%s", a, b)
 	}
+}
+
+// proposedOperationsHashes hashes txs[1] of every recorded block (the
+// MsgProposedOperations tx from height 2 on), as CometBFT names txs:
+// upper-case hex SHA-256 of the tx bytes.
+func proposedOperationsHashes(t *testing.T) map[int64]string {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dydxtest.Dir(), "blocks.jsonl.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[int64]string{}
+	sc := bufio.NewScanner(zr)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		var b struct {
+			Result struct {
+				Block struct {
+					Header struct {
+						Height string `json:"height"`
+					} `json:"header"`
+					Data struct {
+						Txs [][]byte `json:"txs"`
+					} `json:"data"`
+				} `json:"block"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &b); err != nil {
+			t.Fatal(err)
+		}
+		h, _ := strconv.ParseInt(b.Result.Block.Header.Height, 10, 64)
+		if txs := b.Result.Block.Data.Txs; h >= 2 && len(txs) > 1 {
+			sum := sha256.Sum256(txs[1])
+			out[h] = strings.ToUpper(hex.EncodeToString(sum[:]))
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // render prints a decoded JSON value: numbers as written, arrays joined by

@@ -30,7 +30,7 @@ func NewAdapter(bech32Prefix string) *Adapter {
 
 var fillsTable = chains.Table{Name: "dydx_fills", Columns: []string{
 	"chain_id", "height", "tx_index", "event_index", "role", "time", "address", "subaccount_number", "perpetual_id",
-	"size", "notional", "fee", "is_liquidation", "is_deleverage",
+	"size", "notional", "fee", "is_liquidation", "is_deleverage", "is_buy", "insurance_delta",
 }}
 
 // Tables lists the generic tables, dydx_fills and dydx_perpetuals.
@@ -74,7 +74,7 @@ func (a *Adapter) Rows(b *chains.Block, out *chains.Rows) error {
 func fillRows(b *chains.Block, ev *chains.Event, out *chains.Rows) error {
 	ints := map[string]math.Int{}
 	for _, k := range []string{"maker_quote_balance_delta_quote_quantums", "maker_order_fee_quote_quantums", "taker_order_fee_quote_quantums",
-		"taker_perpetual_quantums_delta_base_quantums"} {
+		"taker_perpetual_quantums_delta_base_quantums", "maker_perpetual_quantums_delta_base_quantums"} {
 		v, ok := ev.Get(k)
 		n, okInt := math.NewIntFromString(v)
 		if !ok || !okInt {
@@ -82,13 +82,13 @@ func fillRows(b *chains.Block, ev *chains.Event, out *chains.Rows) error {
 		}
 		ints[k] = n
 	}
-	builder := math.ZeroInt()
-	if v, ok := ev.Get("maker_builder_fee_quantums"); ok && v != "" {
-		n, okInt := math.NewIntFromString(v)
-		if !okInt {
-			return fmt.Errorf("match: maker_builder_fee_quantums %q is not an integer", v)
-		}
-		builder = n
+	insurance, err := optionalInt(ev, "insurance_fund_delta_quote_quantums")
+	if err != nil {
+		return err
+	}
+	builder, err := optionalInt(ev, "maker_builder_fee_quantums")
+	if err != nil {
+		return err
 	}
 	notional := ints["maker_quote_balance_delta_quote_quantums"].Add(ints["maker_order_fee_quote_quantums"]).Add(builder).Abs()
 	size := ints["taker_perpetual_quantums_delta_base_quantums"].Abs()
@@ -98,9 +98,9 @@ func fillRows(b *chains.Block, ev *chains.Event, out *chains.Rows) error {
 	}
 	liq, _ := ev.Get("is_liquidation")
 	del, _ := ev.Get("is_deleverage")
-	for _, side := range []struct{ role, owner, number, fee string }{
-		{"taker", "taker_subaccount", "taker_subaccount_number", "taker_order_fee_quote_quantums"},
-		{"maker", "maker_subaccount", "maker_subaccount_number", "maker_order_fee_quote_quantums"},
+	for _, side := range []struct{ role, owner, number, fee, delta string }{
+		{"taker", "taker_subaccount", "taker_subaccount_number", "taker_order_fee_quote_quantums", "taker_perpetual_quantums_delta_base_quantums"},
+		{"maker", "maker_subaccount", "maker_subaccount_number", "maker_order_fee_quote_quantums", "maker_perpetual_quantums_delta_base_quantums"},
 	} {
 		owner, ok := ev.Get(side.owner)
 		if !ok || owner == "" {
@@ -111,9 +111,24 @@ func fillRows(b *chains.Block, ev *chains.Event, out *chains.Rows) error {
 			return err
 		}
 		out.Add(fillsTable.Name, b.ChainID, b.Height, ev.TxIndex, ev.Index, side.role, b.Time, owner, number, perp,
-			size.String(), notional.String(), ints[side.fee].String(), liq == "true", del == "true")
+			size.String(), notional.String(), ints[side.fee].String(), liq == "true", del == "true", ints[side.delta].IsPositive(),
+			insurance.String())
 	}
 	return nil
+}
+
+// optionalInt reads an integer attribute that older chain versions do not
+// emit (absent or empty: 0).
+func optionalInt(ev *chains.Event, key string) (math.Int, error) {
+	v, ok := ev.Get(key)
+	if !ok || v == "" {
+		return math.ZeroInt(), nil
+	}
+	n, okInt := math.NewIntFromString(v)
+	if !okInt {
+		return math.Int{}, fmt.Errorf("match: %s %q is not an integer", key, v)
+	}
+	return n, nil
 }
 
 func intAttr(ev *chains.Event, key string) (int64, error) {

@@ -3,7 +3,10 @@ package dydx_test
 import (
 	"cmp"
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/chainlens/chainlens/internal/dydxtest"
@@ -27,7 +30,8 @@ func TestRecordedLocalnetFills(t *testing.T) {
 	db, _ := testdb.New(t)
 	dydxtest.Index(t, db)
 	var got []dydxtest.Side
-	if err := db.NewRaw(`SELECT height, role, address, size::text AS size, notional::text AS notional, is_liquidation FROM dydx_fills`).
+	if err := db.NewRaw(`SELECT height, role, address, size::text AS size, notional::text AS notional, is_liquidation,
+		is_buy, insurance_delta::text AS insurance_delta FROM dydx_fills`).
 		Scan(context.Background(), &got); err != nil {
 		t.Fatal(err)
 	}
@@ -44,5 +48,41 @@ func TestRecordedLocalnetFills(t *testing.T) {
 				t.Fatalf("first difference at %d:\n got %+v\nwant %+v", i, got[i], want[i])
 			}
 		}
+	}
+}
+
+// TestFillDirectionBackfill clears is_buy and insurance_delta of the indexed
+// fills, as rows written before migration 20261122000076 have them, and
+// runs that migration's backfill from the match events: every row gets back
+// what the adapter wrote.
+func TestFillDirectionBackfill(t *testing.T) {
+	db, _ := testdb.New(t)
+	dydxtest.Index(t, db)
+	ctx := context.Background()
+	dump := func() string {
+		var rows []string
+		if err := db.NewRaw(`SELECT concat_ws(' ', height, tx_index, event_index, role, is_buy, insurance_delta) FROM dydx_fills ORDER BY 1`).
+			Scan(ctx, &rows); err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(rows, "\n")
+	}
+	want := dump()
+	if _, err := db.ExecContext(ctx, "UPDATE dydx_fills SET is_buy = NULL, insurance_delta = NULL"); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join("..", "..", "migrations", "20261122000076_perp_liquidations.up.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := strings.Split(string(raw), "--bun:split")
+	if len(parts) != 3 || !strings.Contains(parts[1], "UPDATE dydx_fills") {
+		t.Fatalf("the migration's second part is not the backfill: %q", parts[1])
+	}
+	if _, err := db.ExecContext(ctx, parts[1]); err != nil {
+		t.Fatal(err)
+	}
+	if got := dump(); got != want || !strings.Contains(got, "taker t ") || !strings.Contains(got, "taker f ") {
+		t.Errorf("after the backfill:\n%s\nwant\n%s", got, want)
 	}
 }

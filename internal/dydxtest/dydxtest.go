@@ -42,12 +42,14 @@ func Index(t testing.TB, db *bun.DB) config.Chain {
 
 // Side is one side of a fill as the node recorded it.
 type Side struct {
-	Height   int64  `bun:"height"`
-	Role     string `bun:"role"` // taker (the liquidated subaccount in a liquidation) or maker
-	Address  string `bun:"address"`
-	Size     string `bun:"size"`     // base quantums
-	Notional string `bun:"notional"` // quote quantums
-	Liq      bool   `bun:"is_liquidation"`
+	Height    int64  `bun:"height"`
+	Role      string `bun:"role"` // taker (the liquidated subaccount in a liquidation) or maker
+	Address   string `bun:"address"`
+	Size      string `bun:"size"`     // base quantums
+	Notional  string `bun:"notional"` // quote quantums
+	Liq       bool   `bun:"is_liquidation"`
+	IsBuy     bool   `bun:"is_buy"`          // the side's position grew
+	Insurance string `bun:"insurance_delta"` // quote quantums, the fill's insurance fund delta
 }
 
 // Match is one fill as the node recorded it (truth/fills.json).
@@ -55,12 +57,15 @@ type Match struct {
 	Height      int64
 	PerpetualID int64
 	Taker       string // the liquidated subaccount's owner in a liquidation
+	TakerNumber int64  // its subaccount number
 	Maker       string
 	Size        string // base quantums
 	Notional    string // quote quantums
 	TakerFee    string // quote quantums, from the recorder's copy of the match event
 	MakerFee    string
 	Liq         bool
+	TakerBuy    bool   // the taker (or liquidated subaccount) bought
+	Insurance   string // quote quantums: the insurance fund's delta
 }
 
 // Fills reads truth/fills.json and returns the two sides of every fill
@@ -70,8 +75,8 @@ func Fills(t testing.TB) []Side {
 	var out []Side
 	for _, m := range Matches(t) {
 		out = append(out,
-			Side{m.Height, "taker", m.Taker, m.Size, m.Notional, m.Liq},
-			Side{m.Height, "maker", m.Maker, m.Size, m.Notional, m.Liq})
+			Side{m.Height, "taker", m.Taker, m.Size, m.Notional, m.Liq, m.TakerBuy, m.Insurance},
+			Side{m.Height, "maker", m.Maker, m.Size, m.Notional, m.Liq, !m.TakerBuy, m.Insurance})
 	}
 	return out
 }
@@ -94,15 +99,24 @@ func Matches(t testing.TB) []Match {
 			EventSubticks int64  `json:"fill_subticks_from_event"`
 			Exact         bool   `json:"fill_subticks_exact"`
 			Taker         struct {
-				Sub struct{ Owner string } `json:"subaccount_id"`
+				Sub struct {
+					Owner  string
+					Number int64
+				} `json:"subaccount_id"`
 			} `json:"taker_order_id"`
 			Maker struct {
 				Sub struct{ Owner string } `json:"subaccount_id"`
 			} `json:"maker_order_id"`
-			Liquidated struct{ Owner string } `json:"liquidated"`
-			Event      struct {
-				TakerFee string `json:"taker_order_fee_quote_quantums"`
-				MakerFee string `json:"maker_order_fee_quote_quantums"`
+			Liquidated struct {
+				Owner  string
+				Number int64
+			} `json:"liquidated"`
+			LiqIsBuy  bool `json:"liquidation_is_buy"`
+			TakerSide int  `json:"taker_order_side"` // 1 buy, 2 sell
+			Event     struct {
+				TakerFee  string `json:"taker_order_fee_quote_quantums"`
+				MakerFee  string `json:"maker_order_fee_quote_quantums"`
+				Insurance string `json:"insurance_fund_delta_quote_quantums"`
 			} `json:"match_event"`
 		} `json:"fills"`
 	}
@@ -140,15 +154,18 @@ func Matches(t testing.TB) []Match {
 		// quote quantums = subticks × base quantums × 10^qce (chain-events.md §6.3)
 		n := new(big.Int).Mul(big.NewInt(subticks), big.NewInt(f.FillAmount))
 		n.Quo(n, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(-qce[f.ClobPairID])), nil))
-		taker, liq := f.Taker.Sub.Owner, false
+		taker, number, liq, buy := f.Taker.Sub.Owner, f.Taker.Sub.Number, false, f.TakerSide == 1
 		if f.Type == "match_perpetual_liquidation" {
-			taker, liq = f.Liquidated.Owner, true
+			taker, number, liq, buy = f.Liquidated.Owner, f.Liquidated.Number, true, f.LiqIsBuy
+		} else if f.TakerSide != 1 && f.TakerSide != 2 {
+			t.Fatalf("fill at height %d: taker side %d", f.Height, f.TakerSide)
 		}
 		if f.Event.TakerFee == "" || f.Event.MakerFee == "" {
 			t.Fatalf("fill at height %d: no fees in the truth", f.Height)
 		}
-		out = append(out, Match{Height: f.Height, PerpetualID: perp[f.ClobPairID], Taker: taker, Maker: f.Maker.Sub.Owner,
-			Size: big.NewInt(f.FillAmount).String(), Notional: n.String(), TakerFee: f.Event.TakerFee, MakerFee: f.Event.MakerFee, Liq: liq})
+		out = append(out, Match{Height: f.Height, PerpetualID: perp[f.ClobPairID], Taker: taker, TakerNumber: number, Maker: f.Maker.Sub.Owner,
+			Size: big.NewInt(f.FillAmount).String(), Notional: n.String(), TakerFee: f.Event.TakerFee, MakerFee: f.Event.MakerFee, Liq: liq,
+			TakerBuy: buy, Insurance: f.Event.Insurance})
 	}
 	return out
 }
