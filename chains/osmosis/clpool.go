@@ -6,6 +6,8 @@ import (
 	sdk "github.com/cosmos/cosmos-sdk/types"
 	"github.com/cosmos/cosmos-sdk/types/address"
 	"github.com/cosmos/cosmos-sdk/types/bech32"
+
+	"github.com/chainlens/chainlens/chains/wire"
 )
 
 // MsgCreateConcentratedPool is the type URL of the concentrated-liquidity
@@ -16,16 +18,16 @@ const MsgCreateConcentratedPool = msgCreateConcentrated
 // MsgCreateConcentratedPool{sender=1, denom0=2, denom1=3, tick_spacing=4,
 // spread_factor=5}.
 func CLTickSpacing(raw []byte) (int64, error) {
-	fs, err := fields(raw)
+	fs, err := wire.Fields(raw)
 	if err != nil {
 		return 0, fmt.Errorf("create concentrated pool: %w", err)
 	}
 	for _, f := range fs {
-		if f.num == 4 {
-			if f.value == 0 || f.value > 1<<40 {
-				return 0, fmt.Errorf("create concentrated pool: tick spacing %d", f.value)
+		if f.Num == 4 {
+			if f.Value == 0 || f.Value > 1<<40 {
+				return 0, fmt.Errorf("create concentrated pool: tick spacing %d", f.Value)
 			}
-			return int64(f.value), nil
+			return int64(f.Value), nil
 		}
 	}
 	return 0, fmt.Errorf("create concentrated pool: no tick spacing")

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/chainlens/chainlens/chains"
+	"github.com/chainlens/chainlens/chains/wire"
 )
 
 // Create-pool message type URLs (chain-events.md §5.2, §5.3).
@@ -24,14 +25,14 @@ const (
 // decodeTokensProvided reads tokens_provided (field 5, repeated Coin) of a
 // MsgCreatePosition.
 func decodeTokensProvided(raw []byte) ([]chains.Coin, error) {
-	fs, err := fields(raw)
+	fs, err := wire.Fields(raw)
 	if err != nil {
 		return nil, err
 	}
 	var out []chains.Coin
 	for _, f := range fs {
-		if f.num == 5 && f.typ == protowire.BytesType {
-			c, err := decodeCoin(f.bytes)
+		if f.Num == 5 && f.Type == protowire.BytesType {
+			c, err := decodeCoin(f.Bytes)
 			if err != nil {
 				return nil, err
 			}
@@ -59,54 +60,19 @@ type createdPool struct {
 	ExitFee *math.LegacyDec
 }
 
-// field is one decoded protobuf field: a varint or bytes.
-type field struct {
-	num   protowire.Number
-	typ   protowire.Type
-	value uint64
-	bytes []byte
-}
-
-// fields decodes the top level of a protobuf message.
-func fields(b []byte) ([]field, error) {
-	var out []field
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return nil, protowire.ParseError(n)
-		}
-		b = b[n:]
-		f := field{num: num, typ: typ}
-		switch typ {
-		case protowire.VarintType:
-			f.value, n = protowire.ConsumeVarint(b)
-		case protowire.BytesType:
-			f.bytes, n = protowire.ConsumeBytes(b)
-		default:
-			n = protowire.ConsumeFieldValue(num, typ, b)
-		}
-		if n < 0 {
-			return nil, protowire.ParseError(n)
-		}
-		b = b[n:]
-		out = append(out, f)
-	}
-	return out, nil
-}
-
 // decodeCoin decodes cosmos.base.v1beta1.Coin{denom=1, amount=2}.
 func decodeCoin(b []byte) (chains.Coin, error) {
-	fs, err := fields(b)
+	fs, err := wire.Fields(b)
 	if err != nil {
 		return chains.Coin{}, err
 	}
 	var c chains.Coin
 	for _, f := range fs {
-		switch f.num {
+		switch f.Num {
 		case 1:
-			c.Denom = string(f.bytes)
+			c.Denom = string(f.Bytes)
 		case 2:
-			c.Amount = string(f.bytes)
+			c.Amount = string(f.Bytes)
 		}
 	}
 	if c.Denom == "" || c.Amount == "" {
@@ -145,13 +111,13 @@ func exitFee(b []byte) (*math.LegacyDec, error) {
 
 // poolParam reads the Dec string field num of a gamm pool's PoolParams.
 func poolParam(b []byte, num protowire.Number) (*math.LegacyDec, error) {
-	fs, err := fields(b)
+	fs, err := wire.Fields(b)
 	if err != nil {
 		return nil, err
 	}
 	for _, f := range fs {
-		if f.num == num {
-			return decodeDec(string(f.bytes))
+		if f.Num == num {
+			return decodeDec(string(f.Bytes))
 		}
 	}
 	return nil, nil
@@ -173,69 +139,69 @@ func decodeCreatePool(typeURL string, raw []byte) (createdPool, error) {
 	default:
 		return p, nil
 	}
-	fs, err := fields(raw)
+	fs, err := wire.Fields(raw)
 	if err != nil {
 		return p, err
 	}
 	for _, f := range fs {
 		switch {
 		case p.Type == "cosmwasm":
-			if f.num == 3 {
-				p.Creator = string(f.bytes)
+			if f.Num == 3 {
+				p.Creator = string(f.Bytes)
 			}
-		case f.num == 1:
-			p.Creator = string(f.bytes)
-		case p.Type == "concentrated" && (f.num == 2 || f.num == 3):
-			p.Denoms = append(p.Denoms, string(f.bytes))
-		case p.Type == "concentrated" && f.num == 4 && f.typ == protowire.VarintType:
-			p.TickSpacing = f.value
-		case p.Type == "concentrated" && f.num == 5:
-			if p.SwapFee, err = decodeDec(string(f.bytes)); err != nil {
+		case f.Num == 1:
+			p.Creator = string(f.Bytes)
+		case p.Type == "concentrated" && (f.Num == 2 || f.Num == 3):
+			p.Denoms = append(p.Denoms, string(f.Bytes))
+		case p.Type == "concentrated" && f.Num == 4 && f.Type == protowire.VarintType:
+			p.TickSpacing = f.Value
+		case p.Type == "concentrated" && f.Num == 5:
+			if p.SwapFee, err = decodeDec(string(f.Bytes)); err != nil {
 				return p, err
 			}
-		case p.Type != "concentrated" && f.num == 2:
-			if p.SwapFee, err = swapFee(f.bytes); err != nil {
+		case p.Type != "concentrated" && f.Num == 2:
+			if p.SwapFee, err = swapFee(f.Bytes); err != nil {
 				return p, err
 			}
-			if p.ExitFee, err = exitFee(f.bytes); err != nil {
+			if p.ExitFee, err = exitFee(f.Bytes); err != nil {
 				return p, err
 			}
-		case p.Type == "balancer" && f.num == 3:
+		case p.Type == "balancer" && f.Num == 3:
 			// PoolAsset{token=1 Coin, weight=2}
-			as, err := fields(f.bytes)
+			as, err := wire.Fields(f.Bytes)
 			if err != nil {
 				return p, err
 			}
 			weight := ""
 			for _, a := range as {
-				switch a.num {
+				switch a.Num {
 				case 1:
-					c, err := decodeCoin(a.bytes)
+					c, err := decodeCoin(a.Bytes)
 					if err != nil {
 						return p, err
 					}
 					p.Deposit = append(p.Deposit, c)
 				case 2:
-					weight = string(a.bytes)
+					weight = string(a.Bytes)
 				}
 			}
 			if _, ok := math.NewIntFromString(weight); !ok {
 				return p, fmt.Errorf("pool asset weight %q", weight)
 			}
 			p.Weights = append(p.Weights, weight)
-		case p.Type == "stableswap" && f.num == 3:
-			c, err := decodeCoin(f.bytes)
+		case p.Type == "stableswap" && f.Num == 3:
+			c, err := decodeCoin(f.Bytes)
 			if err != nil {
 				return p, err
 			}
 			p.Deposit = append(p.Deposit, c)
-		case p.Type == "stableswap" && f.num == 4:
+		case p.Type == "stableswap" && f.Num == 4:
 			// repeated uint64 scaling_factors: packed bytes, or one varint each.
-			if f.typ == protowire.VarintType {
-				p.Weights = append(p.Weights, fmt.Sprint(f.value))
+			if f.Type == protowire.VarintType {
+				p.Weights = append(p.Weights, fmt.Sprint(f.Value))
 				continue
 			}
-			for b := f.bytes; len(b) > 0; {
+			for b := f.Bytes; len(b) > 0; {
 				v, n := protowire.ConsumeVarint(b)
 				if n < 0 {
 					return p, protowire.ParseError(n)
