@@ -45,6 +45,9 @@ const maxHeights = 100_000
 //   - perp_trader_hourly: per trader and UTC hour, the fills;
 //   - perp_liquidations: every liquidation fill, with its tx hash, the
 //     liquidated position's direction and size in base units;
+//   - perp_price_hourly: each market's last oracle price per hour;
+//   - perp_positions and perp_open_interest_hourly: positions replayed
+//     from the fills, and each market's open interest per hour;
 //   - perp_traders: the /perp/crm record of every trader and signer
 //     (all-time sums, first and last fill and tx, tx count), then
 //     recomputes the top 3 markets of the traders with new fills and the
@@ -73,7 +76,8 @@ func (j Trading) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, er
 		return 0, 0, fmt.Errorf("perp_report_state: %w", err)
 	}
 	if wm < done {
-		for _, table := range []string{"perp_market_hourly", "perp_trader_daily", "perp_trader_hourly", "perp_traders", "perp_liquidations"} {
+		for _, table := range []string{"perp_market_hourly", "perp_trader_daily", "perp_trader_hourly", "perp_traders", "perp_liquidations",
+			"perp_price_hourly", "perp_positions", "perp_open_interest_hourly"} {
 			if _, err := tx.NewRaw("DELETE FROM "+table+" WHERE chain_id = ?", j.ChainID).Exec(ctx); err != nil {
 				return 0, 0, fmt.Errorf("rebuild: clear %s: %w", table, err)
 			}
@@ -97,6 +101,7 @@ func (j Trading) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, er
 		{"perp_traders txs", traderTxsSQL},
 		{"perp_traders top markets", topMarketsSQL},
 		{"perp_liquidations", liquidationsSQL},
+		{"perp_price_hourly", priceHourlySQL},
 	} {
 		res, err := tx.NewRaw(step.query, j.ChainID, wm, to).Exec(ctx)
 		if err != nil {
@@ -105,6 +110,11 @@ func (j Trading) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, er
 		n, _ := res.RowsAffected()
 		rows += n
 	}
+	n, err := positions(ctx, tx, j.ChainID, wm, to)
+	if err != nil {
+		return 0, 0, err
+	}
+	rows += n
 	// The last-30-day window ends with the day of the last aggregated block.
 	windowStart := func(h int64) (time.Time, error) {
 		var t time.Time
@@ -126,8 +136,8 @@ func (j Trading) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, er
 	if err != nil {
 		return 0, 0, fmt.Errorf("perp_traders last 30 days: %w", err)
 	}
-	n, _ := res.RowsAffected()
-	return to, rows + n, nil
+	updated, _ := res.RowsAffected()
+	return to, rows + updated, nil
 }
 
 // Last30Days is the length of the last-30-day window, in UTC days.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	aggperp "github.com/chainlens/chainlens/aggregator/perp"
 	"github.com/chainlens/chainlens/api"
@@ -62,6 +63,7 @@ func (s *Service) Handlers() map[string]api.Handler {
 
 		OpLiquidationList: s.liquidationList,
 		OpLiquidationFlow: s.liquidationFlow,
+		OpOpenInterest:    s.openInterest,
 	}
 }
 
@@ -136,3 +138,6 @@ func (s *Service) market(ctx context.Context, name, value string) (id int64, all
 	}
 	return 0, false, problem.BadParam(name, "must be a market ticker or perpetual id of /aux/market_listings, or total")
 }
+
+// pgArray passes ids as a Postgres array parameter.
+func pgArray(ids []int64) any { return pgdialect.Array(ids) }

@@ -622,6 +622,91 @@ func TestPerpEndpointsOnLocalnet(t *testing.T) {
 		}
 	})
 
+	t.Run("open interest", func(t *testing.T) {
+		// The node's open interest (truth/perpetuals.json, base quantums)
+		// and oracle prices (truth/market_prices.json) at the last height.
+		var perps struct {
+			Perpetual []struct {
+				Params struct {
+					ID     int64 `json:"id"`
+					Market int64 `json:"market_id"`
+					Atomic int64 `json:"atomic_resolution"`
+				} `json:"params"`
+				OI string `json:"open_interest"`
+			} `json:"perpetual"`
+		}
+		var prices struct {
+			Prices []struct {
+				ID       int64  `json:"id"`
+				Exponent int64  `json:"exponent"`
+				Price    string `json:"price"`
+			} `json:"market_prices"`
+		}
+		for name, v := range map[string]any{"perpetuals.json": &perps, "market_prices.json": &prices} {
+			raw, err := os.ReadFile(filepath.Join(dydxtest.Dir(), "truth", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(raw, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		type px struct {
+			exp   int64
+			price string
+		}
+		byMarket := map[int64]px{}
+		for _, p := range prices.Prices {
+			byMarket[p.ID] = px{p.Exponent, p.Price}
+		}
+		usd := map[string]*big.Rat{}
+		total := new(big.Rat)
+		for _, p := range perps.Perpetual {
+			oi := bigInt(t, p.OI)
+			var held string
+			if err := db.NewRaw("SELECT coalesce(sum(size) FILTER (WHERE size > 0), 0)::text FROM perp_positions WHERE perpetual_id = ?", p.Params.ID).
+				Scan(ctx, &held); err != nil {
+				t.Fatal(err)
+			}
+			if held != oi.String() {
+				t.Errorf("perpetual %d: long positions %s, node's open interest %s", p.Params.ID, held, oi)
+			}
+			if oi.Sign() == 0 {
+				continue
+			}
+			m := byMarket[p.Params.Market]
+			v := new(big.Rat).SetInt(oi)
+			v.Mul(v, new(big.Rat).SetInt(bigInt(t, m.price)))
+			e := p.Params.Atomic + m.exp
+			v.Mul(v, new(big.Rat).SetFrac(big.NewInt(1), new(big.Int).Exp(big.NewInt(10), big.NewInt(-e), nil)))
+			usd[tickers[p.Params.ID]] = v
+			total.Add(total, v)
+		}
+		if len(usd) != 2 {
+			t.Fatalf("open interest in %d markets, want BTC-USD and ETH-USD", len(usd))
+		}
+		day := tip.Format(time.DateOnly)
+		for _, c := range []struct {
+			market string
+			want   *big.Rat
+		}{{"BTC-USD", usd["BTC-USD"]}, {"1", usd["ETH-USD"]}, {"total", total}} {
+			var got []struct {
+				Labels       string      `json:"labels"`
+				OpenInterest json.Number `json:"open_interest"`
+			}
+			s.getJSON(t, "/trading/open_interest?market="+c.market+"&start_date="+day+"&end_date="+day, &got)
+			if len(got) != tip.Hour()+1 {
+				t.Fatalf("%d hourly rows", len(got))
+			}
+			if w := trim(c.want.FloatString(6)); string(got[len(got)-1].OpenInterest) != w {
+				t.Errorf("%s: open interest at the last block %s, want %s", c.market, got[len(got)-1].OpenInterest, w)
+			}
+			if got[0].OpenInterest != "0" {
+				t.Errorf("%s: open interest before the chain started: %s", c.market, got[0].OpenInterest)
+			}
+		}
+	})
+
 	// A reset watermark rebuilds the reports: the same answer, no fill twice.
 	var before []map[string]any
 	s.getJSON(t, "/perp/crm?limit=50", &before)

@@ -33,14 +33,15 @@ var fillsTable = chains.Table{Name: "dydx_fills", Columns: []string{
 	"size", "notional", "fee", "is_liquidation", "is_deleverage", "is_buy", "insurance_delta",
 }}
 
-// Tables lists the generic tables, dydx_fills and dydx_perpetuals.
+// Tables lists the generic tables and the dYdX ones: fills, the perpetual
+// and oracle market catalogs, oracle prices.
 func (a *Adapter) Tables() []chains.Table {
-	return append(a.Adapter.Tables(), fillsTable, perpetualsTable)
+	return append(a.Adapter.Tables(), fillsTable, perpetualsTable, marketsTable, pricesTable)
 }
 
-// Rows appends the generic rows, then the fills. Matches are the events of
-// the block proposer's MsgProposedOperations tx; a failed tx (or any other
-// tx) fills nothing.
+// Rows appends the generic rows, then the fills and the oracle prices.
+// Matches are the events of the block proposer's MsgProposedOperations tx;
+// a failed tx (or any other tx) fills nothing.
 func (a *Adapter) Rows(b *chains.Block, out *chains.Rows) error {
 	if err := a.Adapter.Rows(b, out); err != nil {
 		return err
@@ -65,7 +66,7 @@ func (a *Adapter) Rows(b *chains.Block, out *chains.Rows) error {
 			}
 		}
 	}
-	return nil
+	return priceRows(b, out)
 }
 
 // fillRows appends the taker and maker rows of one match event. The fill's

@@ -3,6 +3,8 @@ package dydx_test
 import (
 	"cmp"
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -84,5 +86,50 @@ func TestFillDirectionBackfill(t *testing.T) {
 	}
 	if got := dump(); got != want || !strings.Contains(got, "taker t ") || !strings.Contains(got, "taker f ") {
 		t.Errorf("after the backfill:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestRecordedLocalnetPrices checks the oracle prices indexed from the
+// genesis and every MsgUpdateMarketPrices against the node's prices at the
+// last recorded height (truth/market_prices.json: price and exponent of
+// every market), and the update count of the README (155 blocks with
+// updates, 203 updates).
+func TestRecordedLocalnetPrices(t *testing.T) {
+	db, _ := testdb.New(t)
+	dydxtest.Index(t, db)
+	ctx := context.Background()
+	var truth struct {
+		Prices []struct {
+			ID       int64  `json:"id"`
+			Exponent int64  `json:"exponent"`
+			Price    string `json:"price"`
+		} `json:"market_prices"`
+	}
+	raw, err := os.ReadFile(filepath.Join(dydxtest.Dir(), "truth", "market_prices.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &truth); err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, p := range truth.Prices {
+		want = append(want, fmt.Sprintf("%d %d %s", p.ID, p.Exponent, p.Price))
+	}
+	var got []string
+	if err := db.NewRaw(`SELECT concat_ws(' ', p.market_id, m.exponent, p.price) FROM (
+			SELECT DISTINCT ON (market_id) market_id, price FROM dydx_prices ORDER BY market_id, height DESC) p
+		JOIN dydx_markets m ON m.market_id = p.market_id ORDER BY p.market_id`).Scan(ctx, &got); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("latest prices\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	var blocks, updates int64
+	if err := db.NewRaw("SELECT count(DISTINCT height), count(*) FROM dydx_prices WHERE height > 0").Scan(ctx, &blocks, &updates); err != nil {
+		t.Fatal(err)
+	}
+	if blocks != 155 || updates != 23+20+89+30+21+20 {
+		t.Errorf("%d blocks with %d price updates, want 155 with %d (README)", blocks, updates, 23+20+89+30+21+20)
 	}
 }

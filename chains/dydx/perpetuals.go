@@ -13,10 +13,10 @@ var perpetualsTable = chains.Table{Name: "dydx_perpetuals", Columns: []string{
 
 var _ chains.GenesisAdapter = (*Adapter)(nil)
 
-// GenesisTables lists the generic genesis tables (balances) and the
-// perpetuals catalog.
+// GenesisTables lists the generic genesis tables (balances), the perpetual
+// and oracle market catalogs and the genesis oracle prices.
 func (a *Adapter) GenesisTables() []chains.Table {
-	return append(a.Adapter.GenesisTables(), perpetualsTable)
+	return append(a.Adapter.GenesisTables(), perpetualsTable, marketsTable, pricesTable)
 }
 
 // GenesisRows appends the generic genesis rows and one dydx_perpetuals row
@@ -46,7 +46,7 @@ func (a *Adapter) GenesisRows(g *chains.Genesis, out *chains.Rows) error {
 		out.Add(perpetualsTable.Name, g.ChainID, int64(chains.GenesisHeight), p.Params.ID, p.Params.Ticker, p.Params.MarketID,
 			p.Params.AtomicResolution, int64(p.Params.MarketType))
 	}
-	return nil
+	return genesisMarketRows(g, out)
 }
 
 // perpetualParams is PerpetualParams as a genesis file writes it.

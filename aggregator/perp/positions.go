@@ -1,0 +1,148 @@
+package perp
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"cosmossdk.io/math"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+)
+
+// priceHourlySQL keeps, per market and UTC hour, the last oracle price set
+// in (?1, ?2] (a later height replaces an earlier one); the first run also
+// takes the genesis prices (height 0).
+const priceHourlySQL = `INSERT INTO perp_price_hourly AS p (chain_id, market_id, hour, height, price)
+	SELECT DISTINCT ON (market_id, date_trunc('hour', time, 'UTC')) ?0, market_id, date_trunc('hour', time, 'UTC'), height, price
+	FROM dydx_prices WHERE chain_id = ?0 AND (height > ?1 OR (?1 = 0 AND height = 0)) AND height <= ?2
+	ORDER BY market_id, date_trunc('hour', time, 'UTC'), height DESC
+	ON CONFLICT (chain_id, market_id, hour) DO UPDATE SET height = EXCLUDED.height, price = EXCLUDED.price
+	WHERE EXCLUDED.height > p.height`
+
+type positionKey struct {
+	address string
+	number  int64
+	perp    int64
+}
+
+type perpHour struct {
+	perp int64
+	hour time.Time
+}
+
+// positions replays the fill sides of (from, to] in chain order onto the
+// subaccounts' positions (perp_positions) and records each market's open
+// interest, the sum of long positions, after the last fill of every hour
+// (perp_open_interest_hourly). It returns the rows written.
+func positions(ctx context.Context, tx bun.Tx, chainID string, from, to int64) (int64, error) {
+	var sides []struct {
+		Address string    `bun:"address"`
+		Number  int64     `bun:"subaccount_number"`
+		Perp    int64     `bun:"perpetual_id"`
+		Size    string    `bun:"size"`
+		IsBuy   bool      `bun:"is_buy"`
+		Time    time.Time `bun:"time"`
+	}
+	if err := tx.NewRaw(`SELECT address, subaccount_number, perpetual_id, size::text AS size, is_buy, time FROM dydx_fills
+		WHERE chain_id = ? AND height > ? AND height <= ? ORDER BY height, tx_index, event_index, role`, chainID, from, to).Scan(ctx, &sides); err != nil {
+		return 0, fmt.Errorf("fills: %w", err)
+	}
+	if len(sides) == 0 {
+		return 0, nil
+	}
+	addrs := map[string]bool{}
+	perps := map[int64]bool{}
+	for _, s := range sides {
+		addrs[s.Address], perps[s.Perp] = true, true
+	}
+	var held []struct {
+		Address string `bun:"address"`
+		Number  int64  `bun:"subaccount_number"`
+		Perp    int64  `bun:"perpetual_id"`
+		Size    string `bun:"size"`
+	}
+	if err := tx.NewRaw(`SELECT address, subaccount_number, perpetual_id, size::text AS size FROM perp_positions
+		WHERE chain_id = ? AND address = ANY(?)`, chainID, pgdialect.Array(keys(addrs))).Scan(ctx, &held); err != nil {
+		return 0, fmt.Errorf("positions: %w", err)
+	}
+	pos := map[positionKey]math.Int{}
+	for _, h := range held {
+		n, ok := math.NewIntFromString(h.Size)
+		if !ok {
+			return 0, fmt.Errorf("position %s/%d perpetual %d: %q is not an integer", h.Address, h.Number, h.Perp, h.Size)
+		}
+		pos[positionKey{h.Address, h.Number, h.Perp}] = n
+	}
+	var last []struct {
+		Perp int64  `bun:"perpetual_id"`
+		OI   string `bun:"open_interest"`
+	}
+	if err := tx.NewRaw(`SELECT DISTINCT ON (perpetual_id) perpetual_id, open_interest::text AS open_interest FROM perp_open_interest_hourly
+		WHERE chain_id = ? AND perpetual_id = ANY(?) ORDER BY perpetual_id, hour DESC`, chainID, pgdialect.Array(keys(perps))).Scan(ctx, &last); err != nil {
+		return 0, fmt.Errorf("open interest: %w", err)
+	}
+	oi := map[int64]math.Int{}
+	for p := range perps {
+		oi[p] = math.ZeroInt()
+	}
+	for _, l := range last {
+		n, ok := math.NewIntFromString(l.OI)
+		if !ok {
+			return 0, fmt.Errorf("open interest of %d: %q is not an integer", l.Perp, l.OI)
+		}
+		oi[l.Perp] = n
+	}
+	longPart := func(n math.Int) math.Int {
+		if n.IsPositive() {
+			return n
+		}
+		return math.ZeroInt()
+	}
+	changed := map[positionKey]bool{}
+	hourly := map[perpHour]math.Int{}
+	for _, s := range sides {
+		size, ok := math.NewIntFromString(s.Size)
+		if !ok {
+			return 0, fmt.Errorf("fill size %q is not an integer", s.Size)
+		}
+		if !s.IsBuy {
+			size = size.Neg()
+		}
+		k := positionKey{s.Address, s.Number, s.Perp}
+		old, ok := pos[k]
+		if !ok {
+			old = math.ZeroInt()
+		}
+		now := old.Add(size)
+		pos[k], changed[k] = now, true
+		oi[s.Perp] = oi[s.Perp].Add(longPart(now)).Sub(longPart(old))
+		hourly[perpHour{s.Perp, s.Time.UTC().Truncate(time.Hour)}] = oi[s.Perp]
+	}
+	var rows int64
+	for k := range changed {
+		if _, err := tx.NewRaw(`INSERT INTO perp_positions (chain_id, address, subaccount_number, perpetual_id, size) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (chain_id, address, subaccount_number, perpetual_id) DO UPDATE SET size = EXCLUDED.size`,
+			chainID, k.address, k.number, k.perp, pos[k].String()).Exec(ctx); err != nil {
+			return 0, fmt.Errorf("position %s/%d: %w", k.address, k.number, err)
+		}
+		rows++
+	}
+	for k, v := range hourly {
+		if _, err := tx.NewRaw(`INSERT INTO perp_open_interest_hourly (chain_id, perpetual_id, hour, open_interest) VALUES (?, ?, ?, ?)
+			ON CONFLICT (chain_id, perpetual_id, hour) DO UPDATE SET open_interest = EXCLUDED.open_interest`,
+			chainID, k.perp, k.hour, v.String()).Exec(ctx); err != nil {
+			return 0, fmt.Errorf("open interest of %d at %s: %w", k.perp, k.hour, err)
+		}
+		rows++
+	}
+	return rows, nil
+}
+
+func keys[K comparable](m map[K]bool) []K {
+	out := make([]K, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}

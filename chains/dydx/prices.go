@@ -1,0 +1,166 @@
+package dydx
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/chainlens/chainlens/chains"
+	"github.com/chainlens/chainlens/chains/wire"
+)
+
+// MsgUpdateMarketPrices is the type URL of the proposer's oracle price
+// update (chain-events.md §6.3).
+const MsgUpdateMarketPrices = "/dydxprotocol.prices.MsgUpdateMarketPrices"
+
+var (
+	marketsTable = chains.Table{Name: "dydx_markets", Columns: []string{"chain_id", "height", "market_id", "pair", "exponent"}}
+	pricesTable  = chains.Table{Name: "dydx_prices", Columns: []string{"chain_id", "height", "market_id", "time", "price"}}
+)
+
+// priceRows appends one dydx_prices row per market price update of the
+// block's successful MsgUpdateMarketPrices messages.
+func priceRows(b *chains.Block, out *chains.Rows) error {
+	for t := range b.Txs {
+		tx := &b.Txs[t]
+		if !tx.Succeeded() {
+			continue
+		}
+		for _, m := range tx.Messages {
+			if m.TypeURL != MsgUpdateMarketPrices {
+				continue
+			}
+			updates, err := decodePriceUpdates(m)
+			if err != nil {
+				return fmt.Errorf("height %d tx %d: %s: %w", b.Height, tx.Index, m.TypeURL, err)
+			}
+			for _, u := range updates {
+				out.Add(pricesTable.Name, b.ChainID, b.Height, u.market, b.Time, strconv.FormatUint(u.price, 10))
+			}
+		}
+	}
+	return nil
+}
+
+type priceUpdate struct {
+	market int64
+	price  uint64
+}
+
+// decodePriceUpdates reads MsgUpdateMarketPrices{market_price_updates=1
+// repeated MarketPrice{market_id=1 uint32, price=2 uint64}} from its
+// protobuf bytes, or from its proto3 JSON when the kind decoded it.
+func decodePriceUpdates(m chains.Message) ([]priceUpdate, error) {
+	if m.JSON != nil {
+		var msg struct {
+			Updates []struct {
+				MarketID json.Number `json:"market_id"`
+				Price    json.Number `json:"price"`
+			} `json:"market_price_updates"`
+		}
+		dec := json.NewDecoder(bytes.NewReader(m.JSON))
+		dec.UseNumber()
+		if err := dec.Decode(&msg); err != nil {
+			return nil, err
+		}
+		out := make([]priceUpdate, 0, len(msg.Updates))
+		for _, u := range msg.Updates {
+			id, err1 := strconv.ParseInt(string(u.MarketID), 10, 32)
+			p, err2 := strconv.ParseUint(string(u.Price), 10, 64)
+			if err1 != nil || err2 != nil {
+				return nil, fmt.Errorf("market price update %s/%s is not two integers", u.MarketID, u.Price)
+			}
+			out = append(out, priceUpdate{id, p})
+		}
+		return out, nil
+	}
+	fs, err := wire.Fields(m.Raw)
+	if err != nil {
+		return nil, err
+	}
+	var out []priceUpdate
+	for _, f := range fs {
+		if f.Num != 1 || f.Type != protowire.BytesType {
+			continue
+		}
+		inner, err := wire.Fields(f.Bytes)
+		if err != nil {
+			return nil, fmt.Errorf("market price update: %w", err)
+		}
+		var u priceUpdate
+		for _, g := range inner {
+			switch {
+			case g.Num == 1 && g.Type == protowire.VarintType:
+				u.market = int64(uint32(g.Value))
+			case g.Num == 2 && g.Type == protowire.VarintType:
+				u.price = g.Value
+			}
+		}
+		out = append(out, u)
+	}
+	return out, nil
+}
+
+// genesisMarketRows appends the oracle markets of the prices module's
+// genesis state (pair from market_params, exponent and price from
+// market_prices) as dydx_markets rows and their prices as dydx_prices rows,
+// at chains.GenesisHeight.
+func genesisMarketRows(g *chains.Genesis, out *chains.Rows) error {
+	var state struct {
+		Prices *struct {
+			Params []struct {
+				ID   intJSON `json:"id"`
+				Pair string  `json:"pair"`
+			} `json:"market_params"`
+			Prices []struct {
+				ID       intJSON `json:"id"`
+				Exponent intJSON `json:"exponent"`
+				Price    intJSON `json:"price"`
+			} `json:"market_prices"`
+		} `json:"prices"`
+	}
+	if err := json.Unmarshal(g.AppState, &state); err != nil {
+		return fmt.Errorf("genesis prices: %w", err)
+	}
+	if state.Prices == nil {
+		return fmt.Errorf("genesis prices: the app state has no prices module: %w", chains.ErrGenesisUnsupported)
+	}
+	pairs := map[string]string{}
+	for _, p := range state.Prices.Params {
+		pairs[string(p.ID)] = p.Pair
+	}
+	for _, p := range state.Prices.Prices {
+		id, err := strconv.ParseInt(string(p.ID), 10, 32)
+		if err != nil {
+			return fmt.Errorf("genesis market price id %q: %w", p.ID, err)
+		}
+		exp, err := strconv.ParseInt(string(p.Exponent), 10, 32)
+		if err != nil {
+			return fmt.Errorf("genesis market %d exponent %q: %w", id, p.Exponent, err)
+		}
+		if _, err := strconv.ParseUint(string(p.Price), 10, 64); err != nil {
+			return fmt.Errorf("genesis market %d price %q: %w", id, p.Price, err)
+		}
+		out.Add(marketsTable.Name, g.ChainID, int64(chains.GenesisHeight), id, pairs[string(p.ID)], exp)
+		out.Add(pricesTable.Name, g.ChainID, int64(chains.GenesisHeight), id, g.Time, string(p.Price))
+	}
+	return nil
+}
+
+// intJSON is an integer written as a JSON number or, in proto3 JSON, a
+// string; it keeps the digits.
+type intJSON string
+
+func (n *intJSON) UnmarshalJSON(b []byte) error {
+	s := string(bytes.Trim(b, `"`))
+	if _, err := strconv.ParseInt(s, 10, 64); err != nil {
+		if _, err := strconv.ParseUint(s, 10, 64); err != nil {
+			return fmt.Errorf("%s is not an integer", b)
+		}
+	}
+	*n = intJSON(s)
+	return nil
+}
