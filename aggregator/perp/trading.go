@@ -48,6 +48,8 @@ const maxHeights = 100_000
 //   - perp_price_hourly: each market's last oracle price per hour;
 //   - perp_positions and perp_open_interest_hourly: positions replayed
 //     from the fills, and each market's open interest per hour;
+//   - perp_deposits_hourly: USDC deposited into subaccounts per address
+//     and hour;
 //   - perp_traders: the /perp/crm record of every trader and signer
 //     (all-time sums, first and last fill and tx, tx count), then
 //     recomputes the top 3 markets of the traders with new fills and the
@@ -77,7 +79,7 @@ func (j Trading) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, er
 	}
 	if wm < done {
 		for _, table := range []string{"perp_market_hourly", "perp_trader_daily", "perp_trader_hourly", "perp_traders", "perp_liquidations",
-			"perp_price_hourly", "perp_positions", "perp_open_interest_hourly"} {
+			"perp_price_hourly", "perp_positions", "perp_open_interest_hourly", "perp_deposits_hourly"} {
 			if _, err := tx.NewRaw("DELETE FROM "+table+" WHERE chain_id = ?", j.ChainID).Exec(ctx); err != nil {
 				return 0, 0, fmt.Errorf("rebuild: clear %s: %w", table, err)
 			}
@@ -102,6 +104,7 @@ func (j Trading) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, er
 		{"perp_traders top markets", topMarketsSQL},
 		{"perp_liquidations", liquidationsSQL},
 		{"perp_price_hourly", priceHourlySQL},
+		{"perp_deposits_hourly", depositsHourlySQL},
 	} {
 		res, err := tx.NewRaw(step.query, j.ChainID, wm, to).Exec(ctx)
 		if err != nil {
@@ -258,6 +261,13 @@ const (
 			ORDER BY height DESC LIMIT 1) p ON true
 		WHERE f.chain_id = ?0 AND f.height > ?1 AND f.height <= ?2 AND f.role = 'taker' AND f.is_liquidation AND NOT f.is_deleverage
 		ON CONFLICT (chain_id, height, tx_index, event_index) DO NOTHING`
+
+	// Deposits of USDC (asset 0) from a wallet into a subaccount.
+	depositsHourlySQL = `INSERT INTO perp_deposits_hourly AS d (chain_id, hour, address, usdc)
+		SELECT ?0, date_trunc('hour', time, 'UTC'), sender, sum(quantums) * 0.000001
+		FROM dydx_transfers WHERE chain_id = ?0 AND height > ?1 AND height <= ?2 AND kind = 'deposit' AND asset_id = 0
+		GROUP BY date_trunc('hour', time, 'UTC'), sender
+		ON CONFLICT (chain_id, hour, address) DO UPDATE SET usdc = d.usdc + EXCLUDED.usdc`
 
 	// ?3 the window's first day, ?4 whether the window moved (then every
 	// trader with last-30-day trades is recomputed, as well as those with

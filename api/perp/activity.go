@@ -426,3 +426,58 @@ func (s *Service) retention(ctx context.Context, req *api.Request) (*api.Respons
 	}
 	return &api.Response{Body: out, Freshness: fresh}, nil
 }
+
+// OpDistributionByDeposits is the deposits distribution endpoint.
+const OpDistributionByDeposits = "GET /activity/user_distribution_by_deposits"
+
+// ByDeposits is one bucket of /activity/user_distribution_by_deposits.
+type ByDeposits struct {
+	Labels string `json:"labels"`
+	Small  int64  `json:"small_depositors"`
+	Medium int64  `json:"medium_depositors"`
+	Large  int64  `json:"large_depositors"`
+}
+
+// distributionByDeposits counts, per bucket, the addresses that deposited
+// USDC into subaccounts by their total in the bucket: small < 1,000 USDC
+// ≤ medium < 100,000 USDC ≤ large (perp_deposits_hourly).
+func (s *Service) distributionByDeposits(ctx context.Context, req *api.Request) (*api.Response, error) {
+	fresh, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	bs, res, err := resolutionBuckets(req, fresh)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ByDeposits, len(bs))
+	for i, b := range bs {
+		out[i].Labels = b.Format(time.DateTime)
+	}
+	if len(bs) == 0 {
+		return &api.Response{Body: out, Freshness: fresh}, nil
+	}
+	var rows []struct {
+		Bucket time.Time `bun:"bucket"`
+		Small  int64     `bun:"small"`
+		Medium int64     `bun:"medium"`
+		Large  int64     `bun:"large"`
+	}
+	if err := s.db.NewRaw(`SELECT bucket, count(*) FILTER (WHERE usdc < 1000) AS small,
+			count(*) FILTER (WHERE usdc >= 1000 AND usdc < 100000) AS medium, count(*) FILTER (WHERE usdc >= 100000) AS large
+		FROM (SELECT date_trunc(?0, hour, 'UTC') AS bucket, address, sum(usdc) AS usdc FROM perp_deposits_hourly
+			WHERE chain_id = ?1 AND hour >= ?2 AND hour < ?3 GROUP BY 1, 2) d
+		GROUP BY bucket`, res, s.chainID, bs[0], next(bs[len(bs)-1], res)).Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("depositors: %w", err)
+	}
+	at := map[time.Time]int{}
+	for i, b := range bs {
+		at[b] = i
+	}
+	for _, r := range rows {
+		if i, ok := at[r.Bucket.UTC()]; ok {
+			out[i].Small, out[i].Medium, out[i].Large = r.Small, r.Medium, r.Large
+		}
+	}
+	return &api.Response{Body: out, Freshness: fresh}, nil
+}

@@ -64,6 +64,8 @@ func (s *Service) Handlers() map[string]api.Handler {
 		OpLiquidationList: s.liquidationList,
 		OpLiquidationFlow: s.liquidationFlow,
 		OpOpenInterest:    s.openInterest,
+
+		OpDistributionByDeposits: s.distributionByDeposits,
 	}
 }
 

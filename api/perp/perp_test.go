@@ -508,6 +508,14 @@ func TestPerpEndpointsOnLocalnet(t *testing.T) {
 			render(g["active_users"]) != "0" || render(g["inactive_users"]) != "0" {
 			t.Errorf("by activity, last hour: %v", g)
 		}
+		// Deposits (actions.md): alice 100 USDC; carl 1,500 and dave 20,000.
+		var bd []map[string]any
+		s.getJSON(t, "/activity/user_distribution_by_deposits?time_resolution=day&"+rng, &bd)
+		if got := fmt.Sprint(bd); got != fmt.Sprint([]map[string]any{
+			{"labels": day + " 00:00:00", "small_depositors": 1, "medium_depositors": 2, "large_depositors": 0},
+		}) {
+			t.Errorf("by deposits %s", got)
+		}
 		var rr []map[string]any
 		s.getJSON(t, "/activity/retention_rate?start_date=2026-11-16", &rr)
 		if len(rr) != 1 || render(rr[0]["labels"]) != "2026-11-16 00:00:00" || render(rr[0]["new_users"]) != fmt.Sprint(at1) ||

@@ -34,12 +34,13 @@ var fillsTable = chains.Table{Name: "dydx_fills", Columns: []string{
 }}
 
 // Tables lists the generic tables and the dYdX ones: fills, the perpetual
-// and oracle market catalogs, oracle prices.
+// and oracle market catalogs, oracle prices, subaccount transfers.
 func (a *Adapter) Tables() []chains.Table {
-	return append(a.Adapter.Tables(), fillsTable, perpetualsTable, marketsTable, pricesTable)
+	return append(a.Adapter.Tables(), fillsTable, perpetualsTable, marketsTable, pricesTable, transfersTable)
 }
 
-// Rows appends the generic rows, then the fills and the oracle prices.
+// Rows appends the generic rows, then the fills, the subaccount transfers
+// and the oracle prices.
 // Matches are the events of the block proposer's MsgProposedOperations tx;
 // a failed tx (or any other tx) fills nothing.
 func (a *Adapter) Rows(b *chains.Block, out *chains.Rows) error {
@@ -65,6 +66,9 @@ func (a *Adapter) Rows(b *chains.Block, out *chains.Rows) error {
 				return fmt.Errorf("height %d block event %d: %w", b.Height, ev.Index, err)
 			}
 		}
+	}
+	if err := transferRows(b, out); err != nil {
+		return err
 	}
 	return priceRows(b, out)
 }

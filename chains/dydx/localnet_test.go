@@ -133,3 +133,35 @@ func TestRecordedLocalnetPrices(t *testing.T) {
 		t.Errorf("%d blocks with %d price updates, want 155 with %d (README)", blocks, updates, 23+20+89+30+21+20)
 	}
 }
+
+// TestRecordedLocalnetTransfers checks dydx_transfers against the seven
+// subaccount transfers of the recording's action log (actions.md: height,
+// tx, sender → recipient, amount; USDC has 6 decimals).
+func TestRecordedLocalnetTransfers(t *testing.T) {
+	db, _ := testdb.New(t)
+	dydxtest.Index(t, db)
+	const (
+		alice = "dydx199tqg4wdlnu4qjlxchpd7seg454937hjrknju4"
+		bob   = "dydx10fx7sy6ywd5senxae9dwytf8jxek3t2gcen2vs"
+		carl  = "dydx1fjg6zp6vv8t9wvy4lps03r5l4g7tkjw9wvmh70"
+		dave  = "dydx1wau5mja7j7zdavtfq9lu7ejef05hm6ffenlcsn"
+	)
+	want := []string{
+		"5 3 deposit " + dave + " - " + dave + " 1 0 20000000000",
+		"6 2 deposit " + carl + " - " + carl + " 1 0 1500000000",
+		"6 3 withdraw " + bob + " 0 " + bob + " - 0 1000000000",
+		"7 2 transfer " + alice + " 0 " + bob + " 2 0 2500000000",
+		"305 2 transfer " + bob + " 2 " + alice + " 1 0 500000000",
+		"306 2 withdraw " + dave + " 1 " + dave + " - 0 5000000000",
+		"307 2 deposit " + alice + " - " + alice + " 0 0 100000000",
+	}
+	var got []string
+	if err := db.NewRaw(`SELECT concat_ws(' ', height, tx_index, kind, sender, coalesce(sender_number::text, '-'), recipient,
+			coalesce(recipient_number::text, '-'), asset_id, quantums) FROM dydx_transfers ORDER BY height, tx_index, event_index`).
+		Scan(context.Background(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("dydx_transfers\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
