@@ -50,6 +50,7 @@ const maxHeights = 100_000
 //     from the fills, and each market's open interest per hour;
 //   - perp_deposits_hourly: USDC deposited into subaccounts per address
 //     and hour;
+//   - perp_revenue_daily: trading fees and tx fees in USDC per day;
 //   - perp_traders: the /perp/crm record of every trader and signer
 //     (all-time sums, first and last fill and tx, tx count), then
 //     recomputes the top 3 markets of the traders with new fills and the
@@ -79,7 +80,8 @@ func (j Trading) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, er
 	}
 	if wm < done {
 		for _, table := range []string{"perp_market_hourly", "perp_trader_daily", "perp_trader_hourly", "perp_traders", "perp_liquidations",
-			"perp_price_hourly", "perp_positions", "perp_open_interest_hourly", "perp_deposits_hourly"} {
+			"perp_price_hourly", "perp_positions", "perp_open_interest_hourly", "perp_deposits_hourly",
+			"perp_revenue_daily"} {
 			if _, err := tx.NewRaw("DELETE FROM "+table+" WHERE chain_id = ?", j.ChainID).Exec(ctx); err != nil {
 				return 0, 0, fmt.Errorf("rebuild: clear %s: %w", table, err)
 			}
@@ -105,6 +107,7 @@ func (j Trading) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, er
 		{"perp_liquidations", liquidationsSQL},
 		{"perp_price_hourly", priceHourlySQL},
 		{"perp_deposits_hourly", depositsHourlySQL},
+		{"perp_revenue_daily", revenueSQL}, // after perp_price_hourly: it values NATIVE fees
 	} {
 		res, err := tx.NewRaw(step.query, j.ChainID, wm, to).Exec(ctx)
 		if err != nil {
@@ -252,7 +255,7 @@ const (
 			subaccount_number, perpetual_id, position, size, notional_usdc, insurance_usdc)
 		SELECT f.chain_id, f.height, f.tx_index, f.event_index, f.time, t.hash, f.address, f.subaccount_number, f.perpetual_id,
 			CASE WHEN f.is_buy THEN 'short' ELSE 'long' END,
-			f.size * coalesce(power(10::numeric, p.atomic_resolution), 1),
+			f.size * coalesce(('1e' || p.atomic_resolution)::numeric, 1),
 			f.notional * 0.000001, coalesce(f.insurance_delta, 0) * 0.000001
 		FROM dydx_fills f
 		LEFT JOIN txs t ON t.chain_id = f.chain_id AND t.height = f.height AND t.tx_index = f.tx_index
@@ -268,6 +271,36 @@ const (
 		FROM dydx_transfers WHERE chain_id = ?0 AND height > ?1 AND height <= ?2 AND kind = 'deposit' AND asset_id = 0
 		GROUP BY date_trunc('hour', time, 'UTC'), sender
 		ON CONFLICT (chain_id, hour, address) DO UPDATE SET usdc = d.usdc + EXCLUDED.usdc`
+
+	// Powers of ten are written as numeric literals ('1e-27'): exact, where
+	// power(10::numeric, -27) rounds to 16 decimals.
+	//
+	// Trading fees are every fill side's fee; tx fees are the fees of
+	// signed txs in the quote asset (USDC), or in NATIVE at the last oracle
+	// price of the tx's hour (other denoms, or NATIVE without a price yet,
+	// are not counted).
+	revenueSQL = `INSERT INTO perp_revenue_daily AS r (chain_id, day, source, amount)
+		SELECT ?0, day, source, sum(amount) FROM (
+			SELECT date_trunc('day', time, 'UTC') AS day, 'trading_fees' AS source, fee * 0.000001 AS amount
+			FROM dydx_fills WHERE chain_id = ?0 AND height > ?1 AND height <= ?2
+			UNION ALL
+			SELECT date_trunc('day', b.time, 'UTC'), 'tx_fees',
+				CASE WHEN c->>'denom' = n.quote_denom THEN (c->>'amount')::numeric * 0.000001
+				ELSE (c->>'amount')::numeric * ('1e' || (m.exponent - n.decimals))::numeric * (
+					SELECT price FROM perp_price_hourly p
+					WHERE p.chain_id = ?0 AND p.market_id = n.market_id AND p.hour <= date_trunc('hour', b.time, 'UTC')
+					ORDER BY p.hour DESC LIMIT 1) END
+			FROM txs t
+			JOIN blocks b ON b.chain_id = t.chain_id AND b.height = t.height
+			CROSS JOIN LATERAL jsonb_array_elements(t.fee) c
+			JOIN LATERAL (SELECT * FROM dydx_native_token WHERE chain_id = ?0 ORDER BY height DESC LIMIT 1) n
+				ON c->>'denom' IN (n.denom, n.quote_denom)
+			LEFT JOIN LATERAL (SELECT exponent FROM dydx_markets WHERE chain_id = ?0 AND market_id = n.market_id
+				ORDER BY height DESC LIMIT 1) m ON true
+			WHERE t.chain_id = ?0 AND t.height > ?1 AND t.height <= ?2
+		) x WHERE amount IS NOT NULL
+		GROUP BY day, source
+		ON CONFLICT (chain_id, day, source) DO UPDATE SET amount = r.amount + EXCLUDED.amount`
 
 	// ?3 the window's first day, ?4 whether the window moved (then every
 	// trader with last-30-day trades is recomputed, as well as those with

@@ -265,3 +265,62 @@ func (s *Service) tradersRanking(ctx context.Context, req *api.Request) (*api.Re
 	}
 	return &api.Response{Body: out, Freshness: fresh}, nil
 }
+
+// OpChainRevenue is the chain revenue endpoint.
+const OpChainRevenue = "GET /perp/tokenomics/chain_revenue"
+
+// Revenue is one row of /perp/tokenomics/chain_revenue.
+type Revenue struct {
+	Labels string      `json:"labels"`
+	Source string      `json:"source"`
+	Amount json.Number `json:"amount"`
+}
+
+// revenueSources are the sources of /perp/tokenomics/chain_revenue, in
+// the order of each day's rows.
+var revenueSources = []string{"trading_fees", "tx_fees"}
+
+// chainRevenue lists, for every day in the range up to the day of the last
+// aggregated block, one row per source with its USDC amount
+// (perp_revenue_daily; 0 for a day without revenue from the source).
+func (s *Service) chainRevenue(ctx context.Context, req *api.Request) (*api.Response, error) {
+	fresh, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	bs, err := dailyBuckets(req, fresh)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Revenue, 0, 2*len(bs))
+	if len(bs) == 0 {
+		return &api.Response{Body: out, Freshness: fresh}, nil
+	}
+	var rows []struct {
+		Day    time.Time `bun:"day"`
+		Source string    `bun:"source"`
+		Amount string    `bun:"amount"`
+	}
+	if err := s.db.NewRaw(`SELECT day, source, amount::text AS amount FROM perp_revenue_daily
+		WHERE chain_id = ? AND day >= ? AND day <= ?`, s.chainID, bs[0], bs[len(bs)-1]).Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("revenue: %w", err)
+	}
+	type key struct {
+		day    time.Time
+		source string
+	}
+	amounts := map[key]string{}
+	for _, r := range rows {
+		amounts[key{r.Day.UTC(), r.Source}] = r.Amount
+	}
+	for _, b := range bs {
+		for _, src := range revenueSources {
+			a, ok := amounts[key{b, src}]
+			if !ok {
+				a = "0"
+			}
+			out = append(out, Revenue{Labels: b.Format(time.DateTime), Source: src, Amount: api.Number(a)})
+		}
+	}
+	return &api.Response{Body: out, Freshness: fresh}, nil
+}

@@ -66,6 +66,7 @@ func (s *Service) Handlers() map[string]api.Handler {
 		OpOpenInterest:    s.openInterest,
 
 		OpDistributionByDeposits: s.distributionByDeposits,
+		OpChainRevenue:           s.chainRevenue,
 	}
 }
 

@@ -715,6 +715,50 @@ func TestPerpEndpointsOnLocalnet(t *testing.T) {
 		}
 	})
 
+	t.Run("chain revenue", func(t *testing.T) {
+		// 14 signed txs paid 0.01 NATIVE (10^16 adv4tnt) each; NATIVE is
+		// priced by oracle market 11 (genesis rewards params), whose last
+		// price in the recording's only hour is the node's price at 520.
+		var prices struct {
+			Prices []struct {
+				ID       int64  `json:"id"`
+				Exponent int64  `json:"exponent"`
+				Price    string `json:"price"`
+			} `json:"market_prices"`
+		}
+		raw, err := os.ReadFile(filepath.Join(dydxtest.Dir(), "truth", "market_prices.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(raw, &prices); err != nil {
+			t.Fatal(err)
+		}
+		var txFees *big.Rat
+		for _, p := range prices.Prices {
+			if p.ID == 11 {
+				txFees = new(big.Rat).SetInt(bigInt(t, p.Price))
+				txFees.Mul(txFees, new(big.Rat).SetFrac(big.NewInt(14), new(big.Int).Exp(big.NewInt(10), big.NewInt(2-p.Exponent), nil)))
+			}
+		}
+		if txFees == nil {
+			t.Fatal("no price of market 11 in the truth")
+		}
+		var feeTxs int64
+		if err := db.NewRaw(`SELECT count(*) FROM txs WHERE fee @> '[{"denom": "adv4tnt", "amount": "10000000000000000"}]'`).Scan(ctx, &feeTxs); err != nil || feeTxs != 14 {
+			t.Fatalf("%d txs paid 0.01 NATIVE, want 14 (%v)", feeTxs, err)
+		}
+		allFees := new(big.Int).Add(fees[0], fees[1])
+		day := tip.Format(time.DateOnly)
+		_, body := s.get(t, "/perp/tokenomics/chain_revenue?start_date="+day+"&end_date="+day)
+		want := fmt.Sprintf(`[{"labels":"%s 00:00:00","source":"trading_fees","amount":%s},{"labels":"%s 00:00:00","source":"tx_fees","amount":%s}]`,
+			day, usdc(allFees), day, trim(txFees.FloatString(18)))
+		if strings.TrimSpace(string(body)) != want {
+			t.Errorf("chain revenue\n%s\nwant\n%s", body, want)
+		}
+		var v []map[string]any
+		s.getJSON(t, "/perp/tokenomics/chain_revenue?start_date="+day+"&end_date="+day, &v)
+	})
+
 	// A reset watermark rebuilds the reports: the same answer, no fill twice.
 	var before []map[string]any
 	s.getJSON(t, "/perp/crm?limit=50", &before)

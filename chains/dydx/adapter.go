@@ -36,7 +36,7 @@ var fillsTable = chains.Table{Name: "dydx_fills", Columns: []string{
 // Tables lists the generic tables and the dYdX ones: fills, the perpetual
 // and oracle market catalogs, oracle prices, subaccount transfers.
 func (a *Adapter) Tables() []chains.Table {
-	return append(a.Adapter.Tables(), fillsTable, perpetualsTable, marketsTable, pricesTable, transfersTable)
+	return append(a.Adapter.Tables(), fillsTable, perpetualsTable, marketsTable, pricesTable, transfersTable, nativeTable)
 }
 
 // Rows appends the generic rows, then the fills, the subaccount transfers

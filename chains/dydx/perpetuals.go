@@ -16,7 +16,7 @@ var _ chains.GenesisAdapter = (*Adapter)(nil)
 // GenesisTables lists the generic genesis tables (balances), the perpetual
 // and oracle market catalogs and the genesis oracle prices.
 func (a *Adapter) GenesisTables() []chains.Table {
-	return append(a.Adapter.GenesisTables(), perpetualsTable, marketsTable, pricesTable)
+	return append(a.Adapter.GenesisTables(), perpetualsTable, marketsTable, pricesTable, nativeTable)
 }
 
 // GenesisRows appends the generic genesis rows and one dydx_perpetuals row

@@ -17,6 +17,7 @@ import (
 const MsgUpdateMarketPrices = "/dydxprotocol.prices.MsgUpdateMarketPrices"
 
 var (
+	nativeTable  = chains.Table{Name: "dydx_native_token", Columns: []string{"chain_id", "height", "denom", "decimals", "market_id", "quote_denom"}}
 	marketsTable = chains.Table{Name: "dydx_markets", Columns: []string{"chain_id", "height", "market_id", "pair", "exponent"}}
 	pricesTable  = chains.Table{Name: "dydx_prices", Columns: []string{"chain_id", "height", "market_id", "time", "price"}}
 )
@@ -104,12 +105,27 @@ func decodePriceUpdates(m chains.Message) ([]priceUpdate, error) {
 	return out, nil
 }
 
-// genesisMarketRows appends the oracle markets of the prices module's
-// genesis state (pair from market_params, exponent and price from
-// market_prices) as dydx_markets rows and their prices as dydx_prices rows,
-// at chains.GenesisHeight.
+// genesisMarketRows appends, at chains.GenesisHeight, the oracle markets of
+// the prices module's genesis state (pair from market_params, exponent and
+// price from market_prices) as dydx_markets rows and their prices as
+// dydx_prices rows, and the native token of the rewards params (denom,
+// denom_exponent, market_id) with the quote asset's denom (asset 0) as
+// the dydx_native_token row (decimals = -denom_exponent).
 func genesisMarketRows(g *chains.Genesis, out *chains.Rows) error {
 	var state struct {
+		Rewards *struct {
+			Params struct {
+				Denom    string  `json:"denom"`
+				Exponent intJSON `json:"denom_exponent"`
+				MarketID intJSON `json:"market_id"`
+			} `json:"params"`
+		} `json:"rewards"`
+		Assets *struct {
+			Assets []struct {
+				ID    intJSON `json:"id"`
+				Denom string  `json:"denom"`
+			} `json:"assets"`
+		} `json:"assets"`
 		Prices *struct {
 			Params []struct {
 				ID   intJSON `json:"id"`
@@ -127,6 +143,22 @@ func genesisMarketRows(g *chains.Genesis, out *chains.Rows) error {
 	}
 	if state.Prices == nil {
 		return fmt.Errorf("genesis prices: the app state has no prices module: %w", chains.ErrGenesisUnsupported)
+	}
+	quote := ""
+	if state.Assets != nil {
+		for _, a := range state.Assets.Assets {
+			if a.ID == "0" {
+				quote = a.Denom
+			}
+		}
+	}
+	if r := state.Rewards; r != nil && r.Params.Denom != "" && quote != "" {
+		exp, err1 := strconv.ParseInt(string(r.Params.Exponent), 10, 32)
+		market, err2 := strconv.ParseInt(string(r.Params.MarketID), 10, 32)
+		if err1 != nil || err2 != nil {
+			return fmt.Errorf("genesis rewards params: exponent %q, market %q", r.Params.Exponent, r.Params.MarketID)
+		}
+		out.Add(nativeTable.Name, g.ChainID, int64(chains.GenesisHeight), r.Params.Denom, -exp, market, quote)
 	}
 	pairs := map[string]string{}
 	for _, p := range state.Prices.Params {
