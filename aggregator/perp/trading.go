@@ -51,6 +51,8 @@ const maxHeights = 100_000
 //   - perp_deposits_hourly: USDC deposited into subaccounts per address
 //     and hour;
 //   - perp_revenue_daily: trading fees and tx fees in USDC per day;
+//   - perp_module_balances_daily: the treasury module accounts' NATIVE
+//     balances at the end of each day they changed;
 //   - perp_traders: the /perp/crm record of every trader and signer
 //     (all-time sums, first and last fill and tx, tx count), then
 //     recomputes the top 3 markets of the traders with new fills and the
@@ -62,7 +64,10 @@ const maxHeights = 100_000
 // transaction. A watermark below the height perp_report_state records
 // (reset by an operator) rebuilds the chain's reports from the first
 // height, so no fill is ever counted twice.
-type Trading struct{ ChainID string }
+type Trading struct {
+	ChainID string
+	Prefix  string // the chain's bech32 account prefix (module addresses)
+}
 
 // Name is the job name.
 func (Trading) Name() string { return JobName }
@@ -81,7 +86,7 @@ func (j Trading) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, er
 	if wm < done {
 		for _, table := range []string{"perp_market_hourly", "perp_trader_daily", "perp_trader_hourly", "perp_traders", "perp_liquidations",
 			"perp_price_hourly", "perp_positions", "perp_open_interest_hourly", "perp_deposits_hourly",
-			"perp_revenue_daily"} {
+			"perp_revenue_daily", "perp_module_balances_daily"} {
 			if _, err := tx.NewRaw("DELETE FROM "+table+" WHERE chain_id = ?", j.ChainID).Exec(ctx); err != nil {
 				return 0, 0, fmt.Errorf("rebuild: clear %s: %w", table, err)
 			}
@@ -118,6 +123,10 @@ func (j Trading) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, er
 	}
 	n, err := positions(ctx, tx, j.ChainID, wm, to)
 	if err != nil {
+		return 0, 0, err
+	}
+	rows += n
+	if n, err = moduleBalances(ctx, tx, j.ChainID, j.Prefix, wm, to); err != nil {
 		return 0, 0, err
 	}
 	rows += n

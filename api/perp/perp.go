@@ -67,6 +67,7 @@ func (s *Service) Handlers() map[string]api.Handler {
 
 		OpDistributionByDeposits: s.distributionByDeposits,
 		OpChainRevenue:           s.chainRevenue,
+		OpModuleAccounts:         s.moduleAccounts,
 	}
 }
 

@@ -25,6 +25,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/chainlens/chainlens/aggregator"
+	aggperp "github.com/chainlens/chainlens/aggregator/perp"
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/apikey"
 	"github.com/chainlens/chainlens/api/route"
@@ -757,6 +758,75 @@ func TestPerpEndpointsOnLocalnet(t *testing.T) {
 		}
 		var v []map[string]any
 		s.getJSON(t, "/perp/tokenomics/chain_revenue?start_date="+day+"&end_date="+day, &v)
+	})
+
+	t.Run("module accounts", func(t *testing.T) {
+		// The node's bank balances at the last height (truth/bank_balances.json)
+		// of the four treasury module accounts, in NATIVE (18 decimals), and in
+		// USD at the price of market 11 (the rewards params' market).
+		var bank struct {
+			Balances map[string][]struct {
+				Denom  string `json:"denom"`
+				Amount string `json:"amount"`
+			} `json:"balances"`
+		}
+		var prices struct {
+			Prices []struct {
+				ID       int64  `json:"id"`
+				Exponent int64  `json:"exponent"`
+				Price    string `json:"price"`
+			} `json:"market_prices"`
+		}
+		for name, v := range map[string]any{"bank_balances.json": &bank, "market_prices.json": &prices} {
+			raw, err := os.ReadFile(filepath.Join(dydxtest.Dir(), "truth", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(raw, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var price *big.Rat
+		for _, p := range prices.Prices {
+			if p.ID == 11 {
+				price = new(big.Rat).SetFrac(bigInt(t, p.Price), new(big.Int).Exp(big.NewInt(10), big.NewInt(-p.Exponent), nil))
+			}
+		}
+		wantNative, wantUSD := map[string]string{}, map[string]string{}
+		nonzero := 0
+		for module, col := range map[string]string{"community_treasury": "community_treasury", "community_vester": "community_treasury_vester",
+			"rewards_treasury": "rewards_treasury", "rewards_vester": "rewards_treasury_vester"} {
+			addr, err := aggperp.ModuleAddress("dydx", module)
+			if err != nil {
+				t.Fatal(err)
+			}
+			bal := new(big.Rat)
+			for _, c := range bank.Balances[addr] {
+				if c.Denom == "adv4tnt" {
+					bal.SetFrac(bigInt(t, c.Amount), new(big.Int).Exp(big.NewInt(10), big.NewInt(18), nil))
+					nonzero++
+				}
+			}
+			wantNative[col] = trim(bal.FloatString(18))
+			wantUSD[col] = trim(new(big.Rat).Mul(bal, price).FloatString(6))
+		}
+		// The localnet funds one of them (the others hold nothing: 0).
+		if nonzero != 1 {
+			t.Fatalf("%d of the 4 module accounts hold NATIVE in the truth, want 1", nonzero)
+		}
+		day := tip.Format(time.DateOnly)
+		for unit, want := range map[string]map[string]string{"native": wantNative, "dollar": wantUSD} {
+			var got []map[string]any
+			s.getJSON(t, "/tokenomics/wallets/module_accounts?unit="+unit+"&start_date="+day+"&end_date="+day, &got)
+			if len(got) != 1 {
+				t.Fatalf("%s: %d rows", unit, len(got))
+			}
+			for col, w := range want {
+				if render(got[0][col]) != w {
+					t.Errorf("%s %s = %v, want %s", unit, col, got[0][col], w)
+				}
+			}
+		}
 	})
 
 	// A reset watermark rebuilds the reports: the same answer, no fill twice.

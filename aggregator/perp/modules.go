@@ -1,0 +1,97 @@
+package perp
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"cosmossdk.io/math"
+	"github.com/cosmos/cosmos-sdk/types/address"
+	"github.com/cosmos/cosmos-sdk/types/bech32"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+)
+
+// TreasuryModules are the module accounts whose NATIVE balances the
+// module_accounts report follows (chain-events.md §6.3).
+var TreasuryModules = []string{"community_treasury", "community_vester", "rewards_treasury", "rewards_vester"}
+
+// ModuleAddress is the bech32 address of a module account: the first 20
+// bytes of SHA-256 of its name (cosmos-sdk address.Module).
+func ModuleAddress(prefix, module string) (string, error) {
+	return bech32.ConvertAndEncode(prefix, address.Module(module))
+}
+
+// moduleBalances adds the NATIVE balance changes of the treasury module
+// accounts in (from, to] (and their genesis balances on the first run) to
+// perp_module_balances_daily: each changed day's closing balance.
+func moduleBalances(ctx context.Context, tx bun.Tx, chainID, prefix string, from, to int64) (int64, error) {
+	var native string
+	err := tx.NewRaw("SELECT denom FROM dydx_native_token WHERE chain_id = ? ORDER BY height DESC LIMIT 1", chainID).Scan(ctx, &native)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil // no genesis catalog: the native token is unknown
+	}
+	if err != nil {
+		return 0, fmt.Errorf("native token: %w", err)
+	}
+	names := map[string]string{}
+	addrs := make([]string, 0, len(TreasuryModules))
+	for _, m := range TreasuryModules {
+		a, err := ModuleAddress(prefix, m)
+		if err != nil {
+			return 0, fmt.Errorf("module %s: %w", m, err)
+		}
+		names[a] = m
+		addrs = append(addrs, a)
+	}
+	var sums []struct {
+		Address string    `bun:"address"`
+		Day     time.Time `bun:"day"`
+		Delta   string    `bun:"delta"`
+	}
+	if err := tx.NewRaw(`SELECT c.address, date_trunc('day', coalesce(b.time, g.genesis_time), 'UTC') AS day, sum(c.delta)::text AS delta
+		FROM balance_changes c
+		LEFT JOIN blocks b ON b.chain_id = c.chain_id AND b.height = c.height
+		LEFT JOIN genesis_imports g ON g.chain_id = c.chain_id AND c.height = 0
+		WHERE c.chain_id = ?0 AND c.address = ANY(?1) AND c.denom = ?2 AND (c.height > ?3 OR (?3 = 0 AND c.height = 0)) AND c.height <= ?4
+			AND coalesce(b.time, g.genesis_time) IS NOT NULL
+		GROUP BY 1, 2 ORDER BY 2`,
+		chainID, pgdialect.Array(addrs), native, from, to).Scan(ctx, &sums); err != nil {
+		return 0, fmt.Errorf("module balance changes: %w", err)
+	}
+	var rows int64
+	last := map[string]math.Int{}
+	for _, s := range sums {
+		account := names[s.Address]
+		bal, ok := last[account]
+		if !ok {
+			var prev string
+			err := tx.NewRaw(`SELECT balance::text FROM perp_module_balances_daily WHERE chain_id = ? AND account = ? ORDER BY day DESC LIMIT 1`,
+				chainID, account).Scan(ctx, &prev)
+			switch {
+			case errors.Is(err, sql.ErrNoRows):
+				bal = math.ZeroInt()
+			case err != nil:
+				return 0, fmt.Errorf("balance of %s: %w", account, err)
+			default:
+				if bal, ok = math.NewIntFromString(prev); !ok {
+					return 0, fmt.Errorf("balance of %s: %q is not an integer", account, prev)
+				}
+			}
+		}
+		d, ok := math.NewIntFromString(s.Delta)
+		if !ok {
+			return 0, fmt.Errorf("balance change of %s: %q is not an integer", account, s.Delta)
+		}
+		bal = bal.Add(d)
+		last[account] = bal
+		if _, err := tx.NewRaw(`INSERT INTO perp_module_balances_daily (chain_id, account, day, balance) VALUES (?, ?, ?, ?)
+			ON CONFLICT (chain_id, account, day) DO UPDATE SET balance = EXCLUDED.balance`, chainID, account, s.Day, bal.String()).Exec(ctx); err != nil {
+			return 0, fmt.Errorf("balance of %s: %w", account, err)
+		}
+		rows++
+	}
+	return rows, nil
+}

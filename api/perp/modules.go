@@ -1,0 +1,116 @@
+package perp
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"time"
+
+	aggperp "github.com/chainlens/chainlens/aggregator/perp"
+	"github.com/chainlens/chainlens/api"
+	"github.com/chainlens/chainlens/api/problem"
+)
+
+// OpModuleAccounts is the module account balances endpoint.
+const OpModuleAccounts = "GET /tokenomics/wallets/module_accounts"
+
+// moduleColumns names the response column of each treasury module.
+var moduleColumns = map[string]string{
+	"community_treasury": "community_treasury", "community_vester": "community_treasury_vester",
+	"rewards_treasury": "rewards_treasury", "rewards_vester": "rewards_treasury_vester",
+}
+
+// moduleAccounts is, per day in the range up to the day of the last
+// aggregated block, the NATIVE balance of each treasury module account at
+// the day's end (perp_module_balances_daily), in NATIVE or, with
+// unit=dollar, in USD at the last oracle price of the native token's market
+// that day (perp_price_hourly).
+func (s *Service) moduleAccounts(ctx context.Context, req *api.Request) (*api.Response, error) {
+	fresh, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	bs, err := dailyBuckets(req, fresh)
+	if err != nil {
+		return nil, err
+	}
+	cols := make([]string, len(aggperp.TreasuryModules))
+	for i, m := range aggperp.TreasuryModules {
+		cols[i] = moduleColumns[m]
+	}
+	out := []api.SeriesRow{}
+	if len(bs) == 0 {
+		return &api.Response{Body: out, Freshness: fresh}, nil
+	}
+	var native struct {
+		Decimals int64 `bun:"decimals"`
+		Market   int64 `bun:"market_id"`
+	}
+	err = s.db.NewRaw("SELECT decimals, market_id FROM dydx_native_token WHERE chain_id = ? ORDER BY height DESC LIMIT 1", s.chainID).Scan(ctx, &native)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("chain %s: the native token is not known (no genesis imported): %w", s.chainID, problem.ErrNotIndexed)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("native token: %w", err)
+	}
+	end := next(bs[len(bs)-1], "day")
+	var rows []struct {
+		Account string    `bun:"account"`
+		Day     time.Time `bun:"day"`
+		Balance string    `bun:"balance"`
+	}
+	if err := s.db.NewRaw(`SELECT account, day, balance::text AS balance FROM perp_module_balances_daily
+		WHERE chain_id = ? AND day < ? ORDER BY day`, s.chainID, end).Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("module balances: %w", err)
+	}
+	dollar := req.Params.String("unit") == "dollar"
+	var prices []change
+	var exponent int64
+	if dollar {
+		if prices, err = s.changes(ctx, "perp_price_hourly", "market_id", "price", []int64{native.Market}, next(bs[0], "day"), end); err != nil {
+			return nil, err
+		}
+		if err := s.db.NewRaw("SELECT exponent FROM dydx_markets WHERE chain_id = ? AND market_id = ? ORDER BY height DESC LIMIT 1",
+			s.chainID, native.Market).Scan(ctx, &exponent); err != nil {
+			return nil, fmt.Errorf("native market %d: %w", native.Market, err)
+		}
+	}
+	balance := map[string]*big.Rat{}
+	var price *big.Rat
+	var i, j int
+	for _, b := range bs {
+		dayEnd := next(b, "day")
+		for ; i < len(rows) && rows[i].Day.Before(dayEnd); i++ {
+			if balance[rows[i].Account], err = rat(rows[i].Balance); err != nil {
+				return nil, err
+			}
+		}
+		for ; j < len(prices) && prices[j].Hour.Before(dayEnd); j++ {
+			if price, err = rat(prices[j].Value); err != nil {
+				return nil, err
+			}
+		}
+		row := api.SeriesRow{Labels: b.Format(time.DateTime), Columns: cols, Values: make([]json.Number, len(cols))}
+		for k, m := range aggperp.TreasuryModules {
+			v := new(big.Rat)
+			if bal := balance[m]; bal != nil {
+				v.Mul(bal, pow10(-native.Decimals))
+			}
+			if dollar {
+				if price == nil {
+					return nil, fmt.Errorf("no oracle price of the native token (market %d) by %s: %w", native.Market, dayEnd.Format(time.DateOnly), problem.ErrNotIndexed)
+				}
+				v.Mul(v, price)
+				v.Mul(v, pow10(exponent))
+				row.Values[k] = api.Number(v.FloatString(6))
+			} else {
+				row.Values[k] = api.Number(v.FloatString(int(native.Decimals)))
+			}
+		}
+		out = append(out, row)
+	}
+	return &api.Response{Body: out, Freshness: fresh}, nil
+}
