@@ -53,6 +53,7 @@ const maxHeights = 100_000
 //   - perp_revenue_daily: trading fees and tx fees in USDC per day;
 //   - perp_module_balances_daily: the treasury module accounts' NATIVE
 //     balances at the end of each day they changed;
+//   - perp_supply: the NATIVE supply (genesis, current, minted, burnt);
 //   - perp_traders: the /perp/crm record of every trader and signer
 //     (all-time sums, first and last fill and tx, tx count), then
 //     recomputes the top 3 markets of the traders with new fills and the
@@ -86,7 +87,7 @@ func (j Trading) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, er
 	if wm < done {
 		for _, table := range []string{"perp_market_hourly", "perp_trader_daily", "perp_trader_hourly", "perp_traders", "perp_liquidations",
 			"perp_price_hourly", "perp_positions", "perp_open_interest_hourly", "perp_deposits_hourly",
-			"perp_revenue_daily", "perp_module_balances_daily"} {
+			"perp_revenue_daily", "perp_module_balances_daily", "perp_supply"} {
 			if _, err := tx.NewRaw("DELETE FROM "+table+" WHERE chain_id = ?", j.ChainID).Exec(ctx); err != nil {
 				return 0, 0, fmt.Errorf("rebuild: clear %s: %w", table, err)
 			}
@@ -113,6 +114,7 @@ func (j Trading) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, er
 		{"perp_price_hourly", priceHourlySQL},
 		{"perp_deposits_hourly", depositsHourlySQL},
 		{"perp_revenue_daily", revenueSQL}, // after perp_price_hourly: it values NATIVE fees
+		{"perp_supply", supplySQL},
 	} {
 		res, err := tx.NewRaw(step.query, j.ChainID, wm, to).Exec(ctx)
 		if err != nil {
@@ -310,6 +312,21 @@ const (
 		) x WHERE amount IS NOT NULL
 		GROUP BY day, source
 		ON CONFLICT (chain_id, day, source) DO UPDATE SET amount = r.amount + EXCLUDED.amount`
+
+	// The native denom's balance changes (on the first run with the
+	// genesis balances, height 0) and its coinbase and burn transfers.
+	supplySQL = `INSERT INTO perp_supply AS s (chain_id, genesis, total, minted, burnt)
+		SELECT ?0,
+			coalesce((SELECT sum(delta) FROM balance_changes WHERE chain_id = ?0 AND height = 0 AND ?1 = 0 AND denom = n.denom), 0),
+			coalesce((SELECT sum(delta) FROM balance_changes
+				WHERE chain_id = ?0 AND (height > ?1 OR (?1 = 0 AND height = 0)) AND height <= ?2 AND denom = n.denom), 0),
+			coalesce((SELECT sum(amount) FROM transfers
+				WHERE chain_id = ?0 AND height > ?1 AND height <= ?2 AND kind = 'coinbase' AND denom = n.denom), 0),
+			coalesce((SELECT sum(amount) FROM transfers
+				WHERE chain_id = ?0 AND height > ?1 AND height <= ?2 AND kind = 'burn' AND denom = n.denom), 0)
+		FROM (SELECT denom FROM dydx_native_token WHERE chain_id = ?0 ORDER BY height DESC LIMIT 1) n
+		ON CONFLICT (chain_id) DO UPDATE SET genesis = s.genesis + EXCLUDED.genesis, total = s.total + EXCLUDED.total,
+			minted = s.minted + EXCLUDED.minted, burnt = s.burnt + EXCLUDED.burnt`
 
 	// ?3 the window's first day, ?4 whether the window moved (then every
 	// trader with last-30-day trades is recomputed, as well as those with

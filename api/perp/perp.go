@@ -68,6 +68,7 @@ func (s *Service) Handlers() map[string]api.Handler {
 		OpDistributionByDeposits: s.distributionByDeposits,
 		OpChainRevenue:           s.chainRevenue,
 		OpModuleAccounts:         s.moduleAccounts,
+		OpSupply:                 s.supply,
 	}
 }
 
