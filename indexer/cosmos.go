@@ -389,7 +389,10 @@ const commitsInFlight = 2
 
 // batchCommit is a batch being written and committed in the background.
 type batchCommit struct {
-	batch   []*fetched
+	batch []*fetched
+	// opened is closed once the batch's transaction is open (or its write
+	// gave up): it takes no more connections from the pool.
+	opened  chan struct{}
 	gen     bool // the batch carries the genesis state
 	genRows int
 	done    chan struct{}
@@ -403,16 +406,32 @@ var errEarlierBatchFailed = errors.New("an earlier batch did not commit")
 
 // startCommit writes batch in its own transaction in the background and
 // commits it once prev (if any) has committed; if prev fails, batch is
-// rolled back. The batch's spill files are released when it is done.
+// rolled back. It starts writing only once prev's transaction is open, so
+// two batches never wait on each other for pool connections (the chain
+// lock's connection plus two are enough). The batch's spill files are
+// released when it is done.
 func (x *Cosmos) startCommit(ctx context.Context, prev *batchCommit, batch []*fetched, gen *genesisRows, tip int64) *batchCommit {
-	c := &batchCommit{batch: batch, done: make(chan struct{})}
+	c := &batchCommit{batch: batch, opened: make(chan struct{}), done: make(chan struct{})}
 	if gen != nil {
 		c.gen, c.genRows = true, gen.rows.Len()
 	}
+	var once sync.Once
+	markOpened := func() { once.Do(func() { close(c.opened) }) }
 	go func() {
 		defer close(c.done)
 		defer releaseAll(batch)
-		open, err := x.w.write(ctx, batch, gen)
+		defer markOpened()
+		if prev != nil {
+			// Take no pooled connection while the batch before may still
+			// need one (with a small pool, each would wait for the other),
+			// and create no partition while its transaction is open (the
+			// DDL would wait for it, and readers of the table behind it).
+			<-prev.opened
+			if from, to := batch[0].height, batch[len(batch)-1].height; !x.w.partitionsReady(from, to) {
+				<-prev.done
+			}
+		}
+		open, err := x.w.write(ctx, batch, gen, markOpened)
 		if prev != nil {
 			<-prev.done
 			if prev.err != nil && err == nil {

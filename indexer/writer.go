@@ -95,6 +95,10 @@ type writer struct {
 
 	mu         sync.Mutex
 	partitions map[string]bool
+
+	// beforeConn, if set, runs before a batch takes its connection (tests
+	// delay a batch with it).
+	beforeConn func(from int64)
 }
 
 func newWriter(db *bun.DB, chainID, kind string, domain []chains.Table) *writer {
@@ -178,13 +182,10 @@ func nonNilBytes(b []byte) []byte {
 // ensurePartitions creates missing partitions for [from, to], remembering
 // what it created.
 func (w *writer) ensurePartitions(ctx context.Context, from, to int64) error {
-	key := fmt.Sprintf("%d-%d", from/store.PartitionSpan, to/store.PartitionSpan)
-	w.mu.Lock()
-	done := w.partitions[key]
-	w.mu.Unlock()
-	if done {
+	if w.partitionsReady(from, to) {
 		return nil
 	}
+	key := fmt.Sprintf("%d-%d", from/store.PartitionSpan, to/store.PartitionSpan)
 	names := make([]string, len(w.tables))
 	for i, t := range w.tables {
 		names[i] = t.Name
@@ -196,6 +197,14 @@ func (w *writer) ensurePartitions(ctx context.Context, from, to int64) error {
 	w.partitions[key] = true
 	w.mu.Unlock()
 	return nil
+}
+
+// partitionsReady reports whether the partitions of [from, to] are known
+// to exist (created by this writer), so that writing them needs no DDL.
+func (w *writer) partitionsReady(from, to int64) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.partitions[fmt.Sprintf("%d-%d", from/store.PartitionSpan, to/store.PartitionSpan)]
 }
 
 // errCheckpointMoved means another process advanced the checkpoint.
@@ -223,7 +232,7 @@ type genesisRows struct {
 // chains.GenesisHeight by gen's and records the import, in the same
 // transaction (gen nil: commit).
 func (w *writer) commitWith(ctx context.Context, batch []*fetched, advance bool, tip int64, gen *genesisRows) (commitStats, error) {
-	open, err := w.write(ctx, batch, gen)
+	open, err := w.write(ctx, batch, gen, nil)
 	if err != nil {
 		return commitStats{}, err
 	}
@@ -247,7 +256,9 @@ type openBatch struct {
 // stream), records failed heights as dead letters and clears succeeded
 // ones, and writes gen's rows if set. Batches of different heights may be
 // written concurrently on their own connections; finish orders them.
-func (w *writer) write(ctx context.Context, batch []*fetched, gen *genesisRows) (_ *openBatch, err error) {
+// opened, if set, is called once the transaction is open: from then on
+// write takes no further connection from the pool.
+func (w *writer) write(ctx context.Context, batch []*fetched, gen *genesisRows, opened func()) (_ *openBatch, err error) {
 	if len(batch) == 0 {
 		return &openBatch{w: w}, nil
 	}
@@ -282,6 +293,9 @@ func (w *writer) write(ctx context.Context, batch []*fetched, gen *genesisRows) 
 		}
 	}
 
+	if w.beforeConn != nil {
+		w.beforeConn(from)
+	}
 	conn, err := w.db.Conn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("commit %d..%d: %w", from, to, err)
@@ -291,6 +305,9 @@ func (w *writer) write(ctx context.Context, batch []*fetched, gen *genesisRows) 
 		return nil, fmt.Errorf("commit %d..%d: begin: %w", from, to, err)
 	}
 	ob.conn = &conn
+	if opened != nil {
+		opened()
+	}
 	defer func() {
 		if err != nil {
 			ob.abort()
