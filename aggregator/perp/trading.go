@@ -80,6 +80,18 @@ func (j Trading) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, er
 	if err != nil || tip <= wm {
 		return wm, 0, err
 	}
+	// Heights in dead_letters are not indexed yet; the reports replay
+	// positions in order, so they stop before the first one.
+	var dead *int64
+	if err := tx.NewRaw("SELECT min(height) FROM dead_letters WHERE chain_id = ?", j.ChainID).Scan(ctx, &dead); err != nil {
+		return 0, 0, fmt.Errorf("dead letters: %w", err)
+	}
+	if dead != nil {
+		tip = min(tip, *dead-1)
+	}
+	if tip <= wm {
+		return wm, 0, nil
+	}
 	var done int64
 	if err := tx.NewRaw("SELECT coalesce((SELECT height FROM perp_report_state WHERE chain_id = ?), 0)", j.ChainID).Scan(ctx, &done); err != nil {
 		return 0, 0, fmt.Errorf("perp_report_state: %w", err)
@@ -261,12 +273,12 @@ const (
 
 	// The liquidated subaccount is the taker: it bought to close a short,
 	// sold to close a long. Sizes in base units need the market's atomic
-	// resolution (quantums are kept for a market the catalog lacks).
+	// resolution (NULL for a market the catalog lacks).
 	liquidationsSQL = `INSERT INTO perp_liquidations (chain_id, height, tx_index, event_index, time, tx_hash, address,
 			subaccount_number, perpetual_id, position, size, notional_usdc, insurance_usdc)
 		SELECT f.chain_id, f.height, f.tx_index, f.event_index, f.time, t.hash, f.address, f.subaccount_number, f.perpetual_id,
 			CASE WHEN f.is_buy THEN 'short' ELSE 'long' END,
-			f.size * coalesce(('1e' || p.atomic_resolution)::numeric, 1),
+			f.size * ('1e' || p.atomic_resolution)::numeric,
 			f.notional * 0.000001, coalesce(f.insurance_delta, 0) * 0.000001
 		FROM dydx_fills f
 		LEFT JOIN txs t ON t.chain_id = f.chain_id AND t.height = f.height AND t.tx_index = f.tx_index

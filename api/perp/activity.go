@@ -392,19 +392,21 @@ func (s *Service) retention(ctx context.Context, req *api.Request) (*api.Respons
 		New    int64     `bun:"new_users"`
 		W      []int64   `bun:"weeks,array"`
 	}
+	// Weeks are added as hours: adding days to a timestamptz follows the
+	// session's time zone (a DST change would shift the week start).
 	if err := s.db.NewRaw(`WITH c AS (
 			SELECT address, date_trunc('week', first_fill_at, 'UTC') AS cohort FROM perp_traders
 			WHERE chain_id = ?0 AND all_time_trades > 0 AND first_fill_at >= ?1 AND first_fill_at < ?2
 		), a AS (
 			SELECT DISTINCT h.address, date_trunc('week', h.hour, 'UTC') AS week FROM perp_trader_hourly h
-			WHERE h.chain_id = ?0 AND h.hour >= ?1 AND h.hour < ?2::timestamptz + interval '35 days'
+			WHERE h.chain_id = ?0 AND h.hour >= ?1 AND h.hour < ?2::timestamptz + interval '840 hours'
 				AND h.address IN (SELECT address FROM c)
 		)
 		SELECT c.cohort, count(DISTINCT c.address) AS new_users, ARRAY[
-			count(DISTINCT a.address) FILTER (WHERE a.week = c.cohort + interval '7 days'),
-			count(DISTINCT a.address) FILTER (WHERE a.week = c.cohort + interval '14 days'),
-			count(DISTINCT a.address) FILTER (WHERE a.week = c.cohort + interval '21 days'),
-			count(DISTINCT a.address) FILTER (WHERE a.week = c.cohort + interval '28 days')] AS weeks
+			count(DISTINCT a.address) FILTER (WHERE a.week = c.cohort + interval '168 hours'),
+			count(DISTINCT a.address) FILTER (WHERE a.week = c.cohort + interval '336 hours'),
+			count(DISTINCT a.address) FILTER (WHERE a.week = c.cohort + interval '504 hours'),
+			count(DISTINCT a.address) FILTER (WHERE a.week = c.cohort + interval '672 hours')] AS weeks
 		FROM c LEFT JOIN a ON a.address = c.address GROUP BY c.cohort`,
 		s.chainID, bs[0], next(bs[len(bs)-1], "week")).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("cohorts: %w", err)

@@ -3,10 +3,14 @@ package perp_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"testing"
 	"time"
 
+	"github.com/chainlens/chainlens/aggregator"
 	"github.com/chainlens/chainlens/config"
+	"github.com/chainlens/chainlens/internal/app"
+	"github.com/chainlens/chainlens/internal/dydxtest"
 	"github.com/chainlens/chainlens/internal/testdb"
 	"github.com/chainlens/chainlens/store"
 )
@@ -92,5 +96,105 @@ func TestActivityDistributions(t *testing.T) {
 		{"labels": "2026-03-02 00:00:00", "new_users": 3, "week1": 0, "week2": 0, "week3": 0, "week4": 0},
 	}); got != want {
 		t.Errorf("retention\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestRetentionAcrossDST follows a cohort whose next week starts after a
+// daylight-saving change in the database's time zone (Europe/Berlin,
+// 2026-03-29): the week is still found (adding "7 days" to a timestamptz
+// in that zone lands an hour before the UTC week start).
+func TestRetentionAcrossDST(t *testing.T) {
+	base, url := testdb.New(t)
+	ctx := context.Background()
+	var name string
+	if err := base.NewRaw("SELECT current_database()").Scan(ctx, &name); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := base.ExecContext(ctx, "ALTER DATABASE "+name+" SET timezone = 'Europe/Berlin'"); err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.Open(ctx, url, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	const chain = "synth-dydx"
+	tip := time.Date(2026, 4, 1, 12, 0, 0, 0, time.UTC)
+	if err := store.EnsurePartitions(ctx, db, []string{"blocks"}, 10, 10); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []struct {
+		sql  string
+		args []any
+	}{
+		{"INSERT INTO blocks (chain_id, height, hash, time, proposer, app_hash, num_txs) VALUES (?, 10, 'h', ?, 'p', 'a', 0)", []any{chain, tip}},
+		{"INSERT INTO aggregator_jobs (name, watermark) VALUES ('perp_trading', 10)", nil},
+		{"INSERT INTO perp_traders (chain_id, address, all_time_trades, first_fill_at, last_fill_at) VALUES (?, 'A', 2, ?, ?)",
+			[]any{chain, time.Date(2026, 3, 24, 10, 0, 0, 0, time.UTC), time.Date(2026, 3, 31, 10, 0, 0, 0, time.UTC)}},
+		{"INSERT INTO perp_trader_hourly (chain_id, hour, address, fills) VALUES (?, ?, 'A', 1), (?, ?, 'A', 1)",
+			[]any{chain, time.Date(2026, 3, 24, 10, 0, 0, 0, time.UTC), chain, time.Date(2026, 3, 31, 10, 0, 0, 0, time.UTC)}},
+	} {
+		if _, err := db.ExecContext(ctx, q.sql, q.args...); err != nil {
+			t.Fatalf("%s: %v", q.sql, err)
+		}
+	}
+	s := serve(t, db, &config.Config{Chains: []config.Chain{{ID: chain, Kind: "dydx"}}}, tip)
+	var rr []map[string]any
+	s.getJSON(t, "/activity/retention_rate?start_date=2026-03-23&end_date=2026-03-23", &rr)
+	if got, want := fmt.Sprint(rr), fmt.Sprint([]map[string]any{
+		{"labels": "2026-03-23 00:00:00", "new_users": 1, "week1": 100, "week2": 0, "week3": 0, "week4": 0},
+	}); got != want {
+		t.Errorf("retention in Europe/Berlin\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestDeadLetterHoldsTheReports: heights in dead_letters are not indexed
+// yet, so the perp reports (positions replayed in order) stop before the
+// first one and go on once it is indexed.
+func TestDeadLetterHoldsTheReports(t *testing.T) {
+	db, _ := testdb.New(t)
+	ch := dydxtest.Index(t, db)
+	cfg := &config.Config{Chains: []config.Chain{ch}}
+	ctx := context.Background()
+	if _, err := db.ExecContext(ctx, `INSERT INTO dead_letters (chain_id, height, attempts, last_error, next_retry_at)
+		VALUES (?, 200, 1, 'test', now())`, ch.ID); err != nil {
+		t.Fatal(err)
+	}
+	run := func() int64 {
+		t.Helper()
+		sched, err := aggregator.New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, app.Jobs(cfg)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sched.RunOnce(ctx); err != nil {
+			t.Fatal(err)
+		}
+		var wm int64
+		if err := db.NewRaw("SELECT watermark FROM aggregator_jobs WHERE name = 'perp_trading'").Scan(ctx, &wm); err != nil {
+			t.Fatal(err)
+		}
+		return wm
+	}
+	if wm := run(); wm != 199 {
+		t.Fatalf("watermark %d with a dead letter at 200, want 199", wm)
+	}
+	var fills int64
+	if err := db.NewRaw("SELECT coalesce(sum(fills), 0) FROM perp_market_hourly").Scan(ctx, &fills); err != nil {
+		t.Fatal(err)
+	}
+	var want int64
+	for _, m := range dydxtest.Matches(t) {
+		if m.Height < 200 {
+			want++
+		}
+	}
+	if fills != want {
+		t.Errorf("%d fills aggregated before height 200, want %d", fills, want)
+	}
+	if _, err := db.ExecContext(ctx, "DELETE FROM dead_letters"); err != nil {
+		t.Fatal(err)
+	}
+	if wm := run(); wm != dydxtest.LastHeight {
+		t.Fatalf("watermark %d once the height is indexed, want %d", wm, dydxtest.LastHeight)
 	}
 }

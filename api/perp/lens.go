@@ -179,10 +179,11 @@ type Listing struct {
 	DailyVolume json.Number `json:"daily_volume"`
 }
 
-// marketListings lists every market of the catalog (dydx_perpetuals) with
-// its USDC volume over the 24 hours up to the last aggregated block: the
-// hour of that block and the 23 before it (perp_market_hourly), ordered by
-// volume, then perpetual id.
+// marketListings lists every market of the catalog (dydx_perpetuals), and
+// any market with fills the catalog lacks (named by its id), with its USDC
+// volume over the 24 hours up to the last aggregated block: the hour of
+// that block and the 23 before it (perp_market_hourly), ordered by volume,
+// then perpetual id.
 func (s *Service) marketListings(ctx context.Context, _ *api.Request) (*api.Response, error) {
 	fresh, err := s.begin(ctx)
 	if err != nil {
@@ -194,12 +195,13 @@ func (s *Service) marketListings(ctx context.Context, _ *api.Request) (*api.Resp
 		Ticker string `bun:"ticker"`
 		Volume string `bun:"volume"`
 	}
-	if err := s.db.NewRaw(`SELECT p.perpetual_id, p.ticker, coalesce(v.volume, 0)::text AS volume
+	if err := s.db.NewRaw(`SELECT coalesce(p.perpetual_id, v.perpetual_id) AS perpetual_id,
+			coalesce(p.ticker, coalesce(p.perpetual_id, v.perpetual_id)::text) AS ticker, coalesce(v.volume, 0)::text AS volume
 		FROM (SELECT DISTINCT ON (perpetual_id) perpetual_id, ticker FROM dydx_perpetuals WHERE chain_id = ?0
 			ORDER BY perpetual_id, height DESC) p
-		LEFT JOIN (SELECT perpetual_id, sum(volume_usdc) AS volume FROM perp_market_hourly
+		FULL JOIN (SELECT perpetual_id, sum(volume_usdc) AS volume FROM perp_market_hourly
 			WHERE chain_id = ?0 AND hour >= ?1 GROUP BY perpetual_id) v ON v.perpetual_id = p.perpetual_id
-		ORDER BY coalesce(v.volume, 0) DESC, p.perpetual_id`, s.chainID, from).Scan(ctx, &rows); err != nil {
+		ORDER BY coalesce(v.volume, 0) DESC, 1`, s.chainID, from).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("market listings: %w", err)
 	}
 	out := make([]Listing, len(rows))

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/chainlens/chainlens/api"
+	"github.com/chainlens/chainlens/api/problem"
 )
 
 // Operation ids of the liquidation endpoints.
@@ -40,6 +41,9 @@ func (s *Service) liquidationList(ctx context.Context, req *api.Request) (*api.R
 	if err != nil {
 		return nil, err
 	}
+	if tip := fresh.Chains[0].Time; r.Start.After(tip) {
+		return nil, fmt.Errorf("the reports reach %s, before start_date: %w", tip.Format(time.DateTime), problem.ErrNotIndexed)
+	}
 	var rows []struct {
 		Time      time.Time `bun:"time"`
 		TxHash    *string   `bun:"tx_hash"`
@@ -47,7 +51,7 @@ func (s *Service) liquidationList(ctx context.Context, req *api.Request) (*api.R
 		Number    int64     `bun:"subaccount_number"`
 		Perp      int64     `bun:"perpetual_id"`
 		Position  string    `bun:"position"`
-		Size      string    `bun:"size"`
+		Size      *string   `bun:"size"`
 		Notional  string    `bun:"notional"`
 		Insurance string    `bun:"insurance"`
 	}
@@ -63,12 +67,16 @@ func (s *Service) liquidationList(ctx context.Context, req *api.Request) (*api.R
 	}
 	out := make([]Liquidation, len(rows))
 	for i, l := range rows {
+		if l.Size == nil {
+			return nil, fmt.Errorf("perpetual %d is not in the market catalog (listed after genesis): its sizes are unknown: %w",
+				l.Perp, problem.ErrNotIndexed)
+		}
 		hash := ""
 		if l.TxHash != nil {
 			hash = *l.TxHash
 		}
 		out[i] = Liquidation{Labels: l.Time.UTC().Format(time.DateTime), TxHash: hash, Account: fmt.Sprintf("%s/%d", l.Address, l.Number),
-			Market: ticker(markets, l.Perp), Position: l.Position, LiquidatedValue: api.Number(l.Size),
+			Market: ticker(markets, l.Perp), Position: l.Position, LiquidatedValue: api.Number(*l.Size),
 			LiquidatedValueUSDC: api.Number(l.Notional), InsuranceDelta: api.Number(l.Insurance)}
 	}
 	return &api.Response{Body: out, Freshness: fresh}, nil

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chainlens/chainlens/api"
+	"github.com/chainlens/chainlens/api/problem"
 )
 
 // OpOpenInterest is the open interest endpoint.
@@ -67,6 +68,19 @@ func (s *Service) openInterest(ctx context.Context, req *api.Request) (*api.Resp
 			WHERE chain_id = ?0 ORDER BY market_id, height DESC) m ON m.market_id = p.market_id
 		WHERE ?1 OR p.perpetual_id = ?2`, s.chainID, all, id).Scan(ctx, &catalog); err != nil {
 		return nil, fmt.Errorf("catalog: %w", err)
+	}
+	if all {
+		// A market missing from the catalog (listed after genesis) cannot
+		// be valued: a total without it would be wrong.
+		var missing []int64
+		if err := s.db.NewRaw(`SELECT DISTINCT perpetual_id FROM perp_open_interest_hourly o WHERE chain_id = ?0
+			AND NOT EXISTS (SELECT 1 FROM dydx_perpetuals p JOIN dydx_markets m ON m.chain_id = p.chain_id AND m.market_id = p.market_id
+				WHERE p.chain_id = ?0 AND p.perpetual_id = o.perpetual_id)`, s.chainID).Scan(ctx, &missing); err != nil {
+			return nil, fmt.Errorf("catalog: %w", err)
+		}
+		if len(missing) > 0 {
+			return nil, fmt.Errorf("perpetuals %v are not in the market catalog (listed after genesis): %w", missing, problem.ErrNotIndexed)
+		}
 	}
 	perps := make([]int64, 0, len(catalog))
 	markets := make([]int64, 0, len(catalog))

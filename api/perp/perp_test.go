@@ -870,6 +870,38 @@ func TestPerpEndpointsOnLocalnet(t *testing.T) {
 	if b, a := fmt.Sprint(before), fmt.Sprint(after); a != b {
 		t.Errorf("after a rebuild\n%s\nwant\n%s", a, b)
 	}
+
+	// A market missing from the catalog (as one listed after genesis would
+	// be): what needs its units is 503, not a partial number; listings name
+	// it by its id.
+	if _, err := db.ExecContext(ctx, "DELETE FROM dydx_perpetuals WHERE perpetual_id = 1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, "UPDATE aggregator_jobs SET watermark = 0 WHERE name = 'perp_trading'"); err != nil {
+		t.Fatal(err)
+	}
+	run()
+	ethLiquidations := false
+	for _, m := range matches {
+		ethLiquidations = ethLiquidations || (m.Liq && m.PerpetualID == 1)
+	}
+	for path, want := range map[string]int{"/trading/open_interest": 503, "/trading/open_interest?market=0": 200,
+		"/trading/open_interest?market=ETH-USD": 400, "/liquidation/list": map[bool]int{true: 503, false: 200}[ethLiquidations]} {
+		if resp, body := s.get(t, path); resp.StatusCode != want {
+			t.Errorf("without perpetual 1 in the catalog, %s: %d %s, want %d", path, resp.StatusCode, body, want)
+		}
+	}
+	var listings []map[string]any
+	s.getJSON(t, "/aux/market_listings", &listings)
+	found := false
+	for _, l := range listings {
+		if l["key"] == "1" && render(l["query_key"]) == "1" && render(l["daily_volume"]) == usdc(volume[1]) {
+			found = true
+		}
+	}
+	if !found || len(listings) != 36 {
+		t.Errorf("listings without perpetual 1 in the catalog: %d rows, perpetual 1 named by its id: %v", len(listings), found)
+	}
 }
 
 // proposedOperationsHashes hashes txs[1] of every recorded block (the
