@@ -8,21 +8,15 @@ import (
 	"time"
 
 	"cosmossdk.io/math"
-	"github.com/cosmos/cosmos-sdk/types/address"
-	"github.com/cosmos/cosmos-sdk/types/bech32"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"github.com/chainlens/chainlens/chains/cosmos"
 )
 
 // TreasuryModules are the module accounts whose NATIVE balances the
 // module_accounts report follows (chain-events.md §6.3).
 var TreasuryModules = []string{"community_treasury", "community_vester", "rewards_treasury", "rewards_vester"}
-
-// ModuleAddress is the bech32 address of a module account: the first 20
-// bytes of SHA-256 of its name (cosmos-sdk address.Module).
-func ModuleAddress(prefix, module string) (string, error) {
-	return bech32.ConvertAndEncode(prefix, address.Module(module))
-}
 
 // moduleBalances adds the NATIVE balance changes of the treasury module
 // accounts in (from, to] (and their genesis balances on the first run) to
@@ -39,7 +33,7 @@ func moduleBalances(ctx context.Context, tx bun.Tx, chainID, prefix string, from
 	names := map[string]string{}
 	addrs := make([]string, 0, len(TreasuryModules))
 	for _, m := range TreasuryModules {
-		a, err := ModuleAddress(prefix, m)
+		a, err := cosmos.ModuleAddress(prefix, m)
 		if err != nil {
 			return 0, fmt.Errorf("module %s: %w", m, err)
 		}

@@ -29,6 +29,7 @@ import (
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/apikey"
 	"github.com/chainlens/chainlens/api/route"
+	"github.com/chainlens/chainlens/chains/cosmos"
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/internal/apitest"
 	"github.com/chainlens/chainlens/internal/app"
@@ -796,7 +797,7 @@ func TestPerpEndpointsOnLocalnet(t *testing.T) {
 		nonzero := 0
 		for module, col := range map[string]string{"community_treasury": "community_treasury", "community_vester": "community_treasury_vester",
 			"rewards_treasury": "rewards_treasury", "rewards_vester": "rewards_treasury_vester"} {
-			addr, err := aggperp.ModuleAddress("dydx", module)
+			addr, err := cosmos.ModuleAddress("dydx", module)
 			if err != nil {
 				t.Fatal(err)
 			}
