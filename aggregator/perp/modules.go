@@ -89,3 +89,26 @@ func moduleBalances(ctx context.Context, tx bun.Tx, chainID, prefix string, from
 	}
 	return rows, nil
 }
+
+// rewards adds the trading rewards of (from, to] to perp_rewards_daily:
+// NATIVE transfers from the rewards_treasury module account.
+func rewards(ctx context.Context, tx bun.Tx, chainID, prefix string, from, to int64) (int64, error) {
+	treasury, err := cosmos.ModuleAddress(prefix, "rewards_treasury")
+	if err != nil {
+		return 0, err
+	}
+	res, err := tx.NewRaw(`INSERT INTO perp_rewards_daily AS r (chain_id, day, address, amount)
+		SELECT ?0, date_trunc('day', b.time, 'UTC'), t.recipient, sum(t.amount)
+		FROM transfers t
+		JOIN blocks b ON b.chain_id = t.chain_id AND b.height = t.height
+		JOIN LATERAL (SELECT denom FROM dydx_native_token WHERE chain_id = ?0 ORDER BY height DESC LIMIT 1) n ON n.denom = t.denom
+		WHERE t.chain_id = ?0 AND t.height > ?1 AND t.height <= ?2 AND t.kind = 'transfer' AND t.sender = ?3
+		GROUP BY 2, 3
+		ON CONFLICT (chain_id, day, address) DO UPDATE SET amount = r.amount + EXCLUDED.amount`,
+		chainID, from, to, treasury).Exec(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("perp_rewards_daily: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return n, nil
+}

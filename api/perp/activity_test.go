@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math/big"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/chainlens/chainlens/aggregator"
+	"github.com/chainlens/chainlens/chains/cosmos"
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/internal/app"
 	"github.com/chainlens/chainlens/internal/dydxtest"
@@ -196,5 +199,88 @@ func TestDeadLetterHoldsTheReports(t *testing.T) {
 	}
 	if wm := run(); wm != dydxtest.LastHeight {
 		t.Fatalf("watermark %d once the height is indexed, want %d", wm, dydxtest.LastHeight)
+	}
+}
+
+// TestTradingRewards runs the perp_trading job over hand-written chain rows
+// (the localnet pays no trading rewards: its rewards treasury is empty):
+// NATIVE sent by the rewards_treasury module account counts, other senders
+// and other denoms do not; USD values use each day's last oracle price.
+func TestTradingRewards(t *testing.T) {
+	db, _ := testdb.New(t)
+	ctx := context.Background()
+	const chain = "synth-dydx"
+	treasury, err := cosmos.ModuleAddress("dydx", "rewards_treasury")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.EnsurePartitions(ctx, db, []string{"blocks", "transfers", "dydx_native_token", "dydx_markets", "dydx_prices"}, 0, 10); err != nil {
+		t.Fatal(err)
+	}
+	day1, day2 := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
+	times := map[int64]time.Time{1: day1.Add(10 * time.Hour), 2: day2.Add(10 * time.Hour), 3: day2.Add(11 * time.Hour)}
+	native := func(n float64) string { return new(big.Int).Mul(big.NewInt(int64(n*10)), big.NewInt(1e17)).String() }
+	stmts := []struct {
+		sql  string
+		args []any
+	}{
+		{"INSERT INTO sync_state (chain_id, kind, next_height) VALUES (?, 'dydx', 4)", []any{chain}},
+		{"INSERT INTO dydx_native_token VALUES (?, 0, 'adv4tnt', 18, 11, 'ibc/USDC')", []any{chain}},
+		{"INSERT INTO dydx_markets VALUES (?, 0, 11, 'DYDX-USD', -9)", []any{chain}},
+		{"INSERT INTO dydx_prices VALUES (?, 0, 11, ?, 2000000000), (?, 2, 11, ?, 3000000000)", []any{chain, day1, chain, times[2]}},
+	}
+	for h, tm := range times {
+		stmts = append(stmts, struct {
+			sql  string
+			args []any
+		}{"INSERT INTO blocks VALUES (?, ?, 'h', ?, 'p', 'a', 0)", []any{chain, h, tm}})
+	}
+	for i, tr := range []struct {
+		height           int64
+		sender, to, deno string
+		amount           string
+	}{
+		{1, treasury, "A", "adv4tnt", native(1.5)},
+		{2, treasury, "A", "adv4tnt", native(1)},
+		{2, treasury, "B", "adv4tnt", native(2)},
+		{3, treasury, "B", "adv4tnt", native(0.5)},
+		{3, "someone", "A", "adv4tnt", native(7)}, // not the rewards treasury
+		{3, treasury, "A", "ibc/USDC", "1000000"}, // not NATIVE
+	} {
+		stmts = append(stmts, struct {
+			sql  string
+			args []any
+		}{"INSERT INTO transfers VALUES (?, ?, -1, ?, 0, -1, 'transfer', ?, ?, ?, ?)", []any{chain, tr.height, i, tr.sender, tr.to, tr.deno, tr.amount}})
+	}
+	for _, st := range stmts {
+		if _, err := db.ExecContext(ctx, st.sql, st.args...); err != nil {
+			t.Fatalf("%s: %v", st.sql, err)
+		}
+	}
+	cfg := &config.Config{Chains: []config.Chain{{ID: chain, Kind: "dydx", Bech32Prefix: "dydx"}}}
+	sched, err := aggregator.New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, app.Jobs(cfg)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sched.RunOnce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s := serve(t, db, cfg, times[3].Add(time.Hour))
+	for _, c := range []struct{ path, want string }{
+		{"/total_rewards?start_date=2026-03-01&end_date=2026-03-02",
+			`[{"labels":"2026-03-01 00:00:00","total_rewards":1.5,"increase":1.5},{"labels":"2026-03-02 00:00:00","total_rewards":5,"increase":3.5}]`},
+		{"/total_rewards?unit=dollar&start_date=2026-03-01&end_date=2026-03-02",
+			`[{"labels":"2026-03-01 00:00:00","total_rewards":3,"increase":3},{"labels":"2026-03-02 00:00:00","total_rewards":13.5,"increase":10.5}]`},
+		{"/total_rewards?unit=token&start_date=2026-03-02&end_date=2026-03-02",
+			`[{"labels":"2026-03-02 00:00:00","total_rewards":5,"increase":3.5}]`},
+		{"/users_period_rewards?start_date=2026-03-01&end_date=2026-03-02", `[{"address":"A","rewards":2.5},{"address":"B","rewards":2.5}]`},
+		{"/users_period_rewards?unit=dollar&start_date=2026-03-01&end_date=2026-03-02", `[{"address":"B","rewards":7.5},{"address":"A","rewards":6}]`},
+		{"/users_period_rewards?start_date=2026-03-02&end_date=2026-03-02", `[{"address":"B","rewards":2.5},{"address":"A","rewards":1}]`},
+	} {
+		var v any
+		s.getJSON(t, c.path, &v)
+		if _, body := s.get(t, c.path); strings.TrimSpace(string(body)) != c.want {
+			t.Errorf("%s\n%s\nwant\n%s", c.path, body, c.want)
+		}
 	}
 }

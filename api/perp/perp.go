@@ -69,6 +69,8 @@ func (s *Service) Handlers() map[string]api.Handler {
 		OpChainRevenue:           s.chainRevenue,
 		OpModuleAccounts:         s.moduleAccounts,
 		OpSupply:                 s.supply,
+		OpTotalRewards:           s.totalRewards,
+		OpUsersPeriodRewards:     s.usersPeriodRewards,
 	}
 }
 
