@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,8 +18,6 @@ import (
 
 	"github.com/chainlens/chainlens/aggregator"
 	"github.com/chainlens/chainlens/api"
-	"github.com/chainlens/chainlens/api/apikey"
-	"github.com/chainlens/chainlens/api/route"
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/internal/apitest"
 	"github.com/chainlens/chainlens/internal/app"
@@ -35,25 +32,8 @@ type server struct {
 // serve builds the API as `chainlens serve` does, with the clock fixed at now.
 func serve(t *testing.T, db *bun.DB, chains []config.Chain, now time.Time) server {
 	t.Helper()
-	cfg, err := config.Parse([]byte("database: {url: postgres://postgres@127.0.0.1:5432/x}\n"), "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Chains = chains
-	log := slog.New(slog.DiscardHandler)
-	s, err := api.New(api.Options{Config: cfg.API, Ops: route.Table(), Handlers: app.Handlers(cfg, db), Auth: apikey.NewAuthenticator(db),
-		Meter: apikey.NewMeter(db, log), Log: log, Now: func() time.Time { return now }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(s.Handler(cfg.API.Listen))
-	t.Cleanup(srv.Close)
-	key, _, err := apikey.Create(context.Background(), db, apikey.Spec{Name: t.Name(), Kind: apikey.Secret, Scopes: []string{"all"},
-		QuotaCredits: 100000, QuotaPeriod: 24 * time.Hour, RatePerSec: 1000, RateBurst: 1000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return server{url: srv.URL, key: key}
+	srv := apitest.Serve(t, db, &config.Config{API: apitest.DefaultAPI(t, false), Chains: chains}, now)
+	return server{url: srv.URL, key: srv.Key}
 }
 
 func (s server) get(t *testing.T, path string) (*http.Response, string) {

@@ -3,7 +3,6 @@ package dex_test
 import (
 	"context"
 	"log/slog"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -11,40 +10,21 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/chainlens/chainlens/aggregator"
-	"github.com/chainlens/chainlens/api"
-	"github.com/chainlens/chainlens/api/apikey"
-	"github.com/chainlens/chainlens/api/route"
 	"github.com/chainlens/chainlens/config"
+	"github.com/chainlens/chainlens/internal/apitest"
 	"github.com/chainlens/chainlens/internal/app"
 	"github.com/chainlens/chainlens/internal/osmosistest"
 	"github.com/chainlens/chainlens/internal/testdb"
 )
 
-// serveConfig builds the API for a whole config, with the clock fixed at now.
+// serveConfig builds the API for a whole config, with the clock fixed at
+// now and the response cache off (tests change the tables between two
+// identical requests).
 func serveConfig(t *testing.T, db *bun.DB, cfg *config.Config, now time.Time) server {
 	t.Helper()
-	base, err := config.Parse([]byte("database: {url: postgres://postgres@127.0.0.1:5432/x}\n"), "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.API = base.API
-	// Tests that change the tables between two identical requests must
-	// not get the first answer from the 1 s response cache.
-	cfg.API.CacheTTL = 0
-	log := slog.New(slog.DiscardHandler)
-	s, err := api.New(api.Options{Config: cfg.API, Ops: route.Table(), Handlers: app.Handlers(cfg, db), Auth: apikey.NewAuthenticator(db),
-		Meter: apikey.NewMeter(db, log), Log: log, Now: func() time.Time { return now }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(s.Handler(cfg.API.Listen))
-	t.Cleanup(srv.Close)
-	key, _, err := apikey.Create(context.Background(), db, apikey.Spec{Name: t.Name(), Kind: apikey.Secret, Scopes: []string{"all"},
-		QuotaCredits: 100000, QuotaPeriod: 24 * time.Hour, RatePerSec: 1000, RateBurst: 1000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return server{url: srv.URL, key: key}
+	cfg.API = apitest.DefaultAPI(t, true)
+	srv := apitest.Serve(t, db, cfg, now)
+	return server{url: srv.URL, key: srv.Key}
 }
 
 // earnStrategies are LP strategies on the localnet's three gamm pools.

@@ -83,16 +83,6 @@ func (s *Service) transparencyFees(ctx context.Context, req *api.Request) (*api.
 	return &api.Response{Body: out, Freshness: fresh}, nil
 }
 
-// dailyBuckets resolves the date range of req into the days whose start is
-// in it, up to the day of the last aggregated block.
-func dailyBuckets(req *api.Request, fresh api.Freshness) ([]time.Time, error) {
-	r, err := req.Params.DateRange(req.Now, false)
-	if err != nil {
-		return nil, err
-	}
-	return buckets(r.Start, r.End, fresh.Chains[0].Time, "day")
-}
-
 // Overview is one day of /trading/trading_volume_overview.
 type Overview struct {
 	Labels        string      `json:"labels"`
@@ -105,11 +95,7 @@ type Overview struct {
 // (perp_market_hourly) and the distinct traders, taker or maker
 // (perp_trader_daily).
 func (s *Service) volumeOverview(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, err := s.begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	bs, err := dailyBuckets(req, fresh)
+	fresh, bs, err := s.window(ctx, req, "day")
 	if err != nil {
 		return nil, err
 	}
@@ -159,11 +145,7 @@ func (s *Service) distinctTraders(ctx context.Context, bs []time.Time, res strin
 // volume over the range (columns named by ticker, largest first), of the
 // other markets (others) and of all (total), from perp_market_hourly.
 func (s *Service) shareByPool(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, err := s.begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	bs, err := dailyBuckets(req, fresh)
+	fresh, bs, err := s.window(ctx, req, "day")
 	if err != nil {
 		return nil, err
 	}
@@ -232,17 +214,6 @@ func (s *Service) shareByPool(ctx context.Context, req *api.Request) (*api.Respo
 	return &api.Response{Body: out, Freshness: fresh}, nil
 }
 
-// resolutionBuckets resolves the date range and time_resolution of req.
-func resolutionBuckets(req *api.Request, fresh api.Freshness) ([]time.Time, string, error) {
-	res := req.Params.String("time_resolution")
-	r, err := req.Params.DateRange(req.Now, res == "hour")
-	if err != nil {
-		return nil, "", err
-	}
-	bs, err := buckets(r.Start, r.End, fresh.Chains[0].Time, res)
-	return bs, res, err
-}
-
 // ByTrades is one bucket of /activity/user_distribution_by_trades.
 type ByTrades struct {
 	Labels     string `json:"labels"`
@@ -254,44 +225,54 @@ type ByTrades struct {
 // distributionByTrades counts, per bucket, the traders with at least 100,
 // 10 and 1 fills in it (perp_trader_hourly).
 func (s *Service) distributionByTrades(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, err := s.begin(ctx)
+	res := req.Params.String("time_resolution")
+	fresh, bs, err := s.window(ctx, req, res)
 	if err != nil {
 		return nil, err
 	}
-	bs, res, err := resolutionBuckets(req, fresh)
+	counts, err := s.bucketCounts(ctx, `SELECT bucket, count(*) FILTER (WHERE fills >= 100) AS a, count(*) FILTER (WHERE fills >= 10) AS b,
+			count(*) AS c
+		FROM (SELECT date_trunc(?0, hour, 'UTC') AS bucket, address, sum(fills) AS fills FROM perp_trader_hourly
+			WHERE chain_id = ?1 AND hour >= ?2 AND hour < ?3 GROUP BY 1, 2) t
+		GROUP BY bucket`, bs, res)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("traders by fills: %w", err)
 	}
 	out := make([]ByTrades, len(bs))
 	for i, b := range bs {
-		out[i].Labels = b.Format(time.DateTime)
+		out[i] = ByTrades{Labels: b.Format(time.DateTime), AtLeast100: counts[i][0], AtLeast10: counts[i][1], AtLeast1: counts[i][2]}
 	}
+	return &api.Response{Body: out, Freshness: fresh}, nil
+}
+
+// bucketCounts runs query, which returns rows (bucket, a, b, c) given ?0 the
+// resolution, ?1 the chain, ?2 the first bucket's start and ?3 the last
+// one's end, and returns the three counts of each bucket of bs (zeros for a
+// bucket without a row).
+func (s *Service) bucketCounts(ctx context.Context, query string, bs []time.Time, res string) ([][3]int64, error) {
+	out := make([][3]int64, len(bs))
 	if len(bs) == 0 {
-		return &api.Response{Body: out, Freshness: fresh}, nil
+		return out, nil
 	}
 	var rows []struct {
 		Bucket time.Time `bun:"bucket"`
-		A100   int64     `bun:"a100"`
-		A10    int64     `bun:"a10"`
-		A1     int64     `bun:"a1"`
+		A      int64     `bun:"a"`
+		B      int64     `bun:"b"`
+		C      int64     `bun:"c"`
 	}
-	if err := s.db.NewRaw(`SELECT bucket, count(*) FILTER (WHERE fills >= 100) AS a100, count(*) FILTER (WHERE fills >= 10) AS a10,
-			count(*) AS a1
-		FROM (SELECT date_trunc(?0, hour, 'UTC') AS bucket, address, sum(fills) AS fills FROM perp_trader_hourly
-			WHERE chain_id = ?1 AND hour >= ?2 AND hour < ?3 GROUP BY 1, 2) t
-		GROUP BY bucket`, res, s.chainID, bs[0], next(bs[len(bs)-1], res)).Scan(ctx, &rows); err != nil {
-		return nil, fmt.Errorf("traders by fills: %w", err)
+	if err := s.db.NewRaw(query, res, s.chainID, bs[0], next(bs[len(bs)-1], res)).Scan(ctx, &rows); err != nil {
+		return nil, err
 	}
-	at := map[time.Time]int{}
+	at := make(map[time.Time]int, len(bs))
 	for i, b := range bs {
 		at[b] = i
 	}
 	for _, r := range rows {
 		if i, ok := at[r.Bucket.UTC()]; ok {
-			out[i].AtLeast100, out[i].AtLeast10, out[i].AtLeast1 = r.A100, r.A10, r.A1
+			out[i] = [3]int64{r.A, r.B, r.C}
 		}
 	}
-	return &api.Response{Body: out, Freshness: fresh}, nil
+	return out, nil
 }
 
 // ByActivity is one bucket of /activity/user_distribution_by_activity.
@@ -307,11 +288,8 @@ type ByActivity struct {
 // bucket's end: new (first fill in the bucket), active (a fill in it, not
 // new), inactive (fills before it, none in it).
 func (s *Service) distributionByActivity(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, err := s.begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	bs, res, err := resolutionBuckets(req, fresh)
+	res := req.Params.String("time_resolution")
+	fresh, bs, err := s.window(ctx, req, res)
 	if err != nil {
 		return nil, err
 	}
@@ -368,15 +346,7 @@ type Cohort struct {
 // (2 decimals) with a fill in each of the four following weeks (0 for a
 // week not reached yet).
 func (s *Service) retention(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, err := s.begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	r, err := req.Params.DateRange(req.Now, false)
-	if err != nil {
-		return nil, err
-	}
-	bs, err := buckets(r.Start, r.End, fresh.Chains[0].Time, "week")
+	fresh, bs, err := s.window(ctx, req, "week")
 	if err != nil {
 		return nil, err
 	}
@@ -444,42 +414,22 @@ type ByDeposits struct {
 // USDC into subaccounts by their total in the bucket: small < 1,000 USDC
 // ≤ medium < 100,000 USDC ≤ large (perp_deposits_hourly).
 func (s *Service) distributionByDeposits(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, err := s.begin(ctx)
+	res := req.Params.String("time_resolution")
+	fresh, bs, err := s.window(ctx, req, res)
 	if err != nil {
 		return nil, err
 	}
-	bs, res, err := resolutionBuckets(req, fresh)
+	counts, err := s.bucketCounts(ctx, `SELECT bucket, count(*) FILTER (WHERE usdc < 1000) AS a,
+			count(*) FILTER (WHERE usdc >= 1000 AND usdc < 100000) AS b, count(*) FILTER (WHERE usdc >= 100000) AS c
+		FROM (SELECT date_trunc(?0, hour, 'UTC') AS bucket, address, sum(usdc) AS usdc FROM perp_deposits_hourly
+			WHERE chain_id = ?1 AND hour >= ?2 AND hour < ?3 GROUP BY 1, 2) d
+		GROUP BY bucket`, bs, res)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("depositors: %w", err)
 	}
 	out := make([]ByDeposits, len(bs))
 	for i, b := range bs {
-		out[i].Labels = b.Format(time.DateTime)
-	}
-	if len(bs) == 0 {
-		return &api.Response{Body: out, Freshness: fresh}, nil
-	}
-	var rows []struct {
-		Bucket time.Time `bun:"bucket"`
-		Small  int64     `bun:"small"`
-		Medium int64     `bun:"medium"`
-		Large  int64     `bun:"large"`
-	}
-	if err := s.db.NewRaw(`SELECT bucket, count(*) FILTER (WHERE usdc < 1000) AS small,
-			count(*) FILTER (WHERE usdc >= 1000 AND usdc < 100000) AS medium, count(*) FILTER (WHERE usdc >= 100000) AS large
-		FROM (SELECT date_trunc(?0, hour, 'UTC') AS bucket, address, sum(usdc) AS usdc FROM perp_deposits_hourly
-			WHERE chain_id = ?1 AND hour >= ?2 AND hour < ?3 GROUP BY 1, 2) d
-		GROUP BY bucket`, res, s.chainID, bs[0], next(bs[len(bs)-1], res)).Scan(ctx, &rows); err != nil {
-		return nil, fmt.Errorf("depositors: %w", err)
-	}
-	at := map[time.Time]int{}
-	for i, b := range bs {
-		at[b] = i
-	}
-	for _, r := range rows {
-		if i, ok := at[r.Bucket.UTC()]; ok {
-			out[i].Small, out[i].Medium, out[i].Large = r.Small, r.Medium, r.Large
-		}
+		out[i] = ByDeposits{Labels: b.Format(time.DateTime), Small: counts[i][0], Medium: counts[i][1], Large: counts[i][2]}
 	}
 	return &api.Response{Body: out, Freshness: fresh}, nil
 }

@@ -65,6 +65,23 @@ func buckets(start, end, tip time.Time, res string) ([]time.Time, error) {
 	return out, nil
 }
 
+// window checks that the reports are there (their freshness) and resolves
+// the date range of req into the starts of the buckets of resolution res in
+// it, up to the last aggregated block (see buckets); hourly buckets limit
+// the range to 92 days.
+func (s *Service) window(ctx context.Context, req *api.Request, res string) (api.Freshness, []time.Time, error) {
+	fresh, err := s.begin(ctx)
+	if err != nil {
+		return api.Freshness{}, nil, err
+	}
+	r, err := req.Params.DateRange(req.Now, res == "hour")
+	if err != nil {
+		return api.Freshness{}, nil, err
+	}
+	bs, err := buckets(r.Start, r.End, fresh.Chains[0].Time, res)
+	return fresh, bs, err
+}
+
 // bucketSums sums an expression over perp_market_hourly per bucket of res
 // (date_trunc in UTC: hour, day, ISO week, month) for the buckets bs (one
 // market, or all when all is set); every bucket gets a value, 0 when it
@@ -101,16 +118,8 @@ func (s *Service) bucketSums(ctx context.Context, expr string, bs []time.Time, r
 // tradesCount is the number of fills per bucket (granularity, default
 // hour), all markets (perp_market_hourly.fills).
 func (s *Service) tradesCount(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, err := s.begin(ctx)
-	if err != nil {
-		return nil, err
-	}
 	res := req.Params.String("granularity")
-	r, err := req.Params.DateRange(req.Now, res == "hour")
-	if err != nil {
-		return nil, err
-	}
-	bs, err := buckets(r.Start, r.End, fresh.Chains[0].Time, res)
+	fresh, bs, err := s.window(ctx, req, res)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +141,7 @@ func (s *Service) tradesCount(ctx context.Context, req *api.Request) (*api.Respo
 // tradingFees is the net trading fees (taker fees plus maker fees, maker
 // rebates negative) per day, of one market or all.
 func (s *Service) tradingFees(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, err := s.begin(ctx)
+	fresh, bs, err := s.window(ctx, req, "day")
 	if err != nil {
 		return nil, err
 	}
@@ -145,14 +154,6 @@ func (s *Service) tradingFees(ctx context.Context, req *api.Request) (*api.Respo
 		name, value = "pool", pool
 	}
 	id, all, err := s.market(ctx, name, value)
-	if err != nil {
-		return nil, err
-	}
-	r, err := req.Params.DateRange(req.Now, false)
-	if err != nil {
-		return nil, err
-	}
-	bs, err := buckets(r.Start, r.End, fresh.Chains[0].Time, "day")
 	if err != nil {
 		return nil, err
 	}
@@ -286,11 +287,7 @@ var revenueSources = []string{"trading_fees", "tx_fees"}
 // aggregated block, one row per source with its USDC amount
 // (perp_revenue_daily; 0 for a day without revenue from the source).
 func (s *Service) chainRevenue(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, err := s.begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	bs, err := dailyBuckets(req, fresh)
+	fresh, bs, err := s.window(ctx, req, "day")
 	if err != nil {
 		return nil, err
 	}

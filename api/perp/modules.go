@@ -29,11 +29,7 @@ var moduleColumns = map[string]string{
 // unit=dollar, in USD at the last oracle price of the native token's market
 // that day (perp_price_hourly).
 func (s *Service) moduleAccounts(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, err := s.begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	bs, err := dailyBuckets(req, fresh)
+	fresh, bs, err := s.window(ctx, req, "day")
 	if err != nil {
 		return nil, err
 	}

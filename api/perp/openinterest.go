@@ -34,20 +34,12 @@ type change struct {
 // 6 decimals (perp_open_interest_hourly, perp_price_hourly, the genesis
 // catalogs).
 func (s *Service) openInterest(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, err := s.begin(ctx)
+	res := req.Params.String("granularity")
+	fresh, bs, err := s.window(ctx, req, res)
 	if err != nil {
 		return nil, err
 	}
 	id, all, err := s.market(ctx, "market", req.Params.String("market"))
-	if err != nil {
-		return nil, err
-	}
-	res := req.Params.String("granularity")
-	r, err := req.Params.DateRange(req.Now, res == "hour")
-	if err != nil {
-		return nil, err
-	}
-	bs, err := buckets(r.Start, r.End, fresh.Chains[0].Time, res)
 	if err != nil {
 		return nil, err
 	}

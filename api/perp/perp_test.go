@@ -13,7 +13,6 @@ import (
 	"log/slog"
 	"math/big"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -26,9 +25,6 @@ import (
 
 	"github.com/chainlens/chainlens/aggregator"
 	aggperp "github.com/chainlens/chainlens/aggregator/perp"
-	"github.com/chainlens/chainlens/api"
-	"github.com/chainlens/chainlens/api/apikey"
-	"github.com/chainlens/chainlens/api/route"
 	"github.com/chainlens/chainlens/chains/cosmos"
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/internal/apitest"
@@ -39,28 +35,13 @@ import (
 
 type server struct{ url, key string }
 
+// serve builds the API for cfg with the clock fixed at now and the
+// response cache off.
 func serve(t *testing.T, db *bun.DB, cfg *config.Config, now time.Time) server {
 	t.Helper()
-	base, err := config.Parse([]byte("database: {url: postgres://postgres@127.0.0.1:5432/x}\n"), "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.API = base.API
-	cfg.API.CacheTTL = 0
-	log := slog.New(slog.DiscardHandler)
-	s, err := api.New(api.Options{Config: cfg.API, Ops: route.Table(), Handlers: app.Handlers(cfg, db), Auth: apikey.NewAuthenticator(db),
-		Meter: apikey.NewMeter(db, log), Log: log, Now: func() time.Time { return now }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(s.Handler(cfg.API.Listen))
-	t.Cleanup(srv.Close)
-	key, _, err := apikey.Create(context.Background(), db, apikey.Spec{Name: t.Name(), Kind: apikey.Secret, Scopes: []string{"all"},
-		QuotaCredits: 100000, QuotaPeriod: 24 * time.Hour, RatePerSec: 1000, RateBurst: 1000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return server{url: srv.URL, key: key}
+	cfg.API = apitest.DefaultAPI(t, true)
+	srv := apitest.Serve(t, db, cfg, now)
+	return server{url: srv.URL, key: srv.Key}
 }
 
 func (s server) get(t *testing.T, path string) (*http.Response, []byte) {
@@ -645,30 +626,8 @@ func TestPerpEndpointsOnLocalnet(t *testing.T) {
 				OI string `json:"open_interest"`
 			} `json:"perpetual"`
 		}
-		var prices struct {
-			Prices []struct {
-				ID       int64  `json:"id"`
-				Exponent int64  `json:"exponent"`
-				Price    string `json:"price"`
-			} `json:"market_prices"`
-		}
-		for name, v := range map[string]any{"perpetuals.json": &perps, "market_prices.json": &prices} {
-			raw, err := os.ReadFile(filepath.Join(dydxtest.Dir(), "truth", name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := json.Unmarshal(raw, v); err != nil {
-				t.Fatal(err)
-			}
-		}
-		type px struct {
-			exp   int64
-			price string
-		}
-		byMarket := map[int64]px{}
-		for _, p := range prices.Prices {
-			byMarket[p.ID] = px{p.Exponent, p.Price}
-		}
+		dydxtest.Truth(t, "perpetuals.json", &perps)
+		byMarket := dydxtest.MarketPrices(t)
 		usd := map[string]*big.Rat{}
 		total := new(big.Rat)
 		for _, p := range perps.Perpetual {
@@ -686,8 +645,8 @@ func TestPerpEndpointsOnLocalnet(t *testing.T) {
 			}
 			m := byMarket[p.Params.Market]
 			v := new(big.Rat).SetInt(oi)
-			v.Mul(v, new(big.Rat).SetInt(bigInt(t, m.price)))
-			e := p.Params.Atomic + m.exp
+			v.Mul(v, new(big.Rat).SetInt(bigInt(t, m.Price)))
+			e := p.Params.Atomic + m.Exponent
 			v.Mul(v, new(big.Rat).SetFrac(big.NewInt(1), new(big.Int).Exp(big.NewInt(10), big.NewInt(-e), nil)))
 			usd[tickers[p.Params.ID]] = v
 			total.Add(total, v)
@@ -721,26 +680,10 @@ func TestPerpEndpointsOnLocalnet(t *testing.T) {
 		// 14 signed txs paid 0.01 NATIVE (10^16 adv4tnt) each; NATIVE is
 		// priced by oracle market 11 (genesis rewards params), whose last
 		// price in the recording's only hour is the node's price at 520.
-		var prices struct {
-			Prices []struct {
-				ID       int64  `json:"id"`
-				Exponent int64  `json:"exponent"`
-				Price    string `json:"price"`
-			} `json:"market_prices"`
-		}
-		raw, err := os.ReadFile(filepath.Join(dydxtest.Dir(), "truth", "market_prices.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(raw, &prices); err != nil {
-			t.Fatal(err)
-		}
 		var txFees *big.Rat
-		for _, p := range prices.Prices {
-			if p.ID == 11 {
-				txFees = new(big.Rat).SetInt(bigInt(t, p.Price))
-				txFees.Mul(txFees, new(big.Rat).SetFrac(big.NewInt(14), new(big.Int).Exp(big.NewInt(10), big.NewInt(2-p.Exponent), nil)))
-			}
+		if p, ok := dydxtest.MarketPrices(t)[11]; ok {
+			txFees = new(big.Rat).SetInt(bigInt(t, p.Price))
+			txFees.Mul(txFees, new(big.Rat).SetFrac(big.NewInt(14), new(big.Int).Exp(big.NewInt(10), big.NewInt(2-p.Exponent), nil)))
 		}
 		if txFees == nil {
 			t.Fatal("no price of market 11 in the truth")
@@ -771,28 +714,9 @@ func TestPerpEndpointsOnLocalnet(t *testing.T) {
 				Amount string `json:"amount"`
 			} `json:"balances"`
 		}
-		var prices struct {
-			Prices []struct {
-				ID       int64  `json:"id"`
-				Exponent int64  `json:"exponent"`
-				Price    string `json:"price"`
-			} `json:"market_prices"`
-		}
-		for name, v := range map[string]any{"bank_balances.json": &bank, "market_prices.json": &prices} {
-			raw, err := os.ReadFile(filepath.Join(dydxtest.Dir(), "truth", name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := json.Unmarshal(raw, v); err != nil {
-				t.Fatal(err)
-			}
-		}
-		var price *big.Rat
-		for _, p := range prices.Prices {
-			if p.ID == 11 {
-				price = new(big.Rat).SetFrac(bigInt(t, p.Price), new(big.Int).Exp(big.NewInt(10), big.NewInt(-p.Exponent), nil))
-			}
-		}
+		dydxtest.Truth(t, "bank_balances.json", &bank)
+		p11 := dydxtest.MarketPrices(t)[11]
+		price := new(big.Rat).SetFrac(bigInt(t, p11.Price), new(big.Int).Exp(big.NewInt(10), big.NewInt(-p11.Exponent), nil))
 		wantNative, wantUSD := map[string]string{}, map[string]string{}
 		nonzero := 0
 		for module, col := range map[string]string{"community_treasury": "community_treasury", "community_vester": "community_treasury_vester",

@@ -50,11 +50,7 @@ func rewardsUnit(req *api.Request) (dollar bool) { return req.Params.String("uni
 // up to its end (total_rewards), in NATIVE or in USD (each day's payments at
 // that day's last oracle price).
 func (s *Service) totalRewards(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, err := s.begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	bs, err := dailyBuckets(req, fresh)
+	fresh, bs, err := s.window(ctx, req, "day")
 	if err != nil {
 		return nil, err
 	}
@@ -114,11 +110,7 @@ func rewardValue(day time.Time, native string, usd *string, dollar bool) (*big.R
 // them on the days of the range (at most 1000, descending; ties by
 // address), in NATIVE or USD.
 func (s *Service) usersPeriodRewards(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, err := s.begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	bs, err := dailyBuckets(req, fresh)
+	fresh, bs, err := s.window(ctx, req, "day")
 	if err != nil {
 		return nil, err
 	}

@@ -3,7 +3,6 @@ package dydx_test
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -98,23 +97,15 @@ func TestRecordedLocalnetPrices(t *testing.T) {
 	db, _ := testdb.New(t)
 	dydxtest.Index(t, db)
 	ctx := context.Background()
-	var truth struct {
-		Prices []struct {
-			ID       int64  `json:"id"`
-			Exponent int64  `json:"exponent"`
-			Price    string `json:"price"`
-		} `json:"market_prices"`
+	prices := dydxtest.MarketPrices(t)
+	ids := make([]int64, 0, len(prices))
+	for id := range prices {
+		ids = append(ids, id)
 	}
-	raw, err := os.ReadFile(filepath.Join(dydxtest.Dir(), "truth", "market_prices.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(raw, &truth); err != nil {
-		t.Fatal(err)
-	}
+	slices.Sort(ids)
 	var want []string
-	for _, p := range truth.Prices {
-		want = append(want, fmt.Sprintf("%d %d %s", p.ID, p.Exponent, p.Price))
+	for _, id := range ids {
+		want = append(want, fmt.Sprintf("%d %d %s", id, prices[id].Exponent, prices[id].Price))
 	}
 	var got []string
 	if err := db.NewRaw(`SELECT concat_ws(' ', p.market_id, m.exponent, p.price) FROM (

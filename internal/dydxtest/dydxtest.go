@@ -129,15 +129,8 @@ func Matches(t testing.TB) []Match {
 			} `json:"perpetual_clob_metadata"`
 		} `json:"clob_pair"`
 	}
-	for name, v := range map[string]any{"fills.json": &truth, "clob_pairs.json": &pairs} {
-		raw, err := os.ReadFile(filepath.Join(Dir(), "truth", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(raw, v); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-	}
+	Truth(t, "fills.json", &truth)
+	Truth(t, "clob_pairs.json", &pairs)
 	qce := map[int]int{}
 	perp := map[int]int64{}
 	for _, p := range pairs.ClobPair {
@@ -166,6 +159,43 @@ func Matches(t testing.TB) []Match {
 		out = append(out, Match{Height: f.Height, PerpetualID: perp[f.ClobPairID], Taker: taker, TakerNumber: number, Maker: f.Maker.Sub.Owner,
 			Size: big.NewInt(f.FillAmount).String(), Notional: n.String(), TakerFee: f.Event.TakerFee, MakerFee: f.Event.MakerFee, Liq: liq,
 			TakerBuy: buy, Insurance: f.Event.Insurance})
+	}
+	return out
+}
+
+// Truth decodes truth/<name> of the recording (the node's own query
+// results at the last height) into v.
+func Truth(t testing.TB, name string, v any) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(Dir(), "truth", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+}
+
+// Price is an oracle market's price at the last height: price × 10^exponent.
+type Price struct {
+	Exponent int64
+	Price    string
+}
+
+// MarketPrices reads truth/market_prices.json by market id.
+func MarketPrices(t testing.TB) map[int64]Price {
+	t.Helper()
+	var prices struct {
+		Prices []struct {
+			ID       int64  `json:"id"`
+			Exponent int64  `json:"exponent"`
+			Price    string `json:"price"`
+		} `json:"market_prices"`
+	}
+	Truth(t, "market_prices.json", &prices)
+	out := map[int64]Price{}
+	for _, p := range prices.Prices {
+		out[p.ID] = Price{p.Exponent, p.Price}
 	}
 	return out
 }

@@ -1,0 +1,55 @@
+package apitest
+
+import (
+	"context"
+	"log/slog"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/chainlens/chainlens/api"
+	"github.com/chainlens/chainlens/api/apikey"
+	"github.com/chainlens/chainlens/api/route"
+	"github.com/chainlens/chainlens/config"
+	"github.com/chainlens/chainlens/internal/app"
+)
+
+// Server is the API of a test on loopback and a secret key of every scope.
+type Server struct{ URL, Key string }
+
+// Serve builds the API as `chainlens serve` does for cfg (cfg.API as given),
+// with the clock fixed at now, and creates a key with room for any test.
+func Serve(t testing.TB, db *bun.DB, cfg *config.Config, now time.Time) Server {
+	t.Helper()
+	log := slog.New(slog.DiscardHandler)
+	s, err := api.New(api.Options{Config: cfg.API, Ops: route.Table(), Handlers: app.Handlers(cfg, db), Auth: apikey.NewAuthenticator(db),
+		Meter: apikey.NewMeter(db, log), Log: log, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s.Handler(cfg.API.Listen))
+	t.Cleanup(srv.Close)
+	key, _, err := apikey.Create(context.Background(), db, apikey.Spec{Name: t.Name(), Kind: apikey.Secret, Scopes: []string{"all"},
+		QuotaCredits: 100000, QuotaPeriod: 24 * time.Hour, RatePerSec: 1000, RateBurst: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Server{URL: srv.URL, Key: key}
+}
+
+// DefaultAPI returns the default API settings of a config file without
+// them; with uncached the response cache is off (tests that change tables
+// between two identical requests).
+func DefaultAPI(t testing.TB, uncached bool) config.API {
+	t.Helper()
+	base, err := config.Parse([]byte("database: {url: postgres://postgres@127.0.0.1:5432/x}\n"), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if uncached {
+		base.API.CacheTTL = 0
+	}
+	return base.API
+}
