@@ -175,3 +175,17 @@ type Duration time.Duration
 
 // D returns the value as a time.Duration.
 func (d Duration) D() time.Duration { return time.Duration(d) }
+
+// FirstChain returns the first configured chain of kind (the chain an
+// endpoint group of that kind serves), if any.
+func (c *Config) FirstChain(kind string) (Chain, bool) {
+	if c == nil {
+		return Chain{}, false
+	}
+	for _, ch := range c.Chains {
+		if ch.Kind == kind {
+			return ch, true
+		}
+	}
+	return Chain{}, false
+}

@@ -39,17 +39,7 @@ type Market struct {
 }
 
 // Chain returns the dex chain: the first configured chain of kind osmosis.
-func Chain(cfg *config.Config) (config.Chain, bool) {
-	if cfg == nil {
-		return config.Chain{}, false
-	}
-	for _, ch := range cfg.Chains {
-		if ch.Kind == osmosis.Kind {
-			return ch, true
-		}
-	}
-	return config.Chain{}, false
-}
+func Chain(cfg *config.Config) (config.Chain, bool) { return cfg.FirstChain(osmosis.Kind) }
 
 // NewMarket reads the pricing settings of a dex chain. Without an asset
 // whose symbol is USDC there is no anchor, and every price is unknown.

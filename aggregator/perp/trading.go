@@ -17,17 +17,7 @@ import (
 )
 
 // Chain returns the first configured chain of kind dydx.
-func Chain(cfg *config.Config) (config.Chain, bool) {
-	if cfg == nil {
-		return config.Chain{}, false
-	}
-	for _, ch := range cfg.Chains {
-		if ch.Kind == dydx.Kind {
-			return ch, true
-		}
-	}
-	return config.Chain{}, false
-}
+func Chain(cfg *config.Config) (config.Chain, bool) { return cfg.FirstChain(dydx.Kind) }
 
 // JobName is the name of the Trading job.
 const JobName = "perp_trading"

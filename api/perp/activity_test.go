@@ -3,16 +3,14 @@ package perp_test
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"math/big"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/chainlens/chainlens/aggregator"
 	"github.com/chainlens/chainlens/chains/cosmos"
 	"github.com/chainlens/chainlens/config"
-	"github.com/chainlens/chainlens/internal/app"
+	"github.com/chainlens/chainlens/internal/apitest"
 	"github.com/chainlens/chainlens/internal/dydxtest"
 	"github.com/chainlens/chainlens/internal/testdb"
 	"github.com/chainlens/chainlens/store"
@@ -165,13 +163,7 @@ func TestDeadLetterHoldsTheReports(t *testing.T) {
 	}
 	run := func() int64 {
 		t.Helper()
-		sched, err := aggregator.New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, app.Jobs(cfg)...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := sched.RunOnce(ctx); err != nil {
-			t.Fatal(err)
-		}
+		apitest.RunJobs(t, db, cfg)
 		var wm int64
 		if err := db.NewRaw("SELECT watermark FROM aggregator_jobs WHERE name = 'perp_trading'").Scan(ctx, &wm); err != nil {
 			t.Fatal(err)
@@ -258,13 +250,7 @@ func TestTradingRewards(t *testing.T) {
 		}
 	}
 	cfg := &config.Config{Chains: []config.Chain{{ID: chain, Kind: "dydx", Bech32Prefix: "dydx"}}}
-	sched, err := aggregator.New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, app.Jobs(cfg)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sched.RunOnce(ctx); err != nil {
-		t.Fatal(err)
-	}
+	apitest.RunJobs(t, db, cfg)
 	s := serve(t, db, cfg, times[3].Add(time.Hour))
 	for _, c := range []struct{ path, want string }{
 		{"/total_rewards?start_date=2026-03-01&end_date=2026-03-02",

@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"math/big"
 	"net/http"
 	"os"
@@ -23,12 +22,10 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"github.com/chainlens/chainlens/aggregator"
 	aggperp "github.com/chainlens/chainlens/aggregator/perp"
 	"github.com/chainlens/chainlens/chains/cosmos"
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/internal/apitest"
-	"github.com/chainlens/chainlens/internal/app"
 	"github.com/chainlens/chainlens/internal/dydxtest"
 	"github.com/chainlens/chainlens/internal/testdb"
 )
@@ -145,16 +142,7 @@ func TestPerpEndpointsOnLocalnet(t *testing.T) {
 	ch := dydxtest.Index(t, db)
 	cfg := &config.Config{Chains: []config.Chain{ch}}
 	ctx := context.Background()
-	run := func() {
-		t.Helper()
-		sched, err := aggregator.New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, app.Jobs(cfg)...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := sched.RunOnce(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
+	run := func() { t.Helper(); apitest.RunJobs(t, db, cfg) }
 	run()
 	matches := dydxtest.Matches(t)
 	if len(matches) != 135 {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/chainlens/chainlens/aggregator"
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/apikey"
 	"github.com/chainlens/chainlens/api/route"
@@ -52,4 +53,17 @@ func DefaultAPI(t testing.TB, uncached bool) config.API {
 		base.API.CacheTTL = 0
 	}
 	return base.API
+}
+
+// RunJobs runs every aggregator job of cfg once, in order, and fails t on
+// any error.
+func RunJobs(t testing.TB, db *bun.DB, cfg *config.Config) {
+	t.Helper()
+	sched, err := aggregator.New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, app.Jobs(cfg)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sched.RunOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 }
