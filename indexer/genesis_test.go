@@ -51,7 +51,8 @@ func TestGenesisBalancesOsmosisLocalnet(t *testing.T) {
 	// Genesis: 8 bank balances of 34 coins, then InitChain's 3 movements
 	// without events: the gentx self-delegation of osmo-val-a (10,000,000
 	// OSMO from its account to the bonded pool) and the Osmosis developer
-	// vesting mint (225,000,000 OSMO).
+	// vesting mint (225,000,000 OSMO); and the creation of osmo-val-a with
+	// that self-delegation (one staking_events row).
 	var imp struct {
 		InitialHeight int64 `bun:"initial_height"`
 		Rows          int64 `bun:"balance_rows"`
@@ -59,8 +60,17 @@ func TestGenesisBalancesOsmosisLocalnet(t *testing.T) {
 	if err := db.NewRaw("SELECT initial_height, balance_rows FROM genesis_imports WHERE chain_id = ?", cfg.ID).Scan(ctx, &imp); err != nil {
 		t.Fatal(err)
 	}
-	if imp.InitialHeight != 1 || imp.Rows != 37 {
-		t.Errorf("genesis import %+v, want initial height 1 and 37 rows", imp)
+	if imp.InitialHeight != 1 || imp.Rows != 38 {
+		t.Errorf("genesis import %+v, want initial height 1 and 38 rows", imp)
+	}
+	var created []string
+	if err := db.NewRaw(`SELECT concat_ws(' ', delegator, validator, denom, amount) FROM staking_events
+		WHERE chain_id = ? AND height = 0 AND kind = 'create_validator'`, cfg.ID).Scan(ctx, &created); err != nil {
+		t.Fatal(err)
+	}
+	if len(created) != 1 || !strings.HasPrefix(created[0], "osmo1u8fw2qcjg52u4uamxw4dfzzc2w0f7a7c9qpqd3 osmovaloper1u8fw2qcjg52u4uamxw4dfzzc2w0f7a7c") ||
+		!strings.HasSuffix(created[0], " uosmo 10000000000000") {
+		t.Errorf("genesis validators %q, want osmo-val-a's self-delegation of 10,000,000 OSMO", created)
 	}
 	initChain := []struct {
 		address, delta string

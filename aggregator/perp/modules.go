@@ -40,12 +40,8 @@ func moduleBalances(ctx context.Context, tx bun.Tx, chainID, prefix string, from
 		names[a] = m
 		addrs = append(addrs, a)
 	}
-	var sums []struct {
-		Address string    `bun:"address"`
-		Day     time.Time `bun:"day"`
-		Delta   string    `bun:"delta"`
-	}
-	if err := tx.NewRaw(`SELECT c.address, date_trunc('day', coalesce(b.time, g.genesis_time), 'UTC') AS day, sum(c.delta)::text AS delta
+	var sums []daySum
+	if err := tx.NewRaw(`SELECT c.address AS key, date_trunc('day', coalesce(b.time, g.genesis_time), 'UTC') AS day, sum(c.delta)::text AS delta
 		FROM balance_changes c
 		LEFT JOIN blocks b ON b.chain_id = c.chain_id AND b.height = c.height
 		LEFT JOIN genesis_imports g ON g.chain_id = c.chain_id AND c.height = 0
@@ -55,35 +51,76 @@ func moduleBalances(ctx context.Context, tx bun.Tx, chainID, prefix string, from
 		chainID, pgdialect.Array(addrs), native, from, to).Scan(ctx, &sums); err != nil {
 		return 0, fmt.Errorf("module balance changes: %w", err)
 	}
+	for i := range sums {
+		sums[i].Key = names[sums[i].Key]
+	}
+	return dailyTotals(ctx, tx, chainID, "perp_module_balances_daily", "account", "balance", sums)
+}
+
+// validatorTokens adds the staking changes of (from, to] (and the genesis
+// validators on the first run) to each validator's tokens per day
+// (perp_validator_tokens_daily). Amounts in the bond denom (NATIVE) count;
+// SDK 0.47 and older write delegate amounts without a denom ("").
+func validatorTokens(ctx context.Context, tx bun.Tx, chainID string, from, to int64) (int64, error) {
+	var sums []daySum
+	if err := tx.NewRaw(`WITH s AS (
+			SELECT s.*, date_trunc('day', coalesce(b.time, g.genesis_time), 'UTC') AS day FROM staking_events s
+			LEFT JOIN blocks b ON b.chain_id = s.chain_id AND b.height = s.height
+			LEFT JOIN genesis_imports g ON g.chain_id = s.chain_id AND s.height = 0
+			JOIN LATERAL (SELECT denom FROM dydx_native_token WHERE chain_id = ?0 ORDER BY height DESC LIMIT 1) n ON s.denom IN (n.denom, '')
+			WHERE s.chain_id = ?0 AND (s.height > ?1 OR (?1 = 0 AND s.height = 0)) AND s.height <= ?2
+				AND s.kind IN ('create_validator', 'delegate', 'unbond', 'redelegate', 'cancel_unbonding')
+				AND coalesce(b.time, g.genesis_time) IS NOT NULL
+		)
+		SELECT key, day, sum(delta)::text AS delta FROM (
+			SELECT validator AS key, day, CASE kind WHEN 'unbond' THEN -amount ELSE amount END AS delta FROM s
+			UNION ALL
+			SELECT src_validator, day, -amount FROM s WHERE kind = 'redelegate' AND src_validator <> ''
+		) x GROUP BY key, day ORDER BY day, key`, chainID, from, to).Scan(ctx, &sums); err != nil {
+		return 0, fmt.Errorf("validator tokens: %w", err)
+	}
+	return dailyTotals(ctx, tx, chainID, "perp_validator_tokens_daily", "validator", "tokens", sums)
+}
+
+// daySum is a key's change over a UTC day.
+type daySum struct {
+	Key   string    `bun:"key"`
+	Day   time.Time `bun:"day"`
+	Delta string    `bun:"delta"`
+}
+
+// dailyTotals adds day sums, in day order, to running totals kept per key
+// in table (chain_id, keyCol, day, valCol): each day's row holds the key's
+// total at the day's end, its last stored total plus the day's sum.
+func dailyTotals(ctx context.Context, tx bun.Tx, chainID, table, keyCol, valCol string, sums []daySum) (int64, error) {
 	var rows int64
 	last := map[string]math.Int{}
 	for _, s := range sums {
-		account := names[s.Address]
-		bal, ok := last[account]
+		total, ok := last[s.Key]
 		if !ok {
 			var prev string
-			err := tx.NewRaw(`SELECT balance::text FROM perp_module_balances_daily WHERE chain_id = ? AND account = ? ORDER BY day DESC LIMIT 1`,
-				chainID, account).Scan(ctx, &prev)
+			err := tx.NewRaw("SELECT "+valCol+"::text FROM "+table+" WHERE chain_id = ? AND "+keyCol+" = ? ORDER BY day DESC LIMIT 1",
+				chainID, s.Key).Scan(ctx, &prev)
 			switch {
 			case errors.Is(err, sql.ErrNoRows):
-				bal = math.ZeroInt()
+				total = math.ZeroInt()
 			case err != nil:
-				return 0, fmt.Errorf("balance of %s: %w", account, err)
+				return 0, fmt.Errorf("%s of %s: %w", table, s.Key, err)
 			default:
-				if bal, ok = math.NewIntFromString(prev); !ok {
-					return 0, fmt.Errorf("balance of %s: %q is not an integer", account, prev)
+				if total, ok = math.NewIntFromString(prev); !ok {
+					return 0, fmt.Errorf("%s of %s: %q is not an integer", table, s.Key, prev)
 				}
 			}
 		}
 		d, ok := math.NewIntFromString(s.Delta)
 		if !ok {
-			return 0, fmt.Errorf("balance change of %s: %q is not an integer", account, s.Delta)
+			return 0, fmt.Errorf("%s change of %s: %q is not an integer", table, s.Key, s.Delta)
 		}
-		bal = bal.Add(d)
-		last[account] = bal
-		if _, err := tx.NewRaw(`INSERT INTO perp_module_balances_daily (chain_id, account, day, balance) VALUES (?, ?, ?, ?)
-			ON CONFLICT (chain_id, account, day) DO UPDATE SET balance = EXCLUDED.balance`, chainID, account, s.Day, bal.String()).Exec(ctx); err != nil {
-			return 0, fmt.Errorf("balance of %s: %w", account, err)
+		total = total.Add(d)
+		last[s.Key] = total
+		if _, err := tx.NewRaw("INSERT INTO "+table+" (chain_id, "+keyCol+", day, "+valCol+") VALUES (?, ?, ?, ?) ON CONFLICT (chain_id, "+
+			keyCol+", day) DO UPDATE SET "+valCol+" = EXCLUDED."+valCol, chainID, s.Key, s.Day, total.String()).Exec(ctx); err != nil {
+			return 0, fmt.Errorf("%s of %s: %w", table, s.Key, err)
 		}
 		rows++
 	}

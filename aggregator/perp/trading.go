@@ -45,6 +45,7 @@ const maxHeights = 100_000
 //     balances at the end of each day they changed;
 //   - perp_supply: the NATIVE supply (genesis, current, minted, burnt);
 //   - perp_rewards_daily: trading rewards per day and trader;
+//   - perp_validator_tokens_daily: each validator's tokens per day;
 //   - perp_traders: the /perp/crm record of every trader and signer
 //     (all-time sums, first and last fill and tx, tx count), then
 //     recomputes the top 3 markets of the traders with new fills and the
@@ -90,7 +91,8 @@ func (j Trading) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, er
 	if wm < done {
 		for _, table := range []string{"perp_market_hourly", "perp_trader_daily", "perp_trader_hourly", "perp_traders", "perp_liquidations",
 			"perp_price_hourly", "perp_positions", "perp_open_interest_hourly", "perp_deposits_hourly",
-			"perp_revenue_daily", "perp_module_balances_daily", "perp_supply", "perp_rewards_daily"} {
+			"perp_revenue_daily", "perp_module_balances_daily", "perp_supply", "perp_rewards_daily",
+			"perp_validator_tokens_daily"} {
 			if _, err := tx.NewRaw("DELETE FROM "+table+" WHERE chain_id = ?", j.ChainID).Exec(ctx); err != nil {
 				return 0, 0, fmt.Errorf("rebuild: clear %s: %w", table, err)
 			}
@@ -136,6 +138,10 @@ func (j Trading) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, er
 	}
 	rows += n
 	if n, err = rewards(ctx, tx, j.ChainID, j.Prefix, wm, to); err != nil {
+		return 0, 0, err
+	}
+	rows += n
+	if n, err = validatorTokens(ctx, tx, j.ChainID, wm, to); err != nil {
 		return 0, 0, err
 	}
 	rows += n

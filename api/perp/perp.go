@@ -71,6 +71,8 @@ func (s *Service) Handlers() map[string]api.Handler {
 		OpSupply:                 s.supply,
 		OpTotalRewards:           s.totalRewards,
 		OpUsersPeriodRewards:     s.usersPeriodRewards,
+		OpValidatorListings:      s.validatorListings,
+		OpShareByValidator:       s.shareByValidator,
 	}
 }
 

@@ -771,6 +771,44 @@ func TestPerpEndpointsOnLocalnet(t *testing.T) {
 		}
 	})
 
+	t.Run("validators", func(t *testing.T) {
+		// truth/staking_validators.json: alice's validator holds 509,000
+		// NATIVE at the last height (500,000 self-delegated in its gentx,
+		// then the recording's delegations and unbonding), all of the
+		// bonded pool (truth/staking_pool.json).
+		var vals struct {
+			Validators []struct {
+				Operator string `json:"operator_address"`
+				Tokens   string `json:"tokens"`
+			} `json:"validators"`
+		}
+		dydxtest.Truth(t, "staking_validators.json", &vals)
+		if len(vals.Validators) != 1 {
+			t.Fatalf("%d validators in the truth, want 1", len(vals.Validators))
+		}
+		v := vals.Validators[0]
+		tokens := trim(new(big.Rat).SetFrac(bigInt(t, v.Tokens), new(big.Int).Exp(big.NewInt(10), big.NewInt(18), nil)).FloatString(18))
+		if tokens != "509000" {
+			t.Fatalf("truth tokens %s", tokens)
+		}
+		_, body := s.get(t, "/aux/validator_listings")
+		if want := `[{"validator":"` + v.Operator + `","token_amount":509000}]`; strings.TrimSpace(string(body)) != want {
+			t.Errorf("validator listings %s, want %s", body, want)
+		}
+		var l []map[string]any
+		s.getJSON(t, "/aux/validator_listings", &l)
+		day := tip.Format(time.DateOnly)
+		_, body = s.get(t, "/staking/share_by_validator?validators="+v.Operator+",total&start_date="+day+"&end_date="+day)
+		if want := `[{"labels":"` + day + ` 00:00:00","` + v.Operator + `":509000,"total":509000}]`; strings.TrimSpace(string(body)) != want {
+			t.Errorf("share by validator %s, want %s", body, want)
+		}
+		var sv []map[string]any
+		s.getJSON(t, "/staking/share_by_validator?start_date="+day+"&end_date="+day, &sv)
+		if resp, body := s.get(t, "/staking/share_by_validator?validators=dydxvaloper1nope"); resp.StatusCode != 400 {
+			t.Errorf("unknown validator: %d %s", resp.StatusCode, body)
+		}
+	})
+
 	// A reset watermark rebuilds the reports: the same answer, no fill twice.
 	var before []map[string]any
 	s.getJSON(t, "/perp/crm?limit=50", &before)

@@ -38,7 +38,7 @@ var defaultPowerReduction = math.NewInt(1_000_000)
 var _ chains.GenesisAdapter = (*Adapter)(nil)
 
 // GenesisTables lists the tables GenesisRows writes.
-func (a *Adapter) GenesisTables() []chains.Table { return []chains.Table{balanceTable} }
+func (a *Adapter) GenesisTables() []chains.Table { return []chains.Table{balanceTable, stakingTable} }
 
 // GenesisRows appends the balances at genesis as balance_changes rows at
 // chains.GenesisHeight: every bank genesis balance, then the coins the
@@ -59,10 +59,12 @@ func (a *Adapter) GenesisRows(g *chains.Genesis, out *chains.Rows) error {
 	return nil
 }
 
-// GenesisBalances builds the balance_changes rows of the state at genesis.
+// GenesisBalances builds the balance_changes rows of the state at genesis,
+// and the staking_events rows of its gentx validators.
 type GenesisBalances struct {
 	chainID string
 	rows    [][]any
+	staking [][]any
 	seq     int // event_index of the next InitChain row
 }
 
@@ -73,6 +75,9 @@ func NewGenesisBalances(chainID string) *GenesisBalances { return &GenesisBalanc
 func (gb *GenesisBalances) AppendTo(out *chains.Rows) {
 	for _, r := range gb.rows {
 		out.Add(balanceTable.Name, r...)
+	}
+	for _, r := range gb.staking {
+		out.Add(stakingTable.Name, r...)
 	}
 }
 
@@ -120,7 +125,8 @@ func (gb *GenesisBalances) Bank(appState json.RawMessage) error {
 }
 
 // GenTxs appends the movements of the gentxs (app_state.genutil.gen_txs):
-// fees to the fee collector and self-delegations to the staking pools.
+// fees to the fee collector and self-delegations to the staking pools, and
+// each gentx validator's creation with its self-delegation.
 func (gb *GenesisBalances) GenTxs(appState json.RawMessage, prefix string) error {
 	var st struct {
 		Genutil struct {
@@ -151,8 +157,8 @@ func (gb *GenesisBalances) GenTxs(appState json.RawMessage, prefix string) error
 		return fmt.Errorf("genesis gentxs: %w", err)
 	}
 	type selfDelegation struct {
-		delegator, denom string
-		amount           math.Int
+		delegator, validator, denom string
+		amount                      math.Int
 	}
 	var dels []selfDelegation
 	for i, tx := range st.Genutil.GenTxs {
@@ -178,7 +184,7 @@ func (gb *GenesisBalances) GenTxs(appState json.RawMessage, prefix string) error
 			if !ok || !amt.IsPositive() {
 				return fmt.Errorf("gentx %d: self-delegation amount %q", i, m.Value.Amount)
 			}
-			dels = append(dels, selfDelegation{delegator: del, denom: m.Value.Denom, amount: amt})
+			dels = append(dels, selfDelegation{delegator: del, validator: m.ValidatorAddress, denom: m.Value.Denom, amount: amt})
 		}
 		payer := tx.AuthInfo.Fee.Payer
 		if payer == "" {
@@ -229,6 +235,10 @@ func (gb *GenesisBalances) GenTxs(appState json.RawMessage, prefix string) error
 			pool = bondedPool
 		}
 		gb.Move(d.delegator, pool, d.denom, d.amount)
+		// The validator exists from genesis with its self-delegation (as a
+		// create_validator event would record it).
+		gb.staking = append(gb.staking, []any{gb.chainID, int64(chains.GenesisHeight), GenesisInitChainTx, i, 0, -1, "create_validator",
+			d.delegator, d.validator, "", d.denom, d.amount.String()})
 	}
 	return nil
 }

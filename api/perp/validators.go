@@ -1,0 +1,134 @@
+package perp
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"slices"
+	"time"
+
+	"github.com/chainlens/chainlens/api"
+	"github.com/chainlens/chainlens/api/problem"
+)
+
+// Operation ids of the validator endpoints.
+const (
+	OpValidatorListings = "GET /aux/validator_listings"
+	OpShareByValidator  = "GET /staking/share_by_validator"
+)
+
+// nativeDecimals are the decimals of the native token (genesis catalog);
+// 503 without one.
+func (s *Service) nativeDecimals(ctx context.Context) (int64, error) {
+	var d int64
+	err := s.db.NewRaw("SELECT decimals FROM dydx_native_token WHERE chain_id = ? ORDER BY height DESC LIMIT 1", s.chainID).Scan(ctx, &d)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, fmt.Errorf("chain %s: the native token is not known (no genesis imported): %w", s.chainID, problem.ErrNotIndexed)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("native token: %w", err)
+	}
+	return d, nil
+}
+
+// validatorListings lists the validators holding tokens at the last
+// aggregated block, in NATIVE, most first (ties: operator address), from
+// perp_validator_tokens_daily: genesis validators and staking events (bond
+// status and slashes are not tracked).
+func (s *Service) validatorListings(ctx context.Context, _ *api.Request) (*api.Response, error) {
+	fresh, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	decimals, err := s.nativeDecimals(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var rows []struct {
+		Validator string `bun:"validator"`
+		Tokens    string `bun:"tokens"`
+	}
+	if err := s.db.NewRaw(`SELECT validator, (tokens * ('1e' || -?1::int)::numeric)::text AS tokens FROM (
+			SELECT DISTINCT ON (validator) validator, tokens FROM perp_validator_tokens_daily WHERE chain_id = ?0
+			ORDER BY validator, day DESC) v
+		WHERE tokens > 0 ORDER BY v.tokens DESC, validator`, s.chainID, decimals).Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("validators: %w", err)
+	}
+	type listing struct {
+		Validator string      `json:"validator"`
+		Tokens    json.Number `json:"token_amount"`
+	}
+	out := make([]listing, len(rows))
+	for i, r := range rows {
+		out[i] = listing{Validator: r.Validator, Tokens: api.Number(r.Tokens)}
+	}
+	return &api.Response{Body: out, Freshness: fresh}, nil
+}
+
+// shareByValidator is, per day in the range up to the day of the last
+// aggregated block, the NATIVE each requested validator holds at the day's
+// end and (total) all validators together; a validator never seen is 400.
+func (s *Service) shareByValidator(ctx context.Context, req *api.Request) (*api.Response, error) {
+	fresh, bs, err := s.window(ctx, req, "day")
+	if err != nil {
+		return nil, err
+	}
+	decimals, err := s.nativeDecimals(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cols := req.Params.Strings("validators")
+	var known []string
+	if err := s.db.NewRaw("SELECT DISTINCT validator FROM perp_validator_tokens_daily WHERE chain_id = ?", s.chainID).Scan(ctx, &known); err != nil {
+		return nil, fmt.Errorf("validators: %w", err)
+	}
+	for _, c := range cols {
+		if c != "total" && !slices.Contains(known, c) {
+			return nil, problem.BadParam("validators", "must be operator addresses of /aux/validator_listings, or total: "+c+" is not one")
+		}
+	}
+	out := []api.SeriesRow{}
+	if len(bs) == 0 {
+		return &api.Response{Body: out, Freshness: fresh}, nil
+	}
+	var rows []struct {
+		Validator string    `bun:"validator"`
+		Day       time.Time `bun:"day"`
+		Tokens    string    `bun:"tokens"`
+	}
+	if err := s.db.NewRaw(`SELECT validator, day, tokens::text AS tokens FROM perp_validator_tokens_daily
+		WHERE chain_id = ? AND day < ? ORDER BY day`, s.chainID, next(bs[len(bs)-1], "day")).Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("validator tokens: %w", err)
+	}
+	unit := pow10(-decimals)
+	tokens := map[string]*big.Rat{}
+	i := 0
+	for _, b := range bs {
+		for ; i < len(rows) && rows[i].Day.Before(next(b, "day")); i++ {
+			v, err := rat(rows[i].Tokens)
+			if err != nil {
+				return nil, err
+			}
+			tokens[rows[i].Validator] = v
+		}
+		total := new(big.Rat)
+		for _, v := range tokens {
+			total.Add(total, v)
+		}
+		row := api.SeriesRow{Labels: b.Format(time.DateTime), Columns: cols, Values: make([]json.Number, len(cols))}
+		for k, c := range cols {
+			v := total
+			if c != "total" {
+				if v = tokens[c]; v == nil {
+					v = new(big.Rat)
+				}
+			}
+			row.Values[k] = api.Number(new(big.Rat).Mul(v, unit).FloatString(int(decimals)))
+		}
+		out = append(out, row)
+	}
+	return &api.Response{Body: out, Freshness: fresh}, nil
+}
