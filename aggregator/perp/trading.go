@@ -46,6 +46,7 @@ const maxHeights = 100_000
 //   - perp_supply: the NATIVE supply (genesis, current, minted, burnt);
 //   - perp_rewards_daily: trading rewards per day and trader;
 //   - perp_validator_tokens_daily: each validator's tokens per day;
+//   - perp_staking_rewards_daily: staking rewards per day;
 //   - perp_traders: the /perp/crm record of every trader and signer
 //     (all-time sums, first and last fill and tx, tx count), then
 //     recomputes the top 3 markets of the traders with new fills and the
@@ -92,7 +93,7 @@ func (j Trading) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, er
 		for _, table := range []string{"perp_market_hourly", "perp_trader_daily", "perp_trader_hourly", "perp_traders", "perp_liquidations",
 			"perp_price_hourly", "perp_positions", "perp_open_interest_hourly", "perp_deposits_hourly",
 			"perp_revenue_daily", "perp_module_balances_daily", "perp_supply", "perp_rewards_daily",
-			"perp_validator_tokens_daily"} {
+			"perp_validator_tokens_daily", "perp_staking_rewards_daily"} {
 			if _, err := tx.NewRaw("DELETE FROM "+table+" WHERE chain_id = ?", j.ChainID).Exec(ctx); err != nil {
 				return 0, 0, fmt.Errorf("rebuild: clear %s: %w", table, err)
 			}
@@ -120,6 +121,7 @@ func (j Trading) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, er
 		{"perp_deposits_hourly", depositsHourlySQL},
 		{"perp_revenue_daily", revenueSQL}, // after perp_price_hourly: it values NATIVE fees
 		{"perp_supply", supplySQL},
+		{"perp_staking_rewards_daily", stakingRewardsSQL},
 	} {
 		res, err := tx.NewRaw(step.query, j.ChainID, wm, to).Exec(ctx)
 		if err != nil {
@@ -340,6 +342,19 @@ const (
 		FROM (SELECT denom FROM dydx_native_token WHERE chain_id = ?0 ORDER BY height DESC LIMIT 1) n
 		ON CONFLICT (chain_id) DO UPDATE SET genesis = s.genesis + EXCLUDED.genesis, total = s.total + EXCLUDED.total,
 			minted = s.minted + EXCLUDED.minted, burnt = s.burnt + EXCLUDED.burnt`
+
+	// Staking rewards: the rewards allocated to validators (commission
+	// included), in the quote asset and in NATIVE.
+	stakingRewardsSQL = `INSERT INTO perp_staking_rewards_daily AS s (chain_id, day, usdc, native)
+		SELECT ?0, date_trunc('day', b.time, 'UTC'),
+			coalesce(sum(r.amount) FILTER (WHERE r.denom = n.quote_denom), 0) * 0.000001,
+			coalesce(sum(r.amount) FILTER (WHERE r.denom = n.denom), 0)
+		FROM block_rewards r
+		JOIN blocks b ON b.chain_id = r.chain_id AND b.height = r.height
+		JOIN LATERAL (SELECT denom, quote_denom FROM dydx_native_token WHERE chain_id = ?0 ORDER BY height DESC LIMIT 1) n ON true
+		WHERE r.chain_id = ?0 AND r.height > ?1 AND r.height <= ?2 AND r.kind = 'rewards'
+		GROUP BY 2
+		ON CONFLICT (chain_id, day) DO UPDATE SET usdc = s.usdc + EXCLUDED.usdc, native = s.native + EXCLUDED.native`
 
 	// ?3 the window's first day, ?4 whether the window moved (then every
 	// trader with last-30-day trades is recomputed, as well as those with

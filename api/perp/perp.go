@@ -73,6 +73,9 @@ func (s *Service) Handlers() map[string]api.Handler {
 		OpUsersPeriodRewards:     s.usersPeriodRewards,
 		OpValidatorListings:      s.validatorListings,
 		OpShareByValidator:       s.shareByValidator,
+		OpStakingAPR:             s.stakingAPR,
+		OpStakingSupply:          s.stakingSupply,
+		OpAPRSplit:               s.aprSplit,
 	}
 }
 
@@ -150,3 +153,9 @@ func (s *Service) market(ctx context.Context, name, value string) (id int64, all
 
 // pgArray passes ids as a Postgres array parameter.
 func pgArray(ids []int64) any { return pgdialect.Array(ids) }
+
+// pgTimes passes times as a Postgres array parameter.
+func pgTimes(ts []time.Time) any { return pgdialect.Array(ts) }
+
+// errNoPrice marks answers that need a price or state not indexed yet.
+var errNoPrice = problem.ErrNotIndexed

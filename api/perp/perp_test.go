@@ -809,6 +809,58 @@ func TestPerpEndpointsOnLocalnet(t *testing.T) {
 		}
 	})
 
+	t.Run("staking", func(t *testing.T) {
+		// The distribution module's rewards events (block_rewards, kind
+		// rewards) in USDC and NATIVE, NATIVE at market 11's price, 509,000
+		// NATIVE bonded, over the seconds from genesis to the last block.
+		var sums struct {
+			USDC   string `bun:"usdc"`
+			Native string `bun:"native"`
+		}
+		if err := db.NewRaw(`SELECT coalesce(sum(amount) FILTER (WHERE denom LIKE 'ibc/%'), 0)::text AS usdc,
+			coalesce(sum(amount) FILTER (WHERE denom = 'adv4tnt'), 0)::text AS native FROM block_rewards WHERE kind = 'rewards'`).Scan(ctx, &sums); err != nil {
+			t.Fatal(err)
+		}
+		usdcR, _ := new(big.Rat).SetString(sums.USDC)
+		nativeR, _ := new(big.Rat).SetString(sums.Native)
+		usdcR.Quo(usdcR, big.NewRat(1_000_000, 1))
+		nativeR.Quo(nativeR, new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(18), nil)))
+		p11 := dydxtest.MarketPrices(t)[11]
+		price := new(big.Rat).SetFrac(bigInt(t, p11.Price), new(big.Int).Exp(big.NewInt(10), big.NewInt(-p11.Exponent), nil))
+		genesis := time.Date(2026, 11, 21, 21, 29, 4, 0, time.UTC) // README
+		covered := int64(tip.Sub(genesis) / time.Second)
+		rewards := new(big.Rat).Add(usdcR, new(big.Rat).Mul(nativeR, price))
+		wantAPR := new(big.Rat).Quo(rewards, new(big.Rat).Mul(big.NewRat(509000, 1), price))
+		wantAPR.Mul(wantAPR, big.NewRat(365*86400*100, covered))
+		aprText := trim(wantAPR.FloatString(6))
+		if usdcR.Sign() == 0 || nativeR.Sign() == 0 {
+			t.Fatalf("the recording pays rewards in both: %s USDC, %s NATIVE", usdcR.FloatString(6), nativeR.FloatString(18))
+		}
+		var got map[string]any
+		s.getJSON(t, "/perp/transparency/staking-apr?mode=debug", &got)
+		comps, _ := got["components"].(map[string]any)
+		if render(got["staking_apr"]) != aprText || render(comps["bonded_native"]) != "509000" ||
+			render(comps["rewards_usdc_30d"]) != trim(usdcR.FloatString(6)) || render(comps["price_native"]) != trim(price.FloatString(18)) {
+			t.Errorf("staking APR %v, want %s (bonded 509000, rewards %s USDC, price %s)", got, aprText, usdcR.FloatString(6), price.FloatString(18))
+		}
+		day := tip.Format(time.DateOnly)
+		var supply []map[string]any
+		s.getJSON(t, "/perp/tokenomics/staking_supply?start_date="+day+"&end_date="+day, &supply)
+		// Protocol revenue: every fill's fees, and 14 txs' 0.01 NATIVE fees.
+		revenue := new(big.Rat).SetFrac(new(big.Int).Add(fees[0], fees[1]), big.NewInt(1_000_000))
+		revenue.Add(revenue, new(big.Rat).Mul(big.NewRat(14, 100), price))
+		if len(supply) != 1 || render(supply[0]["stakingSupply"]) != "509000" || render(supply[0]["stakingApr"]) != aprText ||
+			render(supply[0]["protocolRevenue"]) != trim(revenue.FloatString(18)) || render(supply[0]["historicUsers"]) != fmt.Sprint(len(want)) ||
+			supply[0]["buybackFee"] != nil {
+			t.Errorf("staking supply %v (want APR %s, revenue %s, %d traders)", supply, aprText, revenue.FloatString(18), len(want))
+		}
+		var split []map[string]any
+		s.getJSON(t, "/apr_split?start_date="+day+"&end_date="+day, &split)
+		if len(split) != 1 || render(split[0]["1d_trailing_avg"]) != aprText || render(split[0]["30d_trailing_avg"]) != aprText {
+			t.Errorf("apr split %v, want %s", split, aprText)
+		}
+	})
+
 	// A reset watermark rebuilds the reports: the same answer, no fill twice.
 	var before []map[string]any
 	s.getJSON(t, "/perp/crm?limit=50", &before)
