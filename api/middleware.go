@@ -173,7 +173,7 @@ func (s *Server) operation(op route.Operation, public bool) http.Handler {
 			vals = v
 		}
 		if !implemented {
-			s.writeError(sw, r, problem.Status(http.StatusNotImplemented, "the %s group is not implemented yet", op.Group))
+			s.writeError(sw, r, problem.Status(http.StatusNotImplemented, "%s %s (%s group) is not implemented yet", op.Method, op.Path, op.Group))
 			return
 		}
 		if key != nil {

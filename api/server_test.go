@@ -118,7 +118,7 @@ func TestErrorsAreProblems(t *testing.T) {
 	}{
 		{"no key", "GET", "/apr", "", 401, "an API key is required"},
 		{"bad key", "GET", "/apr", "sk_nope", 401, "unknown or revoked"},
-		{"not implemented", "GET", "/apr", e.key, 501, "the dex group is not implemented yet"},
+		{"not implemented", "GET", "/apr", e.key, 501, "GET /apr (dex group) is not implemented yet"},
 		{"unknown path", "GET", "/nothing/here", e.key, 404, "no endpoint at /nothing/here"},
 		{"wrong method", "POST", "/apr", e.key, 405, "POST is not allowed here"},
 		{"wrong method on track", "GET", "/track", e.key, 405, "use POST"},
