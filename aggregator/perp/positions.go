@@ -119,23 +119,33 @@ func positions(ctx context.Context, tx bun.Tx, chainID string, from, to int64) (
 		oi[s.Perp] = oi[s.Perp].Add(longPart(now)).Sub(longPart(old))
 		hourly[perpHour{s.Perp, s.Time.UTC().Truncate(time.Hour)}] = oi[s.Perp]
 	}
-	var rows int64
+	// One statement per table: the changed positions and the hours' open
+	// interest, as arrays.
+	var addrs2 []string
+	var numbers, perpIDs []int64
+	var sizes []string
 	for k := range changed {
-		if _, err := tx.NewRaw(`INSERT INTO perp_positions (chain_id, address, subaccount_number, perpetual_id, size) VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (chain_id, address, subaccount_number, perpetual_id) DO UPDATE SET size = EXCLUDED.size`,
-			chainID, k.address, k.number, k.perp, pos[k].String()).Exec(ctx); err != nil {
-			return 0, fmt.Errorf("position %s/%d: %w", k.address, k.number, err)
-		}
-		rows++
+		addrs2, numbers, perpIDs, sizes = append(addrs2, k.address), append(numbers, k.number), append(perpIDs, k.perp), append(sizes, pos[k].String())
 	}
+	if _, err := tx.NewRaw(`INSERT INTO perp_positions (chain_id, address, subaccount_number, perpetual_id, size)
+		SELECT ?, a, n, p, s::numeric FROM unnest(?::text[], ?::int[], ?::int[], ?::text[]) AS u(a, n, p, s)
+		ON CONFLICT (chain_id, address, subaccount_number, perpetual_id) DO UPDATE SET size = EXCLUDED.size`,
+		chainID, pgdialect.Array(addrs2), pgdialect.Array(numbers), pgdialect.Array(perpIDs), pgdialect.Array(sizes)).Exec(ctx); err != nil {
+		return 0, fmt.Errorf("positions: %w", err)
+	}
+	var hourPerps []int64
+	var hours []time.Time
+	var values []string
 	for k, v := range hourly {
-		if _, err := tx.NewRaw(`INSERT INTO perp_open_interest_hourly (chain_id, perpetual_id, hour, open_interest) VALUES (?, ?, ?, ?)
-			ON CONFLICT (chain_id, perpetual_id, hour) DO UPDATE SET open_interest = EXCLUDED.open_interest`,
-			chainID, k.perp, k.hour, v.String()).Exec(ctx); err != nil {
-			return 0, fmt.Errorf("open interest of %d at %s: %w", k.perp, k.hour, err)
-		}
-		rows++
+		hourPerps, hours, values = append(hourPerps, k.perp), append(hours, k.hour), append(values, v.String())
 	}
+	if _, err := tx.NewRaw(`INSERT INTO perp_open_interest_hourly (chain_id, perpetual_id, hour, open_interest)
+		SELECT ?, p, h, v::numeric FROM unnest(?::int[], ?::timestamptz[], ?::text[]) AS u(p, h, v)
+		ON CONFLICT (chain_id, perpetual_id, hour) DO UPDATE SET open_interest = EXCLUDED.open_interest`,
+		chainID, pgdialect.Array(hourPerps), pgdialect.Array(hours), pgdialect.Array(values)).Exec(ctx); err != nil {
+		return 0, fmt.Errorf("open interest: %w", err)
+	}
+	rows := int64(len(changed) + len(hourly))
 	return rows, nil
 }
 
