@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"cosmossdk.io/math"
+	"github.com/cosmos/cosmos-sdk/types/bech32"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
@@ -145,6 +146,53 @@ func rewards(ctx context.Context, tx bun.Tx, chainID, prefix string, from, to in
 		chainID, from, to, treasury).Exec(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("perp_rewards_daily: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return n, nil
+}
+
+// treasuryOutflows adds the transfers of (from, to] from the treasury
+// module accounts to accounts outside them to perp_treasury_outflows_daily,
+// by destination: trading_rewards from rewards_treasury, validators to the
+// operator account of a validator (staking_events), other otherwise.
+func treasuryOutflows(ctx context.Context, tx bun.Tx, chainID, prefix string, from, to int64) (int64, error) {
+	modules := make([]string, 0, len(TreasuryModules))
+	for _, m := range TreasuryModules {
+		a, err := cosmos.ModuleAddress(prefix, m)
+		if err != nil {
+			return 0, err
+		}
+		modules = append(modules, a)
+	}
+	rewardsTreasury, err := cosmos.ModuleAddress(prefix, "rewards_treasury")
+	if err != nil {
+		return 0, err
+	}
+	var operators []string
+	if err := tx.NewRaw("SELECT DISTINCT validator FROM staking_events WHERE chain_id = ? AND kind = 'create_validator'", chainID).
+		Scan(ctx, &operators); err != nil {
+		return 0, fmt.Errorf("validators: %w", err)
+	}
+	accounts := make([]string, 0, len(operators))
+	for _, op := range operators {
+		if _, bz, err := bech32.DecodeAndConvert(op); err == nil {
+			if a, err := bech32.ConvertAndEncode(prefix, bz); err == nil {
+				accounts = append(accounts, a)
+			}
+		}
+	}
+	res, err := tx.NewRaw(`INSERT INTO perp_treasury_outflows_daily AS o (chain_id, day, destination, denom, amount)
+		SELECT ?0, date_trunc('day', b.time, 'UTC'),
+			CASE WHEN t.sender = ?4 THEN 'trading_rewards' WHEN t.recipient = ANY(?5) THEN 'validators' ELSE 'other' END,
+			t.denom, sum(t.amount)
+		FROM transfers t JOIN blocks b ON b.chain_id = t.chain_id AND b.height = t.height
+		WHERE t.chain_id = ?0 AND t.height > ?1 AND t.height <= ?2 AND t.kind = 'transfer'
+			AND t.sender = ANY(?3) AND NOT t.recipient = ANY(?3)
+		GROUP BY 2, 3, 4
+		ON CONFLICT (chain_id, day, destination, denom) DO UPDATE SET amount = o.amount + EXCLUDED.amount`,
+		chainID, from, to, pgdialect.Array(modules), rewardsTreasury, pgdialect.Array(accounts)).Exec(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("perp_treasury_outflows_daily: %w", err)
 	}
 	n, _ := res.RowsAffected()
 	return n, nil

@@ -47,6 +47,7 @@ const maxHeights = 100_000
 //   - perp_rewards_daily: trading rewards per day and trader;
 //   - perp_validator_tokens_daily: each validator's tokens per day;
 //   - perp_staking_rewards_daily: staking rewards per day;
+//   - perp_treasury_outflows_daily: what left the treasury accounts;
 //   - perp_traders: the /perp/crm record of every trader and signer
 //     (all-time sums, first and last fill and tx, tx count), then
 //     recomputes the top 3 markets of the traders with new fills and the
@@ -93,7 +94,7 @@ func (j Trading) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, er
 		for _, table := range []string{"perp_market_hourly", "perp_trader_daily", "perp_trader_hourly", "perp_traders", "perp_liquidations",
 			"perp_price_hourly", "perp_positions", "perp_open_interest_hourly", "perp_deposits_hourly",
 			"perp_revenue_daily", "perp_module_balances_daily", "perp_supply", "perp_rewards_daily",
-			"perp_validator_tokens_daily", "perp_staking_rewards_daily"} {
+			"perp_validator_tokens_daily", "perp_staking_rewards_daily", "perp_treasury_outflows_daily"} {
 			if _, err := tx.NewRaw("DELETE FROM "+table+" WHERE chain_id = ?", j.ChainID).Exec(ctx); err != nil {
 				return 0, 0, fmt.Errorf("rebuild: clear %s: %w", table, err)
 			}
@@ -144,6 +145,10 @@ func (j Trading) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, er
 	}
 	rows += n
 	if n, err = validatorTokens(ctx, tx, j.ChainID, wm, to); err != nil {
+		return 0, 0, err
+	}
+	rows += n
+	if n, err = treasuryOutflows(ctx, tx, j.ChainID, j.Prefix, wm, to); err != nil {
 		return 0, 0, err
 	}
 	rows += n

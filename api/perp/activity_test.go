@@ -206,7 +206,24 @@ func TestTradingRewards(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := store.EnsurePartitions(ctx, db, []string{"blocks", "transfers", "dydx_native_token", "dydx_markets", "dydx_prices"}, 0, 10); err != nil {
+	if err := store.EnsurePartitions(ctx, db, []string{"blocks", "transfers", "dydx_native_token", "dydx_markets", "dydx_prices", "staking_events"}, 0, 10); err != nil {
+		t.Fatal(err)
+	}
+	community, err := cosmos.ModuleAddress("dydx", "community_treasury")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vester, err := cosmos.ModuleAddress("dydx", "community_vester")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A validator: its operator address and its account share the bytes.
+	operator, err := cosmos.ModuleAddress("dydxvaloper", "a-validator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	validatorAccount, err := cosmos.ModuleAddress("dydx", "a-validator")
+	if err != nil {
 		t.Fatal(err)
 	}
 	day1, day2 := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
@@ -219,6 +236,7 @@ func TestTradingRewards(t *testing.T) {
 		{"INSERT INTO sync_state (chain_id, kind, next_height) VALUES (?, 'dydx', 4)", []any{chain}},
 		{"INSERT INTO dydx_native_token VALUES (?, 0, 'adv4tnt', 18, 11, 'ibc/USDC')", []any{chain}},
 		{"INSERT INTO dydx_markets VALUES (?, 0, 11, 'DYDX-USD', -9)", []any{chain}},
+		{"INSERT INTO staking_events VALUES (?, 1, 0, 0, 0, 0, 'create_validator', ?, ?, '', 'adv4tnt', 1)", []any{chain, validatorAccount, operator}},
 		{"INSERT INTO dydx_prices VALUES (?, 0, 11, ?, 2000000000), (?, 2, 11, ?, 3000000000)", []any{chain, day1, chain, times[2]}},
 	}
 	for h, tm := range times {
@@ -238,6 +256,9 @@ func TestTradingRewards(t *testing.T) {
 		{3, treasury, "B", "adv4tnt", native(0.5)},
 		{3, "someone", "A", "adv4tnt", native(7)}, // not the rewards treasury
 		{3, treasury, "A", "ibc/USDC", "1000000"}, // not NATIVE
+		{2, community, validatorAccount, "adv4tnt", native(4)},
+		{3, community, "C", "adv4tnt", native(1)},
+		{3, vester, community, "adv4tnt", native(100)}, // between treasury accounts
 	} {
 		stmts = append(stmts, struct {
 			sql  string
@@ -262,6 +283,14 @@ func TestTradingRewards(t *testing.T) {
 		{"/users_period_rewards?start_date=2026-03-01&end_date=2026-03-02", `[{"address":"A","rewards":2.5},{"address":"B","rewards":2.5}]`},
 		{"/users_period_rewards?unit=dollar&start_date=2026-03-01&end_date=2026-03-02", `[{"address":"B","rewards":7.5},{"address":"A","rewards":6}]`},
 		{"/users_period_rewards?start_date=2026-03-02&end_date=2026-03-02", `[{"address":"B","rewards":2.5},{"address":"A","rewards":1}]`},
+		// Treasury outflows in USD: rewards (NATIVE and 1 USDC), 4 NATIVE to
+		// the validator's account, 1 NATIVE elsewhere; the vester's move to
+		// the treasury is not an outflow.
+		{"/business/expenses_share_by_destination?destinations=trading_rewards,validators,other,grants,total&start_date=2026-03-01&end_date=2026-03-02",
+			`[{"labels":"2026-03-01 00:00:00","trading_rewards":3,"validators":0,"other":0,"grants":0,"total":3},` +
+				`{"labels":"2026-03-02 00:00:00","trading_rewards":11.5,"validators":12,"other":3,"grants":0,"total":26.5}]`},
+		{"/business/pnl_summary?start_date=2026-03-01&end_date=2026-03-02",
+			`[{"labels":"2026-03-01 00:00:00","revenue":0,"expenses":3,"pnl":-3},{"labels":"2026-03-02 00:00:00","revenue":0,"expenses":26.5,"pnl":-26.5}]`},
 	} {
 		var v any
 		s.getJSON(t, c.path, &v)

@@ -76,6 +76,8 @@ func (s *Service) Handlers() map[string]api.Handler {
 		OpStakingAPR:             s.stakingAPR,
 		OpStakingSupply:          s.stakingSupply,
 		OpAPRSplit:               s.aprSplit,
+		OpExpensesShare:          s.expensesShare,
+		OpPnLSummary:             s.pnlSummary,
 	}
 }
 

@@ -1,0 +1,1 @@
+DROP TABLE IF EXISTS perp_treasury_outflows_daily;
