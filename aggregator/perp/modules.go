@@ -168,29 +168,37 @@ func treasuryOutflows(ctx context.Context, tx bun.Tx, chainID, prefix string, fr
 	if err != nil {
 		return 0, err
 	}
-	var operators []string
-	if err := tx.NewRaw("SELECT DISTINCT validator FROM staking_events WHERE chain_id = ? AND kind = 'create_validator'", chainID).
-		Scan(ctx, &operators); err != nil {
+	// Validators' operator accounts, each from the height it was created:
+	// a transfer is to a validator only if the validator existed then.
+	var created []struct {
+		Operator string `bun:"validator"`
+		Height   int64  `bun:"height"`
+	}
+	if err := tx.NewRaw("SELECT validator, min(height) AS height FROM staking_events WHERE chain_id = ? AND kind = 'create_validator' GROUP BY 1", chainID).
+		Scan(ctx, &created); err != nil {
 		return 0, fmt.Errorf("validators: %w", err)
 	}
-	accounts := make([]string, 0, len(operators))
-	for _, op := range operators {
-		if _, bz, err := bech32.DecodeAndConvert(op); err == nil {
+	var accounts []string
+	var since []int64
+	for _, c := range created {
+		if _, bz, err := bech32.DecodeAndConvert(c.Operator); err == nil {
 			if a, err := bech32.ConvertAndEncode(prefix, bz); err == nil {
-				accounts = append(accounts, a)
+				accounts, since = append(accounts, a), append(since, c.Height)
 			}
 		}
 	}
 	res, err := tx.NewRaw(`INSERT INTO perp_treasury_outflows_daily AS o (chain_id, day, destination, denom, amount)
 		SELECT ?0, date_trunc('day', b.time, 'UTC'),
-			CASE WHEN t.sender = ?4 THEN 'trading_rewards' WHEN t.recipient = ANY(?5) THEN 'validators' ELSE 'other' END,
+			CASE WHEN t.sender = ?4 THEN 'trading_rewards'
+				WHEN EXISTS (SELECT 1 FROM unnest(?5::text[], ?6::bigint[]) AS v(account, since) WHERE v.account = t.recipient AND v.since <= t.height)
+				THEN 'validators' ELSE 'other' END,
 			t.denom, sum(t.amount)
 		FROM transfers t JOIN blocks b ON b.chain_id = t.chain_id AND b.height = t.height
 		WHERE t.chain_id = ?0 AND t.height > ?1 AND t.height <= ?2 AND t.kind = 'transfer'
 			AND t.sender = ANY(?3) AND NOT t.recipient = ANY(?3)
 		GROUP BY 2, 3, 4
 		ON CONFLICT (chain_id, day, destination, denom) DO UPDATE SET amount = o.amount + EXCLUDED.amount`,
-		chainID, from, to, pgdialect.Array(modules), rewardsTreasury, pgdialect.Array(accounts)).Exec(ctx)
+		chainID, from, to, pgdialect.Array(modules), rewardsTreasury, pgdialect.Array(accounts), pgdialect.Array(since)).Exec(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("perp_treasury_outflows_daily: %w", err)
 	}

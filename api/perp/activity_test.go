@@ -226,6 +226,16 @@ func TestTradingRewards(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A validator created at height 3: a transfer to its account before
+	// that is not to a validator.
+	operator2, err := cosmos.ModuleAddress("dydxvaloper", "a-later-validator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	laterAccount, err := cosmos.ModuleAddress("dydx", "a-later-validator")
+	if err != nil {
+		t.Fatal(err)
+	}
 	day1, day2 := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
 	times := map[int64]time.Time{1: day1.Add(10 * time.Hour), 2: day2.Add(10 * time.Hour), 3: day2.Add(11 * time.Hour)}
 	native := func(n float64) string { return new(big.Int).Mul(big.NewInt(int64(n*10)), big.NewInt(1e17)).String() }
@@ -237,6 +247,7 @@ func TestTradingRewards(t *testing.T) {
 		{"INSERT INTO dydx_native_token VALUES (?, 0, 'adv4tnt', 18, 11, 'ibc/USDC')", []any{chain}},
 		{"INSERT INTO dydx_markets VALUES (?, 0, 11, 'DYDX-USD', -9)", []any{chain}},
 		{"INSERT INTO staking_events VALUES (?, 1, 0, 0, 0, 0, 'create_validator', ?, ?, '', 'adv4tnt', 1)", []any{chain, validatorAccount, operator}},
+		{"INSERT INTO staking_events VALUES (?, 3, 0, 0, 0, 0, 'create_validator', ?, ?, '', 'adv4tnt', 1)", []any{chain, laterAccount, operator2}},
 		{"INSERT INTO dydx_prices VALUES (?, 0, 11, ?, 2000000000), (?, 2, 11, ?, 3000000000)", []any{chain, day1, chain, times[2]}},
 	}
 	for h, tm := range times {
@@ -258,7 +269,8 @@ func TestTradingRewards(t *testing.T) {
 		{3, treasury, "A", "ibc/USDC", "1000000"}, // not NATIVE
 		{2, community, validatorAccount, "adv4tnt", native(4)},
 		{3, community, "C", "adv4tnt", native(1)},
-		{3, vester, community, "adv4tnt", native(100)}, // between treasury accounts
+		{2, community, laterAccount, "adv4tnt", native(2)}, // before its validator exists: other
+		{3, vester, community, "adv4tnt", native(100)},     // between treasury accounts
 	} {
 		stmts = append(stmts, struct {
 			sql  string
@@ -288,14 +300,29 @@ func TestTradingRewards(t *testing.T) {
 		// the treasury is not an outflow.
 		{"/business/expenses_share_by_destination?destinations=trading_rewards,validators,other,grants,total&start_date=2026-03-01&end_date=2026-03-02",
 			`[{"labels":"2026-03-01 00:00:00","trading_rewards":3,"validators":0,"other":0,"grants":0,"total":3},` +
-				`{"labels":"2026-03-02 00:00:00","trading_rewards":11.5,"validators":12,"other":3,"grants":0,"total":26.5}]`},
+				`{"labels":"2026-03-02 00:00:00","trading_rewards":11.5,"validators":12,"other":9,"grants":0,"total":32.5}]`},
 		{"/business/pnl_summary?start_date=2026-03-01&end_date=2026-03-02",
-			`[{"labels":"2026-03-01 00:00:00","revenue":0,"expenses":3,"pnl":-3},{"labels":"2026-03-02 00:00:00","revenue":0,"expenses":26.5,"pnl":-26.5}]`},
+			`[{"labels":"2026-03-01 00:00:00","revenue":0,"expenses":3,"pnl":-3},{"labels":"2026-03-02 00:00:00","revenue":0,"expenses":32.5,"pnl":-32.5}]`},
 	} {
 		var v any
 		s.getJSON(t, c.path, &v)
 		if _, body := s.get(t, c.path); strings.TrimSpace(string(body)) != c.want {
 			t.Errorf("%s\n%s\nwant\n%s", c.path, body, c.want)
+		}
+	}
+
+	// Without the native token's market in the catalog, NATIVE amounts are
+	// still served; their USD values are 503, not 0.
+	if _, err := db.ExecContext(ctx, "DELETE FROM dydx_markets WHERE market_id = 11"); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]int{
+		"/total_rewards?start_date=2026-03-01&end_date=2026-03-02":                          200,
+		"/total_rewards?unit=dollar&start_date=2026-03-01&end_date=2026-03-02":              503,
+		"/business/expenses_share_by_destination?start_date=2026-03-01&end_date=2026-03-02": 503,
+	} {
+		if resp, body := s.get(t, path); resp.StatusCode != want {
+			t.Errorf("without market 11 in the catalog, %s: %d %s, want %d", path, resp.StatusCode, body, want)
 		}
 	}
 }

@@ -45,7 +45,7 @@ func (s *Service) dailyExpenses(ctx context.Context, bs []time.Time) (map[time.T
 				WHEN o.denom = n.denom THEN o.amount * ('1e' || (m.exponent - n.decimals))::numeric * (
 					SELECT p.price FROM perp_price_hourly p WHERE p.chain_id = ?0 AND p.market_id = n.market_id
 						AND p.hour < o.day + interval '24 hours' ORDER BY p.hour DESC LIMIT 1) END AS usd
-			FROM perp_treasury_outflows_daily o, n, m
+			FROM perp_treasury_outflows_daily o CROSS JOIN n LEFT JOIN m ON true
 			WHERE o.chain_id = ?0 AND o.day >= ?1 AND o.day <= ?2 AND o.denom IN (n.denom, n.quote_denom)
 		)
 		SELECT day, destination, sum(usd)::text AS usd, bool_or(native AND usd IS NULL) AS missing FROM v GROUP BY 1, 2`,

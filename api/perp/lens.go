@@ -141,10 +141,6 @@ func (s *Service) tradesCount(ctx context.Context, req *api.Request) (*api.Respo
 // tradingFees is the net trading fees (taker fees plus maker fees, maker
 // rebates negative) per day, of one market or all.
 func (s *Service) tradingFees(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, bs, err := s.window(ctx, req, "day")
-	if err != nil {
-		return nil, err
-	}
 	name, value := "market", req.Params.String("market")
 	if req.Params.Has("pool") {
 		pool := req.Params.String("pool")
@@ -154,6 +150,10 @@ func (s *Service) tradingFees(ctx context.Context, req *api.Request) (*api.Respo
 		name, value = "pool", pool
 	}
 	id, all, err := s.market(ctx, name, value)
+	if err != nil {
+		return nil, err
+	}
+	fresh, bs, err := s.window(ctx, req, "day")
 	if err != nil {
 		return nil, err
 	}

@@ -98,12 +98,12 @@ type LiquidationFlow struct {
 // largest single liquidation of each side and its tx hash (the earliest of
 // equal ones; null when none).
 func (s *Service) liquidationFlow(ctx context.Context, req *api.Request) (*api.Response, error) {
-	res := req.Params.String("granularity")
-	fresh, bs, err := s.window(ctx, req, res)
+	id, all, err := s.market(ctx, "market", req.Params.String("market"))
 	if err != nil {
 		return nil, err
 	}
-	id, all, err := s.market(ctx, "market", req.Params.String("market"))
+	res := req.Params.String("granularity")
+	fresh, bs, err := s.window(ctx, req, res)
 	if err != nil {
 		return nil, err
 	}

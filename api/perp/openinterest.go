@@ -34,12 +34,12 @@ type change struct {
 // 6 decimals (perp_open_interest_hourly, perp_price_hourly, the genesis
 // catalogs).
 func (s *Service) openInterest(ctx context.Context, req *api.Request) (*api.Response, error) {
-	res := req.Params.String("granularity")
-	fresh, bs, err := s.window(ctx, req, res)
+	id, all, err := s.market(ctx, "market", req.Params.String("market"))
 	if err != nil {
 		return nil, err
 	}
-	id, all, err := s.market(ctx, "market", req.Params.String("market"))
+	res := req.Params.String("granularity")
+	fresh, bs, err := s.window(ctx, req, res)
 	if err != nil {
 		return nil, err
 	}

@@ -643,6 +643,10 @@ func TestPerpEndpointsOnLocalnet(t *testing.T) {
 			t.Fatalf("open interest in %d markets, want BTC-USD and ETH-USD", len(usd))
 		}
 		day := tip.Format(time.DateOnly)
+		// A bad market is a 400 even for a range not reached yet.
+		if resp, body := s.get(t, "/trading/open_interest?market=NOPE-USD&start_date=2030-01-01&end_date=2030-01-02&granularity=day"); resp.StatusCode != 400 {
+			t.Errorf("bad market after the tip: %d %s, want 400", resp.StatusCode, body)
+		}
 		for _, c := range []struct {
 			market string
 			want   *big.Rat

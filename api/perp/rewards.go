@@ -27,18 +27,22 @@ type dailyReward struct {
 }
 
 // rewardsPriced is the SQL of the rewards of each (day, address) with their
-// NATIVE and USD values; ?0 chain. Powers of ten are numeric literals
-// (exact; see aggregator/perp).
+// NATIVE and USD values (at the day's last oracle price; a day before the
+// first price at that first price; NULL while there is no price or the
+// market is not in the catalog); ?0 chain. Powers of ten are numeric
+// literals (exact; see aggregator/perp).
 const rewardsPriced = `WITH n AS (
 		SELECT decimals, market_id FROM dydx_native_token WHERE chain_id = ?0 ORDER BY height DESC LIMIT 1
 	), m AS (
 		SELECT d.exponent FROM dydx_markets d, n WHERE d.chain_id = ?0 AND d.market_id = n.market_id ORDER BY d.height DESC LIMIT 1
 	), r AS (
 		SELECT r.day, r.address, r.amount * ('1e' || -n.decimals)::numeric AS native,
-			r.amount * ('1e' || (m.exponent - n.decimals))::numeric * (
-				SELECT p.price FROM perp_price_hourly p WHERE p.chain_id = ?0 AND p.market_id = n.market_id
-					AND p.hour < r.day + interval '24 hours' ORDER BY p.hour DESC LIMIT 1) AS usd
-		FROM perp_rewards_daily r, n, m WHERE r.chain_id = ?0
+			r.amount * ('1e' || (m.exponent - n.decimals))::numeric * coalesce(
+				(SELECT p.price FROM perp_price_hourly p WHERE p.chain_id = ?0 AND p.market_id = n.market_id
+					AND p.hour < r.day + interval '24 hours' ORDER BY p.hour DESC LIMIT 1),
+				(SELECT p.price FROM perp_price_hourly p WHERE p.chain_id = ?0 AND p.market_id = n.market_id
+					ORDER BY p.hour LIMIT 1)) AS usd
+		FROM perp_rewards_daily r CROSS JOIN n LEFT JOIN m ON true WHERE r.chain_id = ?0
 	)`
 
 // rewardsUnit reads the unit parameter: dollar, or native (token is the

@@ -62,10 +62,10 @@ func (s *Service) stakingDays(ctx context.Context, first, last, tip time.Time) (
 	var native struct {
 		Decimals int64     `bun:"decimals"`
 		Market   int64     `bun:"market_id"`
-		Exponent int64     `bun:"exponent"`
+		Exponent *int64    `bun:"exponent"`
 		Start    time.Time `bun:"start"`
 	}
-	if err := s.db.NewRaw(`SELECT n.decimals, n.market_id, coalesce(m.exponent, 0) AS exponent,
+	if err := s.db.NewRaw(`SELECT n.decimals, n.market_id, m.exponent,
 			coalesce((SELECT genesis_time FROM genesis_imports WHERE chain_id = ?0),
 				(SELECT time FROM blocks WHERE chain_id = ?0 ORDER BY height LIMIT 1)) AS start
 		FROM (SELECT decimals, market_id FROM dydx_native_token WHERE chain_id = ?0 ORDER BY height DESC LIMIT 1) n
@@ -99,7 +99,10 @@ func (s *Service) stakingDays(ctx context.Context, first, last, tip time.Time) (
 		WHERE chain_id = ? AND day >= ? AND day < ?`, s.chainID, first, end).Scan(ctx, &rewards); err != nil {
 		return nil, fmt.Errorf("staking rewards: %w", err)
 	}
-	unit, priceUnit := pow10(-native.Decimals), pow10(native.Exponent)
+	unit := pow10(-native.Decimals)
+	if native.Exponent == nil {
+		prices = nil // the native token's market is not in the catalog: its prices cannot be read
+	}
 	byDay := map[time.Time][2]*big.Rat{}
 	for _, r := range rewards {
 		u, err := rat(r.USDC)
@@ -130,7 +133,7 @@ func (s *Service) stakingDays(ctx context.Context, first, last, tip time.Time) (
 			if err != nil {
 				return nil, err
 			}
-			price = v.Mul(v, priceUnit)
+			price = v.Mul(v, pow10(*native.Exponent))
 		}
 		bonded := new(big.Rat)
 		for _, v := range held {
@@ -252,9 +255,14 @@ func (s *Service) stakingSupply(ctx context.Context, req *api.Request) (*api.Res
 		FROM unnest(?1::timestamptz[]) AS d`, s.chainID, pgTimes(bs)).Scan(ctx, &facts); err != nil {
 		return nil, fmt.Errorf("revenue and traders: %w", err)
 	}
-	for i, d := range days {
-		users := json.Number(fmt.Sprint(facts[i].Users))
-		rev := api.Number(facts[i].Revenue)
+	byDay := make(map[time.Time]int, len(facts))
+	for i, f := range facts {
+		byDay[f.Day.UTC()] = i
+	}
+	for _, d := range days {
+		f := facts[byDay[d.day]]
+		users := json.Number(fmt.Sprint(f.Users))
+		rev := api.Number(f.Revenue)
 		out = append(out, row{Labels: d.day.Format(time.DateTime), StakingSupply: number(d.bonded, 18), StakingAPR: number(d.apr(), 6),
 			ProtocolRevenue: &rev, HistoricUsers: &users})
 	}

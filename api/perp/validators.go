@@ -72,14 +72,6 @@ func (s *Service) validatorListings(ctx context.Context, _ *api.Request) (*api.R
 // aggregated block, the NATIVE each requested validator holds at the day's
 // end and (total) all validators together; a validator never seen is 400.
 func (s *Service) shareByValidator(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, bs, err := s.window(ctx, req, "day")
-	if err != nil {
-		return nil, err
-	}
-	decimals, err := s.nativeDecimals(ctx)
-	if err != nil {
-		return nil, err
-	}
 	cols := req.Params.Strings("validators")
 	var known []string
 	if err := s.db.NewRaw("SELECT DISTINCT validator FROM perp_validator_tokens_daily WHERE chain_id = ?", s.chainID).Scan(ctx, &known); err != nil {
@@ -89,6 +81,14 @@ func (s *Service) shareByValidator(ctx context.Context, req *api.Request) (*api.
 		if c != "total" && !slices.Contains(known, c) {
 			return nil, problem.BadParam("validators", "must be operator addresses of /aux/validator_listings, or total: "+c+" is not one")
 		}
+	}
+	fresh, bs, err := s.window(ctx, req, "day")
+	if err != nil {
+		return nil, err
+	}
+	decimals, err := s.nativeDecimals(ctx)
+	if err != nil {
+		return nil, err
 	}
 	out := []api.SeriesRow{}
 	if len(bs) == 0 {
