@@ -11,9 +11,6 @@ package dex
 
 import (
 	"context"
-	"database/sql"
-	"errors"
-	"fmt"
 	"strings"
 
 	"cosmossdk.io/math"
@@ -21,6 +18,7 @@ import (
 
 	"github.com/chainlens/chainlens/chains/osmosis"
 	"github.com/chainlens/chainlens/config"
+	"github.com/chainlens/chainlens/store"
 )
 
 // DefaultHub is the denom routed through when a token has no anchor pool.
@@ -86,16 +84,7 @@ func (m Market) USDValue(denom string, amount math.Int, priceUSD math.LegacyDec)
 
 func pow10(n int) math.LegacyDec { return math.LegacyNewDec(10).Power(uint64(n)) }
 
-// IndexedTip is the last height of chainID the indexer committed (0 when
-// it has not started).
+// IndexedTip is the last height the indexer committed for chainID.
 func IndexedTip(ctx context.Context, db bun.IDB, chainID string) (int64, error) {
-	var next int64
-	err := db.NewRaw("SELECT next_height FROM sync_state WHERE chain_id = ?", chainID).Scan(ctx, &next)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, fmt.Errorf("sync state of %s: %w", chainID, err)
-	}
-	return next - 1, nil
+	return store.IndexedTip(ctx, db, chainID)
 }

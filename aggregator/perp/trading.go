@@ -14,6 +14,7 @@ import (
 
 	"github.com/chainlens/chainlens/chains/dydx"
 	"github.com/chainlens/chainlens/config"
+	"github.com/chainlens/chainlens/store"
 )
 
 // Chain returns the first configured chain of kind dydx.
@@ -70,7 +71,7 @@ func (Trading) Name() string { return JobName }
 // Run advances the reports from watermark wm to the indexed tip (at most
 // maxHeights at a time).
 func (j Trading) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
-	tip, err := indexedTip(ctx, tx, j.ChainID)
+	tip, err := store.IndexedTip(ctx, tx, j.ChainID)
 	if err != nil || tip <= wm {
 		return wm, 0, err
 	}
@@ -179,18 +180,6 @@ func (j Trading) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, er
 
 // Last30Days is the length of the last-30-day window, in UTC days.
 const Last30Days = 30
-
-func indexedTip(ctx context.Context, db bun.IDB, chainID string) (int64, error) {
-	var next int64
-	err := db.NewRaw("SELECT next_height FROM sync_state WHERE chain_id = ?", chainID).Scan(ctx, &next)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, fmt.Errorf("sync state of %s: %w", chainID, err)
-	}
-	return next - 1, nil
-}
 
 // Queries of a run; arguments ?0 chain, ?1 watermark, ?2 last height.
 // Quote quantums are USDC × 10^6; multiplying by 0.000001 is exact.
