@@ -17,7 +17,9 @@ type Config struct {
 	Earn Earn `yaml:"earn"`
 	// IBC declares the IBC channels between chains (dex group).
 	IBC IBC `yaml:"ibc"`
-	Log Log `yaml:"log"`
+	// Perp holds the addresses the perp groups are told about.
+	Perp Perp `yaml:"perp"`
+	Log  Log  `yaml:"log"`
 	// Metrics places /metrics, /healthz and /readyz of the processes that
 	// serve no API (index, aggregate); the API listeners always serve them.
 	Metrics Metrics `yaml:"metrics"`

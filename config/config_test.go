@@ -75,6 +75,12 @@ func TestParseErrorsNameKeyAndLine(t *testing.T) {
 		{"evm bad token", minimal + "  - {id: eth, kind: evm, rpc: [http://127.0.0.1:8545], tokens: [{address: 0x12, symbol: USDC, decimals: 6}]}\n", []string{"chains[1].tokens[0].address (line 8)"}},
 		{"negative cache stale", strings.Replace(minimal, "api: {listen: 127.0.0.1:8080}", "api: {listen: 127.0.0.1:8080, cache_stale: -5s}", 1), []string{"line 3", `"-5s" is not a duration`}},
 		{"cosmos needs prefix", minimal + "  - {id: x, kind: cosmos, rpc: [http://127.0.0.1:1]}\n", []string{"chains[1].bech32_prefix", "required for kind cosmos"}},
+		{"grants need a dydx chain", minimal + "perp: {grant_recipients: [dydx199tqg4wdlnu4qjlxchpd7seg454937hjrknju4]}\n",
+			[]string{"perp.grant_recipients", "needs a chain of kind dydx"}},
+		{"grant recipient of another chain", minimal + "  - {id: d, kind: dydx, rpc: [http://127.0.0.1:1]}\nperp: {grant_recipients: [osmo1u8fw2qcjg52u4uamxw4dfzzc2w0f7a7c9qpqd3]}\n",
+			[]string{"perp.grant_recipients[0]", "not an account of chain d (prefix dydx)"}},
+		{"grant recipient not an address", minimal + "  - {id: d, kind: dydx, rpc: [http://127.0.0.1:1]}\nperp: {grant_recipients: [bob]}\n",
+			[]string{"perp.grant_recipients[0]", "not a bech32 address"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -103,6 +103,7 @@ func (c *Config) validate() []*FieldError {
 	}
 	errs = append(errs, c.Earn.validate(c.Chains)...)
 	errs = append(errs, c.IBC.validate(c.Chains)...)
+	errs = append(errs, c.Perp.validate(c.Chains)...)
 	return errs
 }
 

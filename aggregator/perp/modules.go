@@ -153,9 +153,10 @@ func rewards(ctx context.Context, tx bun.Tx, chainID, prefix string, from, to in
 
 // treasuryOutflows adds the transfers of (from, to] from the treasury
 // module accounts to accounts outside them to perp_treasury_outflows_daily,
-// by destination: trading_rewards from rewards_treasury, validators to the
-// operator account of a validator (staking_events), other otherwise.
-func treasuryOutflows(ctx context.Context, tx bun.Tx, chainID, prefix string, from, to int64) (int64, error) {
+// by destination: trading_rewards from rewards_treasury, grants to a
+// configured grant recipient, validators to the operator account of a
+// validator that existed then (staking_events), other otherwise.
+func treasuryOutflows(ctx context.Context, tx bun.Tx, chainID, prefix string, grants []string, from, to int64) (int64, error) {
 	modules := make([]string, 0, len(TreasuryModules))
 	for _, m := range TreasuryModules {
 		a, err := cosmos.ModuleAddress(prefix, m)
@@ -190,6 +191,7 @@ func treasuryOutflows(ctx context.Context, tx bun.Tx, chainID, prefix string, fr
 	res, err := tx.NewRaw(`INSERT INTO perp_treasury_outflows_daily AS o (chain_id, day, destination, denom, amount)
 		SELECT ?0, date_trunc('day', b.time, 'UTC'),
 			CASE WHEN t.sender = ?4 THEN 'trading_rewards'
+				WHEN t.recipient = ANY(?7) THEN 'grants'
 				WHEN EXISTS (SELECT 1 FROM unnest(?5::text[], ?6::bigint[]) AS v(account, since) WHERE v.account = t.recipient AND v.since <= t.height)
 				THEN 'validators' ELSE 'other' END,
 			t.denom, sum(t.amount)
@@ -198,7 +200,8 @@ func treasuryOutflows(ctx context.Context, tx bun.Tx, chainID, prefix string, fr
 			AND t.sender = ANY(?3) AND NOT t.recipient = ANY(?3)
 		GROUP BY 2, 3, 4
 		ON CONFLICT (chain_id, day, destination, denom) DO UPDATE SET amount = o.amount + EXCLUDED.amount`,
-		chainID, from, to, pgdialect.Array(modules), rewardsTreasury, pgdialect.Array(accounts), pgdialect.Array(since)).Exec(ctx)
+		chainID, from, to, pgdialect.Array(modules), rewardsTreasury, pgdialect.Array(accounts), pgdialect.Array(since),
+		pgdialect.Array(append([]string{}, grants...))).Exec(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("perp_treasury_outflows_daily: %w", err)
 	}

@@ -62,7 +62,8 @@ const maxHeights = 100_000
 // height, so no fill is ever counted twice.
 type Trading struct {
 	ChainID string
-	Prefix  string // the chain's bech32 account prefix (module addresses)
+	Prefix  string   // the chain's bech32 account prefix (module addresses)
+	Grants  []string // accounts whose receipts from the treasury are grants (config perp.grant_recipients)
 }
 
 // Name is the job name.
@@ -149,7 +150,7 @@ func (j Trading) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, er
 		return 0, 0, err
 	}
 	rows += n
-	if n, err = treasuryOutflows(ctx, tx, j.ChainID, j.Prefix, wm, to); err != nil {
+	if n, err = treasuryOutflows(ctx, tx, j.ChainID, j.Prefix, j.Grants, wm, to); err != nil {
 		return 0, 0, err
 	}
 	rows += n

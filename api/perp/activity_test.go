@@ -282,7 +282,8 @@ func TestTradingRewards(t *testing.T) {
 			t.Fatalf("%s: %v", st.sql, err)
 		}
 	}
-	cfg := &config.Config{Chains: []config.Chain{{ID: chain, Kind: "dydx", Bech32Prefix: "dydx"}}}
+	cfg := &config.Config{Chains: []config.Chain{{ID: chain, Kind: "dydx", Bech32Prefix: "dydx"}},
+		Perp: config.Perp{GrantRecipients: []string{"C"}}}
 	apitest.RunJobs(t, db, cfg)
 	s := serve(t, db, cfg, times[3].Add(time.Hour))
 	for _, c := range []struct{ path, want string }{
@@ -296,11 +297,12 @@ func TestTradingRewards(t *testing.T) {
 		{"/users_period_rewards?unit=dollar&start_date=2026-03-01&end_date=2026-03-02", `[{"address":"B","rewards":7.5},{"address":"A","rewards":6}]`},
 		{"/users_period_rewards?start_date=2026-03-02&end_date=2026-03-02", `[{"address":"B","rewards":2.5},{"address":"A","rewards":1}]`},
 		// Treasury outflows in USD: rewards (NATIVE and 1 USDC), 4 NATIVE to
-		// the validator's account, 1 NATIVE elsewhere; the vester's move to
+		// the validator's account, 1 NATIVE to a grant recipient (C), 2 to the
+		// later validator's account before it existed; the vester's move to
 		// the treasury is not an outflow.
 		{"/business/expenses_share_by_destination?destinations=trading_rewards,validators,other,grants,total&start_date=2026-03-01&end_date=2026-03-02",
 			`[{"labels":"2026-03-01 00:00:00","trading_rewards":3,"validators":0,"other":0,"grants":0,"total":3},` +
-				`{"labels":"2026-03-02 00:00:00","trading_rewards":11.5,"validators":12,"other":9,"grants":0,"total":32.5}]`},
+				`{"labels":"2026-03-02 00:00:00","trading_rewards":11.5,"validators":12,"other":6,"grants":3,"total":32.5}]`},
 		{"/business/pnl_summary?start_date=2026-03-01&end_date=2026-03-02",
 			`[{"labels":"2026-03-01 00:00:00","revenue":0,"expenses":3,"pnl":-3},{"labels":"2026-03-02 00:00:00","revenue":0,"expenses":32.5,"pnl":-32.5}]`},
 	} {

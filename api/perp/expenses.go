@@ -70,9 +70,8 @@ func (s *Service) dailyExpenses(ctx context.Context, bs []time.Time) (map[time.T
 }
 
 // expensesShare is the generic lens series of the treasury outflows in USD
-// per day: one column per requested destination, total for all of them.
-// grants needs operator-labelled recipients, which are not configured: it
-// is 0 and those transfers count as other.
+// per day: one column per requested destination, total for all of them
+// (grants are the receipts of config perp.grant_recipients).
 func (s *Service) expensesShare(ctx context.Context, req *api.Request) (*api.Response, error) {
 	fresh, bs, err := s.window(ctx, req, "day")
 	if err != nil {

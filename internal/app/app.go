@@ -74,7 +74,7 @@ func Jobs(cfg *config.Config) []aggregator.Job {
 		prices = &campaigns.Prices{Market: m}
 	}
 	if ch, ok := aggperp.Chain(cfg); ok {
-		jobs = append(jobs, aggperp.Trading{ChainID: ch.ID, Prefix: ch.Bech32Prefix})
+		jobs = append(jobs, aggperp.Trading{ChainID: ch.ID, Prefix: ch.Bech32Prefix, Grants: cfg.Perp.GrantRecipients})
 	}
 	// Engagement: conversions per indexed chain, then website events, rule
 	// audiences and the per-campaign report (which reads the conversions).
