@@ -158,6 +158,3 @@ func pgArray(ids []int64) any { return pgdialect.Array(ids) }
 
 // pgTimes passes times as a Postgres array parameter.
 func pgTimes(ts []time.Time) any { return pgdialect.Array(ts) }
-
-// errNoPrice marks answers that need a price or state not indexed yet.
-var errNoPrice = problem.ErrNotIndexed

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chainlens/chainlens/api"
+	"github.com/chainlens/chainlens/api/problem"
 )
 
 // Operation ids of the staking endpoints.
@@ -207,7 +208,7 @@ func (s *Service) stakingAPR(ctx context.Context, req *api.Request) (*api.Respon
 		value = apr(rewards, new(big.Rat).Mul(now.bonded, now.price), covered)
 	}
 	if value == nil {
-		return nil, fmt.Errorf("the staking APR needs the native token's price and bonded tokens, not known yet: %w", errNoPrice)
+		return nil, fmt.Errorf("the staking APR needs the native token's price and bonded tokens, not known yet: %w", problem.ErrNotIndexed)
 	}
 	out := map[string]any{"staking_apr": number(value, 6)}
 	if req.Params.String("mode") == "debug" {
