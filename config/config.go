@@ -142,6 +142,17 @@ type Chain struct {
 	StakingDenom string `yaml:"staking_denom"`
 	// Tokens are the ERC-20 contracts indexed on an EVM chain.
 	Tokens []Token `yaml:"tokens"`
+	// EVMChainID is the node's eth_chainId, checked at start; default the
+	// number that ends ID ("base-8453" → 8453). Set it when a chain stands
+	// in for another (a devnet serving as ethereum-1).
+	EVMChainID uint64 `yaml:"evm_chain_id"`
+	// CCTP names the chain's Circle CCTP v1 contracts (bridge flows).
+	CCTP *CCTP `yaml:"cctp"`
+	// AddressLabels gives counterparty addresses of an EVM chain a category
+	// (dex, cex, bridge, lending, other): the stablecoin category endpoints,
+	// and bridge flows through bridge-labelled addresses. Unlabelled
+	// addresses are "other"; the zero address is "mint_burn".
+	AddressLabels map[string]string `yaml:"address_labels"`
 	// Assets is metadata of the chain's denoms.
 	Assets []Asset `yaml:"assets"`
 }
@@ -158,6 +169,13 @@ type Token struct {
 	Symbol   string `yaml:"symbol"`
 	Name     string `yaml:"name"`
 	Decimals int    `yaml:"decimals"`
+	// PriceUSD values one display unit in USD (a decimal string); default
+	// "1", the peg of a USD stablecoin. Changing it revalues the history
+	// the next time the stablecoin job runs.
+	PriceUSD string `yaml:"price_usd"`
+	// Owner is the TetherToken-style owner that Issue credits and Redeem
+	// debits; unset, it is read with eth_call owner() at each such log.
+	Owner string `yaml:"owner"`
 }
 
 // Asset is the metadata of one denom.

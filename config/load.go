@@ -187,6 +187,9 @@ func (c *Config) applyDefaults() {
 		if ch.Kind == "evm" && ch.Confirmations == 0 {
 			ch.Confirmations = 2
 		}
+		if ch.Kind == "evm" {
+			ch.normalizeEVM()
+		}
 	}
 }
 

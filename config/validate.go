@@ -152,24 +152,7 @@ func (ch *Chain) validate(key string, seen map[string]bool) []*FieldError {
 		bad(".new_block_hint", "is for CometBFT chains (an evm chain is read by block ranges)")
 	}
 	if ch.Kind == "evm" {
-		if len(ch.Tokens) == 0 {
-			bad(".tokens", "an evm chain needs at least one token contract")
-		}
-		for j, t := range ch.Tokens {
-			tk := ".tokens[" + strconv.Itoa(j) + "]"
-			if !evmAddress.MatchString(t.Address) {
-				bad(tk+".address", "%q is not a 0x-prefixed 20-byte address", t.Address)
-			}
-			if t.Symbol == "" {
-				bad(tk+".symbol", "is required")
-			}
-			if t.Decimals < 0 || t.Decimals > 36 {
-				bad(tk+".decimals", "must be between 0 and 36")
-			}
-		}
-		if ch.Confirmations < 0 {
-			bad(".confirmations", "must be 0 or more")
-		}
+		ch.validateEVM(bad)
 	} else {
 		if ch.Bech32Prefix == "" {
 			ch.Bech32Prefix = defaultPrefix[ch.Kind]
@@ -179,6 +162,9 @@ func (ch *Chain) validate(key string, seen map[string]bool) []*FieldError {
 		}
 		if len(ch.Tokens) > 0 {
 			bad(".tokens", "only evm chains have token contracts")
+		}
+		if ch.CCTP != nil || len(ch.AddressLabels) > 0 || ch.EVMChainID != 0 {
+			bad("", "cctp, address_labels and evm_chain_id are for evm chains")
 		}
 	}
 	for j, a := range ch.Assets {

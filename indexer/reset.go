@@ -22,7 +22,7 @@ func ResetChain(ctx context.Context, db *bun.DB, chainID string, domain []chains
 			tables = append(tables, t.Name)
 		}
 		var optional []string // tables of other migrations that may hold the chain
-		if err := tx.NewRaw(`SELECT relname FROM pg_class WHERE relname IN ('state_snapshots', 'evm_blocks', 'erc20_transfers') AND relkind IN ('r', 'p')`).Scan(ctx, &optional); err != nil {
+		if err := tx.NewRaw(`SELECT relname FROM pg_class WHERE relname IN ('state_snapshots', 'evm_blocks', 'erc20_transfers', 'evm_bridge_transfers') AND relkind IN ('r', 'p')`).Scan(ctx, &optional); err != nil {
 			return err
 		}
 		for _, t := range append(tables, optional...) {

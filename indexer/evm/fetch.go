@@ -51,6 +51,7 @@ type rangeData struct {
 	from, to int64
 	headers  []*header // index: height - from
 	moves    []chainevm.Movement
+	flows    []chainevm.BridgeFlow
 	failed   map[int64]error
 }
 
@@ -101,7 +102,7 @@ func (x *Indexer) fetchRange(ctx context.Context, from, to int64) (*rangeData, e
 	if last, ok := a.lastHash(); ok && b.headers[0] != nil && b.headers[0].ParentHash != last {
 		return nil, fmt.Errorf("%w: the chain changed while blocks %d..%d were read", errNode, from, to)
 	}
-	out := &rangeData{from: from, to: to, headers: append(a.headers, b.headers...), moves: append(a.moves, b.moves...), failed: a.failed}
+	out := &rangeData{from: from, to: to, headers: append(a.headers, b.headers...), moves: append(a.moves, b.moves...), flows: append(a.flows, b.flows...), failed: a.failed}
 	if out.failed == nil {
 		out.failed = map[int64]error{}
 	}
@@ -138,11 +139,15 @@ func (x *Indexer) fetchOnce(ctx context.Context, from, to int64) (*rangeData, er
 		return d, fmt.Errorf("%w: block %d changed from %s to %s while its range was read", errNode, to, hs[len(hs)-1].Hash.Hex(), again[0].Hash.Hex())
 	}
 	owners := map[[2]common.Hash]string{}
+	var bridgeLogs []types.Log
 	for i := range logs {
 		l := &logs[i]
 		h := int64(l.BlockNumber)
 		if h < from || h > to || l.BlockHash != hs[h-from].Hash {
 			return d, fmt.Errorf("%w: log %d of tx %s is in block %d (%s), not in the range's chain", errNode, l.Index, l.TxHash.Hex(), h, l.BlockHash.Hex())
+		}
+		if x.cctp != nil && (l.Address == x.cctp.TokenMessenger || l.Address == x.cctp.MessageTransmitter) {
+			bridgeLogs = append(bridgeLogs, *l)
 		}
 		if !x.isTok[l.Address] {
 			continue
@@ -160,6 +165,9 @@ func (x *Indexer) fetchOnce(ctx context.Context, from, to int64) (*rangeData, er
 			m.SetOwner(owner)
 		}
 		d.moves = append(d.moves, m)
+	}
+	if x.cctp != nil {
+		d.flows = x.cctp.DecodeCCTP(bridgeLogs)
 	}
 	return d, nil
 }
@@ -259,6 +267,9 @@ func (x *Indexer) grow(n int64) {
 
 // owner returns the token's owner() at the block, cached per range.
 func (x *Indexer) owner(ctx context.Context, token common.Address, block common.Hash, cache map[[2]common.Hash]string) (string, error) {
+	if o, ok := x.owners[token]; ok {
+		return o, nil
+	}
 	key := [2]common.Hash{common.BytesToHash(token.Bytes()), block}
 	if o, ok := cache[key]; ok {
 		return o, nil

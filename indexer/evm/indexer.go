@@ -24,7 +24,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math/big"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -58,6 +57,10 @@ type Indexer struct {
 	tokens []common.Address
 	isTok  map[common.Address]bool
 	topics [][]common.Hash
+	// owners are the configured owners of TetherToken-style tokens.
+	owners map[common.Address]string
+	// cctp is the chain's CCTP deployment, if configured.
+	cctp *chainevm.CCTP
 
 	// Retry is the backoff of a failing RPC call.
 	Retry Retry
@@ -106,12 +109,22 @@ func New(cfg config.Chain, db *bun.DB, client *ethclient.Client, log *slog.Logge
 		maxSpan:     int64(max(cfg.BatchSize, 1)),
 		partitions:  map[int64]bool{},
 	}
+	x.owners = map[common.Address]string{}
 	for _, t := range cfg.Tokens {
 		a := common.HexToAddress(t.Address)
 		if !x.isTok[a] {
 			x.isTok[a] = true
 			x.tokens = append(x.tokens, a)
 		}
+		if t.Owner != "" {
+			x.owners[a] = strings.ToLower(t.Owner)
+		}
+	}
+	if c := cfg.CCTP; c != nil {
+		x.cctp = &chainevm.CCTP{TokenMessenger: common.HexToAddress(c.TokenMessenger), MessageTransmitter: common.HexToAddress(c.MessageTransmitter)}
+		// One eth_getLogs reads the tokens and the bridge contracts.
+		x.tokens = append(x.tokens, x.cctp.TokenMessenger, x.cctp.MessageTransmitter)
+		x.topics = [][]common.Hash{append(chainevm.Topics(), chainevm.CCTPTopics()...)}
 	}
 	x.span.Store(x.maxSpan)
 	return x
@@ -267,12 +280,12 @@ func nodeFailure(err error) bool {
 	return errors.Is(err, errNode) || errors.Is(err, errPermanent)
 }
 
-// checkChainID compares eth_chainId with the EIP-155 id that ends the
-// configured chain id ("ethereum-1", "base-8453"), when it ends in one.
+// checkChainID compares eth_chainId with the configured evm_chain_id, or
+// the EIP-155 id that ends the configured chain id ("ethereum-1",
+// "base-8453") when it ends in one.
 func (x *Indexer) checkChainID(ctx context.Context) error {
-	i := strings.LastIndexByte(x.cfg.ID, '-')
-	want, perr := strconv.ParseUint(x.cfg.ID[i+1:], 10, 64)
-	if i < 0 || perr != nil {
+	want, ok := x.cfg.EVMChainNumber()
+	if !ok {
 		return nil
 	}
 	var got *big.Int

@@ -16,7 +16,8 @@ import (
 var (
 	blockColumns    = []string{"chain_id", "height", "hash", "parent_hash", "time"}
 	transferColumns = []string{"chain_id", "height", "tx_hash", "log_index", "token", "sender", "recipient", "amount", "kind"}
-	tableNames      = []string{"evm_blocks", "erc20_transfers"}
+	bridgeColumns   = []string{"chain_id", "height", "tx_hash", "log_index", "protocol", "direction", "remote_domain", "token", "account", "amount"}
+	tableNames      = []string{"evm_blocks", "erc20_transfers", "evm_bridge_transfers"}
 )
 
 // errCheckpointMoved means another process moved the checkpoint.
@@ -63,6 +64,10 @@ func (x *Indexer) commit(ctx context.Context, d *rangeData, advance bool, tip in
 	for _, m := range d.moves {
 		moves = append(moves, []any{x.cfg.ID, m.Height, m.TxHash, m.LogIndex, m.Token, m.From, m.To, m.Amount, m.Kind})
 	}
+	var flows [][]any
+	for _, f := range d.flows {
+		flows = append(flows, []any{x.cfg.ID, f.Height, f.TxHash, f.LogIndex, "cctp", f.Direction, f.Domain, f.Token, f.Account, f.Amount})
+	}
 	if err := x.ensurePartitions(ctx, d.from, d.to); err != nil {
 		return err
 	}
@@ -84,7 +89,8 @@ func (x *Indexer) commit(ctx context.Context, d *rangeData, advance bool, tip in
 		name string
 		cols []string
 		rows [][]any
-	}{{"evm_blocks", blockColumns, blocks}, {"erc20_transfers", transferColumns, moves}} {
+	}{{"evm_blocks", blockColumns, blocks}, {"erc20_transfers", transferColumns, moves},
+		{"evm_bridge_transfers", bridgeColumns, flows}} {
 		if _, err := conn.ExecContext(ctx, "DELETE FROM "+t.name+" WHERE chain_id = ? AND height BETWEEN ? AND ?", x.cfg.ID, d.from, d.to); err != nil {
 			return fmt.Errorf("commit %d..%d: clear %s: %w", d.from, d.to, t.name, err)
 		}
@@ -214,7 +220,7 @@ func (x *Indexer) findAncestor(ctx context.Context, hi int64) (int64, error) {
 // from next to ancestor+1, in one transaction.
 func (x *Indexer) rewind(ctx context.Context, ancestor, next int64) error {
 	return x.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		for _, t := range []string{"erc20_transfers", "evm_blocks", "dead_letters"} {
+		for _, t := range []string{"erc20_transfers", "evm_bridge_transfers", "evm_blocks", "dead_letters"} {
 			if _, err := tx.ExecContext(ctx, "DELETE FROM "+t+" WHERE chain_id = ? AND height > ?", x.cfg.ID, ancestor); err != nil {
 				return fmt.Errorf("rewind to %d: clear %s: %w", ancestor, t, err)
 			}

@@ -1,0 +1,1 @@
+DROP TABLE IF EXISTS evm_bridge_transfers;
