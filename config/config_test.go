@@ -172,7 +172,7 @@ func TestShippedConfigsLoad(t *testing.T) {
 		file   string
 		chains []string
 	}{
-		{"local.yaml", []string{"localosmosis", "localdydxprotocol", "localneutron", "localxion", "localcosmos", "chainlens-devnet"}},
+		{"local.yaml", []string{"localosmosis", "localdydxprotocol", "localneutron", "localxion", "localcosmos", "binance-smart-chain-56", "chainlens-devnet"}},
 		{"mainnet.yaml", []string{"osmosis-1", "dydx-mainnet-1", "neutron-1", "cosmoshub-4", "xion-mainnet-1", "noble-1"}},
 	}
 	for _, c := range cases {
@@ -183,7 +183,7 @@ func TestShippedConfigsLoad(t *testing.T) {
 		var ids []string
 		for _, ch := range cfg.Chains {
 			ids = append(ids, ch.ID)
-			if len(ch.RPC) == 0 || ch.Bech32Prefix == "" {
+			if len(ch.RPC) == 0 || (ch.Bech32Prefix == "" && ch.Kind != "evm") {
 				t.Errorf("%s: chain %s lacks rpc or prefix", c.file, ch.ID)
 			}
 		}

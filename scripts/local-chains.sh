@@ -15,6 +15,10 @@ start_replay dydx 26658
 start_replay neutron 26659
 start_replay xion 26660
 start_replay cosmoshub 26661
+# The recorded EVM devnet: blocks from 250 on are revealed one per second,
+# with block times moved so that block 250 is now.
+"$BIN" replay-node --data testdata/evm/recorded --listen 127.0.0.1:8545 --block-time 1s --start-height 250 --rebase-time 2>>.data/replay-evm.log &
+pids+=($!)
 # A live in-process cosmos-sdk chain with steady traffic. It starts from
 # genesis every time, so what was indexed of the previous one is dropped.
 "$BIN" index --config "$CONFIG" --reset --chain chainlens-devnet >&2

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/chainlens/chainlens/aggregator"
 	"github.com/chainlens/chainlens/devchain/devnet"
+	"github.com/chainlens/chainlens/devchain/evmreplay"
 	"github.com/chainlens/chainlens/devchain/replaynode"
 	"github.com/chainlens/chainlens/indexer"
 	"github.com/chainlens/chainlens/internal/app"
@@ -255,12 +257,15 @@ func newReplayNodeCmd() *cobra.Command {
 		dir, listen string
 		blockTime   time.Duration
 		startHeight int64
+		rebase      bool
 	)
 	cmd := &cobra.Command{
 		Use:   "replay-node",
-		Short: "Serve recorded real chain data as a CometBFT JSON-RPC node",
+		Short: "Serve recorded real chain data as a CometBFT or Ethereum JSON-RPC node",
 		Long: "Serves a localnet recording (blocks.jsonl.gz, block_results.jsonl.gz, status.json, ...) as a CometBFT-compatible\n" +
-			"JSON-RPC server. With --block-time it reveals one height per block time from --start-height, so the chain looks live.",
+			"JSON-RPC server, or an EVM recording (chain.json, blocks.jsonl.gz, logs.jsonl.gz) as an Ethereum JSON-RPC server.\n" +
+			"With --block-time it reveals one height per block time from --start-height, so the chain looks live; --rebase-time\n" +
+			"(EVM only) moves every block time so that the start height is now.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if dir == "" {
@@ -268,6 +273,12 @@ func newReplayNodeCmd() *cobra.Command {
 			}
 			if blockTime < 0 || startHeight < 0 {
 				return fmt.Errorf("--block-time and --start-height must not be negative")
+			}
+			if _, err := os.Stat(filepath.Join(dir, "chain.json")); err == nil {
+				return serveEVMReplay(cmd.Context(), dir, listen, evmreplay.Options{StartHeight: startHeight, BlockTime: blockTime, Rebase: rebase})
+			}
+			if rebase {
+				return fmt.Errorf("--rebase-time is for EVM recordings (a folder with chain.json)")
 			}
 			rec, err := replaynode.Load(dir)
 			if err != nil {
@@ -300,5 +311,33 @@ func newReplayNodeCmd() *cobra.Command {
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:26657", "listen address (loopback)")
 	cmd.Flags().DurationVar(&blockTime, "block-time", 0, "reveal one height per this duration (0: all heights at once)")
 	cmd.Flags().Int64Var(&startHeight, "start-height", 0, "height revealed at start when --block-time is set")
+	cmd.Flags().BoolVar(&rebase, "rebase-time", false, "EVM: move block times so the start height is now")
 	return cmd
+}
+
+// serveEVMReplay serves an EVM recording until ctx ends.
+func serveEVMReplay(ctx context.Context, dir, listen string, opt evmreplay.Options) error {
+	rec, err := evmreplay.Load(dir)
+	if err != nil {
+		return err
+	}
+	node := evmreplay.New(rec, opt)
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return fmt.Errorf("--listen: %w", err)
+	}
+	srv := &http.Server{Handler: node.Handler(), ReadHeaderTimeout: 5 * time.Second}
+	slog.New(slog.NewTextHandler(os.Stderr, nil)).Info("evm replay node serving", "blocks", fmt.Sprintf("0..%d", rec.LastHeight()),
+		"head", node.Head(), "addr", "http://"+ln.Addr().String(), "block_time", opt.BlockTime, "rebase", opt.Rebase)
+	go func() { _ = node.Run(ctx) }()
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+	}()
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
 }

@@ -14,9 +14,11 @@ import (
 	aggdex "github.com/chainlens/chainlens/aggregator/dex"
 	"github.com/chainlens/chainlens/aggregator/ibc"
 	aggperp "github.com/chainlens/chainlens/aggregator/perp"
+	aggsc "github.com/chainlens/chainlens/aggregator/stablecoins"
 	"github.com/chainlens/chainlens/api"
 	apidex "github.com/chainlens/chainlens/api/dex"
 	apiperp "github.com/chainlens/chainlens/api/perp"
+	apisc "github.com/chainlens/chainlens/api/stablecoins"
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/engagement"
 )
@@ -50,6 +52,9 @@ func HandlersWith(cfg *config.Config, db *bun.DB, deps Deps) api.Handlers {
 	for id, fn := range apiperp.New(cfg, db).Handlers() {
 		h.JSON[id] = fn
 	}
+	for id, fn := range apisc.New(cfg, db).Handlers() {
+		h.JSON[id] = fn
+	}
 	engagement.NewService(db, engagement.RecorderOptions{Log: deps.Log, Registerer: deps.Registry}).Register(h)
 	chains := map[string]bool{}
 	for _, ch := range cfg.Chains {
@@ -75,6 +80,9 @@ func Jobs(cfg *config.Config) []aggregator.Job {
 	}
 	if ch, ok := aggperp.Chain(cfg); ok {
 		jobs = append(jobs, aggperp.Trading{ChainID: ch.ID, Prefix: ch.Bech32Prefix, Grants: cfg.Perp.GrantRecipients})
+	}
+	for _, j := range aggsc.Jobs(cfg) {
+		jobs = append(jobs, j)
 	}
 	// Engagement: conversions per indexed chain, then website events, rule
 	// audiences and the per-campaign report (which reads the conversions).

@@ -15,9 +15,10 @@ import (
 )
 
 // ChainID is the id the recorded devnet (EVM chain 1337) is indexed under:
-// it stands in for Ethereum, the only way its rows can be selected by the
-// stablecoin group's chain_id values.
-const ChainID = "ethereum-1"
+// it stands in for BNB Smart Chain, so its rows can be selected by the
+// stablecoin group's chain_id values; its CCTP flows go to and come from
+// the other supported chains (domains 0, 1, 2, 3, 6, 7), never BNB's own.
+const ChainID = "binance-smart-chain-56"
 
 // LastHeight is the recording's last block.
 const LastHeight = 311

@@ -1,0 +1,414 @@
+// Package stablecoins serves the stablecoin group from the report tables
+// of the stablecoins:<chain> jobs (aggregator/stablecoins), one per
+// configured EVM chain, which read the token movements and bridge flows of
+// the EVM indexer (chains/evm).
+package stablecoins
+
+import (
+	"context"
+	"encoding/json"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+
+	aggsc "github.com/chainlens/chainlens/aggregator/stablecoins"
+	"github.com/chainlens/chainlens/api"
+	"github.com/chainlens/chainlens/api/problem"
+	"github.com/chainlens/chainlens/api/route"
+	"github.com/chainlens/chainlens/config"
+)
+
+// Operation ids served here.
+const (
+	OpVolumePerToken   = "GET /stablecoins/volume-per-token"
+	OpIssuing          = "GET /stablecoins/issuing/over-time"
+	OpActiveSenders    = "GET /stablecoins/active-senders/over-time"
+	OpVolumeByCategory = "GET /stablecoins/volume-by-category/over-time"
+	OpWhaleAlerts      = "GET /stablecoins/whale-alerts"
+	OpBridgeInflow     = "GET /stablecoins/bridge/total-inflow"
+	OpBridgeOutflow    = "GET /stablecoins/bridge/total-outflow"
+	OpBridgeNetflow    = "GET /stablecoins/bridge/total-netflow"
+	OpCrossChain       = "GET /stablecoins/bridge/cross-chain-volume"
+	OpNetflowOverTime  = "GET /stablecoins/bridge/netflow-over-time"
+	OpCategoryInflow   = "GET /stablecoins/category/total-inflow"
+	OpCategoryOutflow  = "GET /stablecoins/category/total-outflow"
+	OpCategoryNetflow  = "GET /stablecoins/category/total-netflow"
+)
+
+// token is a configured token of one chain.
+type token struct {
+	chain, address, symbol, name string
+}
+
+// Service answers the stablecoin endpoints.
+type Service struct {
+	db     *bun.DB
+	chains []string // configured EVM chains, in config order
+	tokens []token
+	// cctpChains report their own CCTP flows (a flow to one of them is
+	// counted from the source's record only).
+	cctpChains []string
+}
+
+// New returns the service of every configured EVM chain.
+func New(cfg *config.Config, db *bun.DB) *Service {
+	s := &Service{db: db}
+	for _, ch := range cfg.Chains {
+		if ch.Kind != "evm" {
+			continue
+		}
+		s.chains = append(s.chains, ch.ID)
+		if ch.CCTP != nil {
+			s.cctpChains = append(s.cctpChains, ch.ID)
+		}
+		for _, t := range ch.Tokens {
+			name := t.Name
+			if name == "" {
+				name = t.Symbol
+			}
+			s.tokens = append(s.tokens, token{ch.ID, strings.ToLower(t.Address), t.Symbol, name})
+		}
+	}
+	return s
+}
+
+// Handlers binds the operations to the service.
+func (s *Service) Handlers() map[string]api.Handler {
+	return map[string]api.Handler{
+		OpVolumePerToken:   s.volumePerToken,
+		OpIssuing:          s.issuing,
+		OpActiveSenders:    s.activeSenders,
+		OpVolumeByCategory: s.volumeByCategory,
+		OpWhaleAlerts:      s.whaleAlerts,
+		OpBridgeInflow:     s.bridgeTotal(inflow),
+		OpBridgeOutflow:    s.bridgeTotal(outflow),
+		OpBridgeNetflow:    s.bridgeTotal(netflow),
+		OpCrossChain:       s.crossChain,
+		OpNetflowOverTime:  s.netflowOverTime,
+		OpCategoryInflow:   s.categoryTotal(inflow),
+		OpCategoryOutflow:  s.categoryTotal(outflow),
+		OpCategoryNetflow:  s.categoryTotal(netflow),
+	}
+}
+
+// Supported are the chain_id values of the group (route.scChains).
+func Supported() []string {
+	for _, op := range route.Table() {
+		if op.ID() == OpBridgeInflow {
+			for _, p := range op.Params {
+				if p.Name == "chain_ids" {
+					return p.Enum
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// query is what every windowed request selects.
+type query struct {
+	chains  []string  // chains read (the chain_id filter, else all configured)
+	tokens  []token   // the selected chains' tokens (the token_symbol filter, else all)
+	from    time.Time // window start, inclusive (a whole minute)
+	to      time.Time // window end (now)
+	bucket  string    // time_agg as a Postgres interval, over-time endpoints
+	fresh   api.Freshness
+	byAddr  map[string]token
+	allSelf []string // every configured chain (bridge dedupe)
+}
+
+var ranges = map[string]time.Duration{"10m": 10 * time.Minute, "30m": 30 * time.Minute, "1h": time.Hour,
+	"3h": 3 * time.Hour, "6h": 6 * time.Hour, "24h": 24 * time.Hour}
+
+var buckets = map[string]string{"1m": "1 minute", "2m": "2 minutes", "5m": "5 minutes", "10m": "10 minutes",
+	"30m": "30 minutes", "1h": "1 hour"}
+
+// begin resolves the common parameters and the freshness of the chains
+// read: 503 when no EVM chain (or not the requested one) is indexed, or
+// when none has reached the window yet. The chain_id filter selects the
+// chain read unless otherSide (bridge endpoints: it filters the other
+// side of each flow, so every chain is read).
+func (s *Service) begin(ctx context.Context, req *api.Request, otherSide bool) (*query, error) {
+	q := &query{byAddr: map[string]token{}, allSelf: s.chains, to: req.Now.UTC()}
+	if len(s.chains) == 0 {
+		return nil, fmt.Errorf("no chain of kind evm is configured: %w", problem.ErrNotIndexed)
+	}
+	q.chains = s.chains
+	if c := req.Params.String("chain_id"); c != "" && !otherSide {
+		if !slices.Contains(s.chains, c) {
+			return nil, fmt.Errorf("chain %s is not indexed here: %w", c, problem.ErrNotIndexed)
+		}
+		q.chains = []string{c}
+	}
+	sym := req.Params.String("token_symbol")
+	for _, t := range s.tokens {
+		if slices.Contains(q.chains, t.chain) && (sym == "" || t.symbol == sym) {
+			q.tokens = append(q.tokens, t)
+			q.byAddr[t.chain+"/"+t.address] = t
+		}
+	}
+	if r, ok := ranges[req.Params.String("time_range")]; ok {
+		q.from = q.to.Add(-r).Truncate(time.Minute)
+		if q.from.Before(q.to.Add(-r)) {
+			q.from = q.from.Add(time.Minute) // buckets whose start is in the window
+		}
+	}
+	q.bucket = buckets[req.Params.String("time_agg")]
+	latest := time.Time{}
+	for _, c := range q.chains {
+		var st struct {
+			Height int64     `bun:"height"`
+			Time   time.Time `bun:"time"`
+		}
+		err := s.db.NewRaw(`SELECT b.height, b.time FROM aggregator_jobs j
+			JOIN stablecoin_report_state r ON r.chain_id = ? AND r.height = j.watermark
+			JOIN evm_blocks b ON b.chain_id = r.chain_id AND b.height = r.height
+			WHERE j.name = ?`, c, aggsc.JobPrefix+c).Scan(ctx, &st)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("chain %s: the %s job has not aggregated a block yet: %w", c, aggsc.JobPrefix+c, problem.ErrNotIndexed)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("freshness of %s: %w", c, err)
+		}
+		q.fresh.Chains = append(q.fresh.Chains, api.ChainHeight{ChainID: c, Height: st.Height, Time: st.Time.UTC()})
+		if st.Time.After(latest) {
+			latest = st.Time
+		}
+	}
+	if !q.from.IsZero() && latest.Before(q.from) {
+		return nil, fmt.Errorf("the window starts at %s, after the last aggregated block (%s): %w",
+			q.from.Format(time.RFC3339), latest.UTC().Format(time.RFC3339), problem.ErrNotIndexed)
+	}
+	return q, nil
+}
+
+// tok returns the configured token of a chain and address.
+func (q *query) tok(chain, address string) token {
+	if t, ok := q.byAddr[chain+"/"+address]; ok {
+		return t
+	}
+	return token{chain: chain, address: address, symbol: address, name: address}
+}
+
+// tk is the SQL of a CTE "tk(chain_id, token, symbol, name)" of the
+// selected tokens, and its arguments.
+func (q *query) tk() (string, []any) {
+	var c, a, sy, n []string
+	for _, t := range q.tokens {
+		c, a, sy, n = append(c, t.chain), append(a, t.address), append(sy, t.symbol), append(n, t.name)
+	}
+	return `tk AS (SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[]) AS t(chain_id, token, symbol, name))`,
+		[]any{pgdialect.Array(c), pgdialect.Array(a), pgdialect.Array(sy), pgdialect.Array(n)}
+}
+
+// label renders a bucket start.
+func label(t time.Time) string { return t.UTC().Format(time.DateTime) }
+
+// bucketExpr is the SQL of a row's bucket: time_agg buckets aligned to
+// whole UTC minutes since the epoch (so 1h buckets start on the hour).
+const bucketExpr = `date_bin(?::interval, minute, timestamptz '1970-01-01 00:00:00+00')`
+
+// volumePerToken is the transfer volume per token symbol, descending.
+func (s *Service) volumePerToken(ctx context.Context, req *api.Request) (*api.Response, error) {
+	q, err := s.begin(ctx, req, false)
+	if err != nil {
+		return nil, err
+	}
+	cte, args := q.tk()
+	var rows []struct {
+		Name   string `bun:"name"`
+		Symbol string `bun:"symbol"`
+		Volume string `bun:"volume"`
+	}
+	if err := s.db.NewRaw(`WITH `+cte+`
+		SELECT min(tk.name) AS name, tk.symbol, sum(m.volume_usd)::text AS volume
+		FROM stablecoin_minute m JOIN tk USING (chain_id, token)
+		WHERE m.minute >= ? AND m.minute <= ? GROUP BY tk.symbol HAVING sum(m.transfers) > 0
+		ORDER BY sum(m.volume_usd) DESC, tk.symbol`,
+		append(args, q.from, q.to)...).Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("volume per token: %w", err)
+	}
+	type out struct {
+		TokenName   string      `json:"token_name"`
+		TokenSymbol string      `json:"token_symbol"`
+		TotalAmount json.Number `json:"total_amount"`
+	}
+	body := make([]out, 0, len(rows))
+	for _, r := range rows {
+		body = append(body, out{r.Name, r.Symbol, api.Number(r.Volume)})
+	}
+	return &api.Response{Body: body, Freshness: q.fresh}, nil
+}
+
+// issuing is minted and burned USD per bucket and token symbol.
+func (s *Service) issuing(ctx context.Context, req *api.Request) (*api.Response, error) {
+	q, err := s.begin(ctx, req, false)
+	if err != nil {
+		return nil, err
+	}
+	cte, args := q.tk()
+	var rows []struct {
+		Bucket time.Time `bun:"bucket"`
+		Name   string    `bun:"name"`
+		Symbol string    `bun:"symbol"`
+		Minted string    `bun:"minted"`
+		Burned string    `bun:"burned"`
+	}
+	if err := s.db.NewRaw(`WITH `+cte+`
+		SELECT `+bucketExpr+` AS bucket, min(tk.name) AS name, tk.symbol,
+			sum(m.minted_usd)::text AS minted, sum(m.burned_usd)::text AS burned
+		FROM stablecoin_minute m JOIN tk USING (chain_id, token)
+		WHERE m.minute >= ? AND m.minute <= ?
+		GROUP BY 1, tk.symbol HAVING sum(m.minted_usd) > 0 OR sum(m.burned_usd) > 0 ORDER BY 1, tk.symbol`,
+		append(append(args, q.bucket), q.from, q.to)...).Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("issuing: %w", err)
+	}
+	type out struct {
+		Labels      string      `json:"labels"`
+		TokenName   string      `json:"token_name"`
+		TokenSymbol string      `json:"token_symbol"`
+		Minted      json.Number `json:"minted"`
+		Burned      json.Number `json:"burned"`
+	}
+	body := make([]out, 0, len(rows))
+	for _, r := range rows {
+		body = append(body, out{label(r.Bucket), r.Name, r.Symbol, api.Number(r.Minted), api.Number(r.Burned)})
+	}
+	return &api.Response{Body: body, Freshness: q.fresh}, nil
+}
+
+// activeSenders is the distinct senders per bucket and token contract.
+func (s *Service) activeSenders(ctx context.Context, req *api.Request) (*api.Response, error) {
+	q, err := s.begin(ctx, req, false)
+	if err != nil {
+		return nil, err
+	}
+	cte, args := q.tk()
+	var rows []struct {
+		Bucket  time.Time `bun:"bucket"`
+		Chain   string    `bun:"chain_id"`
+		Token   string    `bun:"token"`
+		Senders int64     `bun:"senders"`
+	}
+	if err := s.db.NewRaw(`WITH `+cte+`
+		SELECT `+bucketExpr+` AS bucket, m.chain_id, m.token, count(DISTINCT m.sender) AS senders
+		FROM stablecoin_senders_minute m JOIN tk USING (chain_id, token)
+		WHERE m.minute >= ? AND m.minute <= ?
+		GROUP BY 1, 2, 3 ORDER BY 1, 4 DESC, 2, 3`,
+		append(append(args, q.bucket), q.from, q.to)...).Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("active senders: %w", err)
+	}
+	type entry struct {
+		ActiveSenders int64  `json:"active_senders"`
+		TokenName     string `json:"token_name"`
+		TokenSymbol   string `json:"token_symbol"`
+		TokenDenom    string `json:"token_denom"`
+	}
+	type out struct {
+		Labels        string  `json:"labels"`
+		ActiveSenders []entry `json:"active_senders"`
+	}
+	body := []out{}
+	for _, r := range rows {
+		l := label(r.Bucket)
+		if len(body) == 0 || body[len(body)-1].Labels != l {
+			body = append(body, out{Labels: l})
+		}
+		t := q.tok(r.Chain, r.Token)
+		b := &body[len(body)-1]
+		b.ActiveSenders = append(b.ActiveSenders, entry{r.Senders, t.name, t.symbol, t.address})
+	}
+	return &api.Response{Body: body, Freshness: q.fresh}, nil
+}
+
+// categories are the category values, in the order of the interface.
+var categories = []string{"dex", "cex", "bridge", "lending", "mint_burn", "other"}
+
+// volumeByCategory is the volume attributed to each category per bucket.
+func (s *Service) volumeByCategory(ctx context.Context, req *api.Request) (*api.Response, error) {
+	q, err := s.begin(ctx, req, false)
+	if err != nil {
+		return nil, err
+	}
+	var rows []struct {
+		Bucket   time.Time `bun:"bucket"`
+		Category string    `bun:"category"`
+		Volume   string    `bun:"volume"`
+	}
+	cte, args := q.tk()
+	if err := s.db.NewRaw(`WITH `+cte+`
+		SELECT `+bucketExpr+` AS bucket, m.category, sum(m.volume_usd)::text AS volume
+		FROM stablecoin_category_minute m JOIN tk USING (chain_id, token)
+		WHERE m.minute >= ? AND m.minute <= ?
+		GROUP BY 1, 2 HAVING sum(m.volume_usd) > 0 ORDER BY 1, sum(m.volume_usd) DESC, 2`,
+		append(append(args, q.bucket), q.from, q.to)...).Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("volume by category: %w", err)
+	}
+	type entry struct {
+		Category    string      `json:"category"`
+		TotalVolume json.Number `json:"total_volume"`
+	}
+	type out struct {
+		Labels           string  `json:"labels"`
+		VolumeByCategory []entry `json:"volume_by_category"`
+	}
+	body := []out{}
+	for _, r := range rows {
+		l := label(r.Bucket)
+		if len(body) == 0 || body[len(body)-1].Labels != l {
+			body = append(body, out{Labels: l})
+		}
+		b := &body[len(body)-1]
+		b.VolumeByCategory = append(b.VolumeByCategory, entry{r.Category, api.Number(r.Volume)})
+	}
+	return &api.Response{Body: body, Freshness: q.fresh}, nil
+}
+
+// whaleAlerts is the newest movements of at least aggsc.WhaleUSD.
+func (s *Service) whaleAlerts(ctx context.Context, req *api.Request) (*api.Response, error) {
+	q, err := s.begin(ctx, req, false)
+	if err != nil {
+		return nil, err
+	}
+	var rows []struct {
+		Chain     string    `bun:"chain_id"`
+		Height    int64     `bun:"height"`
+		Time      time.Time `bun:"time"`
+		Token     string    `bun:"token"`
+		Sender    string    `bun:"sender"`
+		Recipient string    `bun:"recipient"`
+		Amount    string    `bun:"amount"`
+	}
+	cte, args := q.tk()
+	if err := s.db.NewRaw(`WITH `+cte+`
+		SELECT w.chain_id, w.height, w.time, w.token, w.sender, w.recipient, w.amount_usd::text AS amount
+		FROM stablecoin_whales w JOIN tk USING (chain_id, token)
+		ORDER BY w.time DESC, w.height DESC, w.log_index DESC LIMIT ?`,
+		append(args, req.Params.Int("limit"))...).Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("whale alerts: %w", err)
+	}
+	type out struct {
+		ChainID        string      `json:"chain_id"`
+		BlockTimestamp string      `json:"block_timestamp"`
+		BlockHeight    string      `json:"block_height"`
+		TokenDenom     string      `json:"token_denom"`
+		TokenSymbol    string      `json:"token_symbol"`
+		TokenName      string      `json:"token_name"`
+		Sender         string      `json:"sender"`
+		Receiver       string      `json:"receiver"`
+		AmountUSD      json.Number `json:"amount_usd"`
+	}
+	body := make([]out, 0, len(rows))
+	for _, r := range rows {
+		t := q.tok(r.Chain, r.Token)
+		body = append(body, out{r.Chain, label(r.Time), fmt.Sprint(r.Height), t.address, t.symbol, t.name, r.Sender, r.Recipient,
+			api.Number(r.Amount)})
+	}
+	return &api.Response{Body: body, Freshness: q.fresh}, nil
+}
