@@ -6,8 +6,8 @@ package stablecoins
 
 import (
 	"context"
-	"encoding/json"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
