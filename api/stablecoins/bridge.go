@@ -25,7 +25,7 @@ const (
 // of the selected tokens in the window, once. A flow between two chains
 // that both report their CCTP flows is seen twice (burned on one, minted
 // on the other): it counts as the source chain's outflow, and the
-// destination's record of it is dropped. A remote chain of ” is unknown.
+// destination's record of it is dropped. An empty remote chain is unknown.
 // Arguments: tk's, then the bucket interval, the window and the chains
 // whose CCTP flows are indexed.
 const flowsCTE = `raw AS (
