@@ -7,6 +7,7 @@ import (
 	"github.com/chainlens/chainlens/chains"
 	"github.com/chainlens/chainlens/chains/cosmos"
 	"github.com/chainlens/chainlens/chains/dydx"
+	"github.com/chainlens/chainlens/chains/neutron"
 	"github.com/chainlens/chainlens/chains/osmosis"
 	"github.com/chainlens/chainlens/config"
 )
@@ -21,7 +22,9 @@ func Adapter(c config.Chain) (chains.Adapter, error) {
 		return osmosis.NewAdapter(c.Bech32Prefix), nil
 	case "dydx":
 		return dydx.NewAdapter(c.Bech32Prefix), nil
-	case "neutron", "cosmoshub", "xion", "noble", "cosmos":
+	case "neutron":
+		return neutron.NewAdapter(c.Bech32Prefix), nil
+	case "cosmoshub", "xion", "noble", "cosmos":
 		return cosmos.NewAdapter(c.Kind, c.Bech32Prefix), nil
 	default:
 		return nil, fmt.Errorf("chain %s: kind %q has no CometBFT adapter", c.ID, c.Kind)

@@ -1,0 +1,1 @@
+DROP TABLE IF EXISTS neutron_dex_tick_updates;
