@@ -13,10 +13,12 @@ import (
 	"github.com/chainlens/chainlens/aggregator/campaigns"
 	aggdex "github.com/chainlens/chainlens/aggregator/dex"
 	"github.com/chainlens/chainlens/aggregator/ibc"
+	aggdex2 "github.com/chainlens/chainlens/aggregator/dex2"
 	aggperp "github.com/chainlens/chainlens/aggregator/perp"
 	aggsc "github.com/chainlens/chainlens/aggregator/stablecoins"
 	"github.com/chainlens/chainlens/api"
 	apidex "github.com/chainlens/chainlens/api/dex"
+	apidex2 "github.com/chainlens/chainlens/api/dex2"
 	apiperp "github.com/chainlens/chainlens/api/perp"
 	apisc "github.com/chainlens/chainlens/api/stablecoins"
 	"github.com/chainlens/chainlens/config"
@@ -52,6 +54,9 @@ func HandlersWith(cfg *config.Config, db *bun.DB, deps Deps) api.Handlers {
 	for id, fn := range apiperp.New(cfg, db).Handlers() {
 		h.JSON[id] = fn
 	}
+	for id, fn := range apidex2.New(cfg, db).Handlers() {
+		h.JSON[id] = fn
+	}
 	for id, fn := range apisc.New(cfg, db).Handlers() {
 		h.JSON[id] = fn
 	}
@@ -80,6 +85,9 @@ func Jobs(cfg *config.Config) []aggregator.Job {
 	}
 	if ch, ok := aggperp.Chain(cfg); ok {
 		jobs = append(jobs, aggperp.Trading{ChainID: ch.ID, Prefix: ch.Bech32Prefix, Grants: cfg.Perp.GrantRecipients})
+	}
+	if ch, ok := aggdex2.Chain(cfg); ok {
+		jobs = append(jobs, aggdex2.Job{Chain: ch})
 	}
 	for _, j := range aggsc.Jobs(cfg) {
 		jobs = append(jobs, j)

@@ -32,7 +32,17 @@ func Dir() string {
 // Chain is the config of the recording.
 func Chain() config.Chain {
 	return config.Chain{ID: ChainID, Kind: neutron.Kind, BatchSize: 50, Concurrency: 4,
-		PollInterval: config.Duration(50 * time.Millisecond), Bech32Prefix: "neutron"}
+		PollInterval: config.Duration(50 * time.Millisecond), Bech32Prefix: "neutron", Assets: Assets()}
+}
+
+// Assets are the recording's denoms as config/local.yaml declares them.
+func Assets() []config.Asset {
+	return []config.Asset{
+		{Denom: "untrn", Symbol: "NTRN", Name: "Neutron", Display: "ntrn", Exponent: 6, MarketDataID: "neutron"},
+		{Denom: "uibcatom", Symbol: "ATOM", Name: "Cosmos Hub", Display: "atom", Exponent: 6, MarketDataID: "cosmos"},
+		{Denom: "uibcusdc", Symbol: "USDC", Name: "USD Coin", Display: "usdc", Exponent: 6, MarketDataID: "usd-coin"},
+		{Denom: "uusdc", Symbol: "USDC", Name: "USD Coin", Display: "usdc", Exponent: 6, MarketDataID: "usd-coin"},
+	}
 }
 
 // Index indexes the whole recording into db through the real pipeline.

@@ -1,0 +1,139 @@
+// Package dex2 builds the report tables of the second dex chain group
+// (Neutron x/dex) from the tick updates of the neutron adapter
+// (chains/neutron): pairs, current reserves per tick, fills and USD volume.
+package dex2
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"github.com/chainlens/chainlens/chains/neutron"
+	"github.com/chainlens/chainlens/config"
+	"github.com/chainlens/chainlens/store"
+)
+
+// JobName is the name of the job.
+const JobName = "dex2"
+
+// Chain returns the first configured chain of kind neutron.
+func Chain(cfg *config.Config) (config.Chain, bool) { return cfg.FirstChain(neutron.Kind) }
+
+// maxHeights bounds the heights one run reads.
+const maxHeights = 50_000
+
+// Tables are the job's report tables.
+var Tables = []string{"dex2_pairs", "dex2_reserves", "dex2_fills", "dex2_volume_daily"}
+
+// Job adds the tick updates past its watermark to
+//   - dex2_pairs: first and last update of each pair;
+//   - dex2_reserves: the last reserves of every pool side and tranche;
+//   - dex2_fills: every update a swap filled against, valued in USD when
+//     one side is a USD-pegged asset (config assets with symbol USDC/USDT
+//     or market_data_id usd-coin/tether);
+//   - dex2_volume_daily: the USD value of the fills per UTC day.
+//
+// A watermark of 0 rebuilds from scratch.
+type Job struct {
+	Chain config.Chain
+}
+
+// Name is the job name.
+func (Job) Name() string { return JobName }
+
+// usdPegged reports the USD-pegged assets of the chain: denom → display exponent.
+func usdPegged(ch config.Chain) (denoms []string, scales []string) {
+	for _, a := range ch.Assets {
+		if a.Symbol == "USDC" || a.Symbol == "USDT" || a.MarketDataID == "usd-coin" || a.MarketDataID == "tether" {
+			denoms = append(denoms, a.Denom)
+			scales = append(scales, "1e-"+strconv.Itoa(a.Exponent))
+		}
+	}
+	return denoms, scales
+}
+
+// Run advances the reports from wm to the indexed tip.
+func (j Job) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
+	id := j.Chain.ID
+	tip, err := store.IndexedTip(ctx, tx, id)
+	if err != nil {
+		return wm, 0, err
+	}
+	var dead *int64
+	if err := tx.NewRaw("SELECT min(height) FROM dead_letters WHERE chain_id = ?", id).Scan(ctx, &dead); err != nil {
+		return 0, 0, fmt.Errorf("dead letters: %w", err)
+	}
+	if dead != nil {
+		tip = min(tip, *dead-1)
+	}
+	if wm == 0 {
+		for _, t := range Tables {
+			if _, err := tx.NewRaw("DELETE FROM "+t+" WHERE chain_id = ?", id).Exec(ctx); err != nil {
+				return 0, 0, fmt.Errorf("clear %s: %w", t, err)
+			}
+		}
+	}
+	if tip <= wm {
+		return wm, 0, nil
+	}
+	to := min(tip, wm+maxHeights)
+	denoms, scales := usdPegged(j.Chain)
+	args := []any{id, wm, to, pgdialect.Array(denoms), pgdialect.Array(scales)}
+	var rows int64
+	for _, step := range []struct{ name, query string }{
+		{"dex2_pairs", pairsSQL},
+		{"dex2_reserves", reservesSQL},
+		{"dex2_fills", fillsSQL},
+		{"dex2_volume_daily", volumeSQL},
+	} {
+		res, err := tx.NewRaw(step.query, args...).Exec(ctx)
+		if err != nil {
+			return 0, 0, fmt.Errorf("%s: %w", step.name, err)
+		}
+		n, _ := res.RowsAffected()
+		rows += n
+	}
+	return to, rows, nil
+}
+
+// Queries; arguments ?0 chain, ?1 watermark, ?2 last height, ?3 USD-pegged
+// denoms, ?4 their display scales.
+const (
+	pairsSQL = `INSERT INTO dex2_pairs AS p (chain_id, token0, token1, created_height, created_time, updated_height, updated_time)
+		SELECT ?0, token0, token1, min(height), min(time), max(height), max(time)
+		FROM neutron_dex_tick_updates WHERE chain_id = ?0 AND height > ?1 AND height <= ?2
+		GROUP BY token0, token1
+		ON CONFLICT (chain_id, token0, token1) DO UPDATE SET
+			updated_height = EXCLUDED.updated_height, updated_time = EXCLUDED.updated_time`
+
+	reservesSQL = `INSERT INTO dex2_reserves AS r (chain_id, token0, token1, maker_denom, tick_index, pool_key, reserves, height)
+		SELECT DISTINCT ON (token0, token1, maker_denom, tick_index, pool_key)
+			?0, token0, token1, maker_denom, tick_index, pool_key, reserves, height
+		FROM (SELECT *, CASE WHEN tranche_key <> '' THEN tranche_key ELSE 'fee ' || fee END AS pool_key
+			FROM neutron_dex_tick_updates WHERE chain_id = ?0 AND height > ?1 AND height <= ?2) u
+		ORDER BY token0, token1, maker_denom, tick_index, pool_key, height DESC, tx_index DESC, event_index DESC
+		ON CONFLICT (chain_id, token0, token1, maker_denom, tick_index, pool_key) DO UPDATE SET
+			reserves = EXCLUDED.reserves, height = EXCLUDED.height`
+
+	fillsSQL = `WITH usd AS (SELECT * FROM unnest(?3::text[], ?4::numeric[]) AS u(denom, scale))
+		INSERT INTO dex2_fills (chain_id, height, tx_index, event_index, time, tx_hash, token0, token1, maker_denom, tick_index,
+			taker_in, taker_out, usd)
+		SELECT ?0, t.height, t.tx_index, t.event_index, t.time, t.tx_hash, t.token0, t.token1, t.maker_denom, t.tick_index,
+			t.swap_in, t.swap_out,
+			coalesce(t.swap_in * (SELECT scale FROM usd WHERE denom = CASE WHEN t.maker_denom = t.token0 THEN t.token1 ELSE t.token0 END),
+				t.swap_out * (SELECT scale FROM usd WHERE denom = t.maker_denom))
+		FROM neutron_dex_tick_updates t
+		WHERE t.chain_id = ?0 AND t.height > ?1 AND t.height <= ?2 AND t.swap_in IS NOT NULL AND t.swap_out IS NOT NULL
+			AND (t.swap_in > 0 OR t.swap_out > 0)
+		ON CONFLICT (chain_id, height, tx_index, event_index) DO NOTHING`
+
+	volumeSQL = `INSERT INTO dex2_volume_daily AS v (chain_id, day, usd, fills)
+		SELECT ?0, (time AT TIME ZONE 'UTC')::date, sum(usd), count(*)
+		FROM dex2_fills WHERE chain_id = ?0 AND height > ?1 AND height <= ?2 AND usd IS NOT NULL
+		GROUP BY 2
+		ON CONFLICT (chain_id, day) DO UPDATE SET usd = v.usd + EXCLUDED.usd, fills = v.fills + EXCLUDED.fills`
+)
+

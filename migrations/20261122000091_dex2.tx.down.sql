@@ -1,0 +1,4 @@
+DROP TABLE IF EXISTS dex2_volume_daily;
+DROP TABLE IF EXISTS dex2_fills;
+DROP TABLE IF EXISTS dex2_reserves;
+DROP TABLE IF EXISTS dex2_pairs;
