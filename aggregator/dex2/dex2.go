@@ -136,4 +136,3 @@ const (
 		GROUP BY 2
 		ON CONFLICT (chain_id, day) DO UPDATE SET usd = v.usd + EXCLUDED.usd, fills = v.fills + EXCLUDED.fills`
 )
-

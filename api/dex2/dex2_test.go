@@ -67,8 +67,8 @@ func indexed(t *testing.T) (server, *bun.DB) {
 }
 
 type envelope[T any] struct {
-	Data   []T `json:"data"`
-	Meta   []struct {
+	Data []T `json:"data"`
+	Meta []struct {
 		Name  string `json:"name"`
 		Type  string `json:"type"`
 		Units string `json:"units"`
