@@ -9,6 +9,7 @@ import (
 	"github.com/chainlens/chainlens/chains/dydx"
 	"github.com/chainlens/chainlens/chains/neutron"
 	"github.com/chainlens/chainlens/chains/osmosis"
+	"github.com/chainlens/chainlens/chains/xion"
 	"github.com/chainlens/chainlens/config"
 )
 
@@ -24,7 +25,9 @@ func Adapter(c config.Chain) (chains.Adapter, error) {
 		return dydx.NewAdapter(c.Bech32Prefix), nil
 	case "neutron":
 		return neutron.NewAdapter(c.Bech32Prefix), nil
-	case "cosmoshub", "xion", "noble", "cosmos":
+	case "xion":
+		return xion.NewAdapter(c.Bech32Prefix), nil
+	case "cosmoshub", "noble", "cosmos":
 		return cosmos.NewAdapter(c.Kind, c.Bech32Prefix), nil
 	default:
 		return nil, fmt.Errorf("chain %s: kind %q has no CometBFT adapter", c.ID, c.Kind)

@@ -1,0 +1,59 @@
+package xion_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/chainlens/chainlens/chains/xion"
+	"github.com/chainlens/chainlens/internal/testdb"
+	"github.com/chainlens/chainlens/internal/xiontest"
+)
+
+func TestParseAuthenticator(t *testing.T) {
+	tests := []struct {
+		in   string
+		want xion.Authenticator
+		err  bool
+	}{
+		{`{"Secp256K1":{"id":0,"pubkey":"AgTk2YYFes9UhFK+e39dog3nrRCMgsWvszIxA7aEkOu2","signature":"oc29"}}`,
+			xion.Authenticator{0, "Secp256K1", "AgTk2YYFes9UhFK+e39dog3nrRCMgsWvszIxA7aEkOu2"}, false},
+		{`{"EthWallet":{"id":2,"address":"0x327F97deab541345682b1963266d389caf92d640","signature":"x"}}`,
+			xion.Authenticator{2, "EthWallet", "0x327f97deab541345682b1963266d389caf92d640"}, false},
+		{`{"Jwt":{"id":0,"aud":"localxion-aud-A","sub":"user-A-1","token":"eyJ"}}`,
+			xion.Authenticator{0, "JWT", "localxion-aud-A.user-A-1"}, false},
+		{`{"Ed25519":{"id":1,"pubkey":"3N30m9lcivKdrMmlOQHvB0emxjrLw0r2BKhbgofHr14=","signature":"s"}}`,
+			xion.Authenticator{1, "Ed25519", "3N30m9lcivKdrMmlOQHvB0emxjrLw0r2BKhbgofHr14="}, false},
+		{`{"Secp256K1":{"id":0}}`, xion.Authenticator{}, true},
+		{`{"A":{},"B":{}}`, xion.Authenticator{}, true},
+		{`not json`, xion.Authenticator{}, true},
+	}
+	for _, tt := range tests {
+		got, err := xion.ParseAuthenticator(tt.in)
+		if (err != nil) != tt.err || got != tt.want {
+			t.Errorf("%s: %+v, %v; want %+v", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+// TestRecordedLocalnet indexes the recorded XION localnet: the README's 5
+// registered accounts, 11 authenticators added (5 at registration, 6
+// add_auth_method) and 3 removed; the failed removal of id 7 is not there.
+func TestRecordedLocalnet(t *testing.T) {
+	db, _ := testdb.New(t)
+	xiontest.Index(t, db)
+	var n struct {
+		Accounts int `bun:"accounts"`
+		Adds     int `bun:"adds"`
+		Removes  int `bun:"removes"`
+		Seven    int `bun:"seven"`
+	}
+	if err := db.NewRaw(`SELECT (SELECT count(*) FROM xion_smart_accounts) AS accounts,
+		(SELECT count(*) FROM xion_authenticator_changes WHERE action = 'add') AS adds,
+		(SELECT count(*) FROM xion_authenticator_changes WHERE action = 'remove') AS removes,
+		(SELECT count(*) FROM xion_authenticator_changes WHERE authenticator_id = 7) AS seven`).Scan(context.Background(), &n); err != nil {
+		t.Fatal(err)
+	}
+	if n.Accounts != 5 || n.Adds != 11 || n.Removes != 3 || n.Seven != 0 {
+		t.Errorf("got %+v", n)
+	}
+}
