@@ -37,7 +37,9 @@ var (
 )
 
 // Tables lists the generic tables and the smart account ones.
-func (a *Adapter) Tables() []chains.Table { return append(a.Adapter.Tables(), accountsTable, authTable) }
+func (a *Adapter) Tables() []chains.Table {
+	return append(a.Adapter.Tables(), accountsTable, authTable)
+}
 
 // Rows appends the generic rows, then, for every successful tx, each
 // registered account (abstractaccount.v1.EventAccountRegistered) and each

@@ -57,4 +57,3 @@ func Truth(t testing.TB, name string, v any) {
 		t.Fatalf("%s: %v", name, err)
 	}
 }
-
