@@ -15,11 +15,13 @@ import (
 	aggdex2 "github.com/chainlens/chainlens/aggregator/dex2"
 	"github.com/chainlens/chainlens/aggregator/ibc"
 	aggperp "github.com/chainlens/chainlens/aggregator/perp"
+	aggsa "github.com/chainlens/chainlens/aggregator/smartaccounts"
 	aggsc "github.com/chainlens/chainlens/aggregator/stablecoins"
 	"github.com/chainlens/chainlens/api"
 	apidex "github.com/chainlens/chainlens/api/dex"
 	apidex2 "github.com/chainlens/chainlens/api/dex2"
 	apiperp "github.com/chainlens/chainlens/api/perp"
+	apisa "github.com/chainlens/chainlens/api/smartaccounts"
 	apisc "github.com/chainlens/chainlens/api/stablecoins"
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/engagement"
@@ -57,6 +59,9 @@ func HandlersWith(cfg *config.Config, db *bun.DB, deps Deps) api.Handlers {
 	for id, fn := range apidex2.New(cfg, db).Handlers() {
 		h.JSON[id] = fn
 	}
+	for id, fn := range apisa.New(cfg, db).Handlers() {
+		h.JSON[id] = fn
+	}
 	for id, fn := range apisc.New(cfg, db).Handlers() {
 		h.JSON[id] = fn
 	}
@@ -88,6 +93,9 @@ func Jobs(cfg *config.Config) []aggregator.Job {
 	}
 	if ch, ok := aggdex2.Chain(cfg); ok {
 		jobs = append(jobs, aggdex2.Job{Chain: ch})
+	}
+	if ch, ok := aggsa.Chain(cfg); ok {
+		jobs = append(jobs, aggsa.Job{Chain: ch})
 	}
 	for _, j := range aggsc.Jobs(cfg) {
 		jobs = append(jobs, j)
