@@ -19,6 +19,8 @@ type Config struct {
 	IBC IBC `yaml:"ibc"`
 	// Perp holds the addresses the perp groups are told about.
 	Perp Perp `yaml:"perp"`
+	// Staking names the liquid-staking providers' accounts on the Hub.
+	Staking Staking `yaml:"staking"`
 	Log  Log  `yaml:"log"`
 	// Metrics places /metrics, /healthz and /readyz of the processes that
 	// serve no API (index, aggregate); the API listeners always serve them.

@@ -104,6 +104,7 @@ func (c *Config) validate() []*FieldError {
 	errs = append(errs, c.Earn.validate(c.Chains)...)
 	errs = append(errs, c.IBC.validate(c.Chains)...)
 	errs = append(errs, c.Perp.validate(c.Chains)...)
+	errs = append(errs, c.Staking.validate(c.Chains)...)
 	return errs
 }
 

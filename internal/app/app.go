@@ -14,6 +14,7 @@ import (
 	aggdex "github.com/chainlens/chainlens/aggregator/dex"
 	aggdex2 "github.com/chainlens/chainlens/aggregator/dex2"
 	"github.com/chainlens/chainlens/aggregator/ibc"
+	aggls "github.com/chainlens/chainlens/aggregator/liquidstaking"
 	aggperp "github.com/chainlens/chainlens/aggregator/perp"
 	aggsa "github.com/chainlens/chainlens/aggregator/smartaccounts"
 	aggsc "github.com/chainlens/chainlens/aggregator/stablecoins"
@@ -23,6 +24,7 @@ import (
 	apiperp "github.com/chainlens/chainlens/api/perp"
 	apisa "github.com/chainlens/chainlens/api/smartaccounts"
 	apisc "github.com/chainlens/chainlens/api/stablecoins"
+	apistaking "github.com/chainlens/chainlens/api/staking"
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/engagement"
 )
@@ -62,6 +64,9 @@ func HandlersWith(cfg *config.Config, db *bun.DB, deps Deps) api.Handlers {
 	for id, fn := range apisa.New(cfg, db).Handlers() {
 		h.JSON[id] = fn
 	}
+	for id, fn := range apistaking.New(cfg, db).Handlers() {
+		h.JSON[id] = fn
+	}
 	for id, fn := range apisc.New(cfg, db).Handlers() {
 		h.JSON[id] = fn
 	}
@@ -93,6 +98,9 @@ func Jobs(cfg *config.Config) []aggregator.Job {
 	}
 	if ch, ok := aggdex2.Chain(cfg); ok {
 		jobs = append(jobs, aggdex2.Job{Chain: ch})
+	}
+	if ch, ok := aggls.Chain(cfg); ok {
+		jobs = append(jobs, aggls.Job{Chain: ch, Providers: cfg.Staking.Providers})
 	}
 	if ch, ok := aggsa.Chain(cfg); ok {
 		jobs = append(jobs, aggsa.Job{Chain: ch})

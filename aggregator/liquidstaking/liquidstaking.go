@@ -1,0 +1,101 @@
+// Package liquidstaking builds the liquid-staking report of the staking
+// group: the flows of the configured providers' accounts on the Cosmos Hub
+// (config staking.providers), from the staking and x/liquid events the
+// indexer stored (chain-events.md §8.1, §8.2).
+package liquidstaking
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"github.com/chainlens/chainlens/config"
+	"github.com/chainlens/chainlens/store"
+)
+
+// JobName is the name of the job.
+const JobName = "liquid_staking"
+
+// Chain returns the first configured chain of kind cosmoshub.
+func Chain(cfg *config.Config) (config.Chain, bool) { return cfg.FirstChain("cosmoshub") }
+
+// maxHeights bounds the heights one run reads.
+const maxHeights = 50_000
+
+// Job writes liquid_flows: for every successful tx event past the
+// watermark where a provider account is the delegator, an inflow
+// (delegate, redeem_shares) or an outflow (unbond, tokenize_shares).
+// Redelegations move stake between validators and are no flow. A
+// watermark of 0 rebuilds from scratch; a change of the provider accounts
+// applies from the next run (reset the watermark to reclassify the past).
+type Job struct {
+	Chain     config.Chain
+	Providers map[string][]string
+}
+
+// Name is the job name.
+func (Job) Name() string { return JobName }
+
+// Run advances liquid_flows from wm to the indexed tip.
+func (j Job) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
+	id := j.Chain.ID
+	tip, err := store.IndexedTip(ctx, tx, id)
+	if err != nil {
+		return wm, 0, err
+	}
+	var dead *int64
+	if err := tx.NewRaw("SELECT min(height) FROM dead_letters WHERE chain_id = ?", id).Scan(ctx, &dead); err != nil {
+		return 0, 0, fmt.Errorf("dead letters: %w", err)
+	}
+	if dead != nil {
+		tip = min(tip, *dead-1)
+	}
+	if wm == 0 {
+		if _, err := tx.NewRaw("DELETE FROM liquid_flows WHERE chain_id = ?", id).Exec(ctx); err != nil {
+			return 0, 0, fmt.Errorf("clear liquid_flows: %w", err)
+		}
+	}
+	if tip <= wm {
+		return wm, 0, nil
+	}
+	to := min(tip, wm+maxHeights)
+	var accounts, names []string
+	for name, list := range j.Providers {
+		for _, a := range list {
+			accounts, names = append(accounts, a), append(names, name)
+		}
+	}
+	if len(accounts) == 0 {
+		return to, 0, nil
+	}
+	res, err := tx.NewRaw(flowsSQL, id, wm, to, pgdialect.Array(accounts), pgdialect.Array(names)).Exec(ctx)
+	if err != nil {
+		return 0, 0, fmt.Errorf("liquid_flows: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return to, n, nil
+}
+
+// flowsSQL: ?0 chain, ?1 watermark, ?2 last height, ?3 provider accounts,
+// ?4 their provider names. An amount is "<integer><denom>"; share tokens
+// (<valoper>/<record>) count at face value.
+const flowsSQL = `WITH p AS (SELECT * FROM unnest(?3::text[], ?4::text[]) AS p(account, provider)),
+	e AS (
+		SELECT e.height, e.tx_index, e.event_index, e.type,
+			(SELECT a->>'value' FROM jsonb_array_elements(e.attributes) a WHERE a->>'key' = 'delegator' LIMIT 1) AS delegator,
+			(SELECT a->>'value' FROM jsonb_array_elements(e.attributes) a WHERE a->>'key' = 'amount' LIMIT 1) AS amount,
+			t.hash, b.time
+		FROM events e
+		JOIN txs t ON t.chain_id = e.chain_id AND t.height = e.height AND t.tx_index = e.tx_index AND t.code = 0
+		JOIN blocks b ON b.chain_id = e.chain_id AND b.height = e.height
+		WHERE e.chain_id = ?0 AND e.height > ?1 AND e.height <= ?2
+			AND e.type IN ('delegate', 'unbond', 'tokenize_shares', 'redeem_shares'))
+	INSERT INTO liquid_flows (chain_id, height, tx_index, event_index, time, tx_hash, provider, direction, kind, amount)
+	SELECT ?0, e.height, e.tx_index, e.event_index, e.time, e.hash, p.provider,
+		CASE WHEN e.type IN ('delegate', 'redeem_shares') THEN 'in' ELSE 'out' END, e.type,
+		substring(e.amount FROM '^[0-9]+')::numeric
+	FROM e JOIN p ON p.account = e.delegator
+	WHERE e.amount ~ '^[0-9]+'
+	ON CONFLICT (chain_id, height, tx_index, event_index) DO NOTHING`

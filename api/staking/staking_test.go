@@ -1,0 +1,163 @@
+package staking_test
+
+import (
+	"encoding/json"
+	"io"
+	"math/big"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chainlens/chainlens/config"
+	"github.com/chainlens/chainlens/internal/apitest"
+	"github.com/chainlens/chainlens/internal/hubtest"
+	"github.com/chainlens/chainlens/internal/testdb"
+)
+
+type server struct{ url, key string }
+
+func (s server) get(t *testing.T, path string) (*http.Response, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", s.url+path, nil)
+	req.Header.Set("Authorization", "Bearer "+s.key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp, body
+}
+
+type flow struct {
+	Labels   string      `json:"labels"`
+	In       json.Number `json:"total_inflow"`
+	Out      json.Number `json:"total_outflow"`
+	TopIn    json.Number `json:"top_inflow"`
+	TopInTx  string      `json:"top_inflow_tx_id"`
+	TopOut   json.Number `json:"top_outflow"`
+	TopOutTx string      `json:"top_outflow_tx_id"`
+}
+
+// expectedFlow is one provider flow as the driver's action log records it.
+type expectedFlow struct {
+	provider string
+	in       bool
+	amount   *big.Rat // ATOM
+	tx       string
+}
+
+// actionFlows reads actions.md: every successful delegate and redeem
+// (in) and unbond and tokenize (out) a provider sent.
+func actionFlows(t *testing.T) []expectedFlow {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(hubtest.Dir(), "actions.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]string{"stride-ica": "stride", "pstake-ica": "pstake", "quicksilver-ica": "quicksilver", "drop-ica": "drop"}
+	amount := regexp.MustCompile(`"amount":"([0-9]+)`)
+	var out []expectedFlow
+	for _, line := range strings.Split(string(b), "\n") {
+		cols := strings.Split(line, "|")
+		if len(cols) < 8 {
+			continue
+		}
+		action, sender, params, result := strings.TrimSpace(cols[4]), strings.TrimSpace(cols[5]), cols[6], strings.TrimSpace(cols[7])
+		p, ok := names[sender]
+		if !ok || !strings.HasPrefix(result, "ok") {
+			continue
+		}
+		var in bool
+		switch action {
+		case "staking delegate", "liquid redeem-tokens":
+			in = true
+		case "staking unbond", "liquid tokenize-share":
+		default:
+			continue
+		}
+		m := amount.FindStringSubmatch(params)
+		if m == nil {
+			t.Fatalf("no amount in %s", line)
+		}
+		v, _ := new(big.Rat).SetString(m[1])
+		out = append(out, expectedFlow{p, in, v.Quo(v, big.NewRat(1_000_000, 1)), strings.Trim(strings.TrimSpace(cols[3]), "`")})
+	}
+	return out
+}
+
+// TestFlowByProvider checks the daily flows of every provider and of all
+// of them against the driver's own log of the providers' transactions.
+func TestFlowByProvider(t *testing.T) {
+	want := actionFlows(t)
+	if len(want) < 20 {
+		t.Fatalf("%d provider flows in actions.md", len(want))
+	}
+	db, _ := testdb.New(t)
+	ch := hubtest.Index(t, db)
+	cfg := &config.Config{Chains: []config.Chain{ch}, Staking: config.Staking{Providers: hubtest.Providers()}}
+	apitest.RunJobs(t, db, cfg)
+	cfg.API = apitest.DefaultAPI(t, true)
+	s := apitest.Serve(t, db, cfg, time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC))
+	srv := server{s.URL, s.Key}
+	for _, provider := range []string{"stride", "pstake", "quicksilver", "drop", "total"} {
+		in, out, topIn, topOut := new(big.Rat), new(big.Rat), new(big.Rat), new(big.Rat)
+		topInTx, topOutTx := map[string]bool{}, map[string]bool{}
+		for _, f := range want {
+			if provider != "total" && f.provider != provider {
+				continue
+			}
+			sum, top, txs := in, topIn, topInTx
+			if !f.in {
+				sum, top, txs = out, topOut, topOutTx
+			}
+			sum.Add(sum, f.amount)
+			switch f.amount.Cmp(top) {
+			case 1:
+				top.Set(f.amount)
+				clear(txs)
+				txs[f.tx] = true
+			case 0:
+				txs[f.tx] = true
+			}
+		}
+		path := "/staking/liquid/flow_by_provider?provider=" + provider
+		resp, body := srv.get(t, path)
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s: %d %s", path, resp.StatusCode, body)
+		}
+		_, doc := srv.get(t, "/openapi.json")
+		apitest.Validate(t, doc, "GET", path, resp, body)
+		var got []flow
+		if err := json.Unmarshal(body, &got); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 || got[0].Labels != "2026-11-21 00:00:00" {
+			t.Fatalf("%s: %s (the recording spans one UTC day)", provider, body)
+		}
+		g := got[0]
+		check := func(what string, n json.Number, w *big.Rat) {
+			r, _ := new(big.Rat).SetString(string(n))
+			if r == nil || r.Cmp(w) != 0 {
+				t.Errorf("%s %s = %s, want %s", provider, what, n, w.FloatString(6))
+			}
+		}
+		check("inflow", g.In, in)
+		check("outflow", g.Out, out)
+		check("top inflow", g.TopIn, topIn)
+		check("top outflow", g.TopOut, topOut)
+		if !topInTx[strings.ToUpper(g.TopInTx)] || (topOut.Sign() > 0 && !topOutTx[strings.ToUpper(g.TopOutTx)]) {
+			t.Errorf("%s top txs %s / %s, want one of %v / %v", provider, g.TopInTx, g.TopOutTx, topInTx, topOutTx)
+		}
+	}
+	if resp, body := srv.get(t, "/staking/liquid/flow_by_provider?provider=lido"); resp.StatusCode != 400 {
+		t.Errorf("unknown provider: %d %s", resp.StatusCode, body)
+	}
+	if resp, _ := srv.get(t, "/staking/liquid/share_by_provider"); resp.StatusCode != 501 {
+		t.Errorf("share_by_provider: %d, not built", resp.StatusCode)
+	}
+}
