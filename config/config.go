@@ -21,7 +21,7 @@ type Config struct {
 	Perp Perp `yaml:"perp"`
 	// Staking names the liquid-staking providers' accounts on the Hub.
 	Staking Staking `yaml:"staking"`
-	Log  Log  `yaml:"log"`
+	Log     Log     `yaml:"log"`
 	// Metrics places /metrics, /healthz and /readyz of the processes that
 	// serve no API (index, aggregate); the API listeners always serve them.
 	Metrics Metrics `yaml:"metrics"`
