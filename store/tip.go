@@ -22,3 +22,32 @@ func IndexedTip(ctx context.Context, db bun.IDB, chainID string) (int64, error) 
 	}
 	return next - 1, nil
 }
+
+// ContiguousTip is IndexedTip capped below chainID's first dead-lettered
+// height: the last height below which every height is indexed, the most a
+// report job may read.
+func ContiguousTip(ctx context.Context, db bun.IDB, chainID string) (int64, error) {
+	tip, err := IndexedTip(ctx, db, chainID)
+	if err != nil {
+		return 0, err
+	}
+	var dead *int64
+	if err := db.NewRaw("SELECT min(height) FROM dead_letters WHERE chain_id = ?", chainID).Scan(ctx, &dead); err != nil {
+		return 0, fmt.Errorf("dead letters of %s: %w", chainID, err)
+	}
+	if dead != nil {
+		tip = min(tip, *dead-1)
+	}
+	return tip, nil
+}
+
+// DeleteChainRows deletes chainID's rows from each table (a report job
+// rebuilding from scratch).
+func DeleteChainRows(ctx context.Context, db bun.IDB, chainID string, tables ...string) error {
+	for _, t := range tables {
+		if _, err := db.NewRaw("DELETE FROM ? WHERE chain_id = ?", bun.Ident(t), chainID).Exec(ctx); err != nil {
+			return fmt.Errorf("clear %s of %s: %w", t, chainID, err)
+		}
+	}
+	return nil
+}

@@ -72,18 +72,11 @@ func (Trading) Name() string { return JobName }
 // Run advances the reports from watermark wm to the indexed tip (at most
 // maxHeights at a time).
 func (j Trading) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
-	tip, err := store.IndexedTip(ctx, tx, j.ChainID)
-	if err != nil || tip <= wm {
-		return wm, 0, err
-	}
 	// Heights in dead_letters are not indexed yet; the reports replay
 	// positions in order, so they stop before the first one.
-	var dead *int64
-	if err := tx.NewRaw("SELECT min(height) FROM dead_letters WHERE chain_id = ?", j.ChainID).Scan(ctx, &dead); err != nil {
-		return 0, 0, fmt.Errorf("dead letters: %w", err)
-	}
-	if dead != nil {
-		tip = min(tip, *dead-1)
+	tip, err := store.ContiguousTip(ctx, tx, j.ChainID)
+	if err != nil {
+		return wm, 0, err
 	}
 	if tip <= wm {
 		return wm, 0, nil

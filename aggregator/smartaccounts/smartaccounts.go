@@ -54,22 +54,13 @@ func (Job) Name() string { return JobName }
 // Run advances the reports from wm.
 func (j Job) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
 	id := j.Chain.ID
-	tip, err := store.IndexedTip(ctx, tx, id)
+	tip, err := store.ContiguousTip(ctx, tx, id)
 	if err != nil {
 		return wm, 0, err
 	}
-	var dead *int64
-	if err := tx.NewRaw("SELECT min(height) FROM dead_letters WHERE chain_id = ?", id).Scan(ctx, &dead); err != nil {
-		return 0, 0, fmt.Errorf("dead letters: %w", err)
-	}
-	if dead != nil {
-		tip = min(tip, *dead-1)
-	}
 	if wm == 0 {
-		for _, t := range Tables {
-			if _, err := tx.NewRaw("DELETE FROM "+t+" WHERE chain_id = ?", id).Exec(ctx); err != nil {
-				return 0, 0, fmt.Errorf("clear %s: %w", t, err)
-			}
+		if err := store.DeleteChainRows(ctx, tx, id, Tables...); err != nil {
+			return 0, 0, err
 		}
 	}
 	if tip <= wm {

@@ -11,7 +11,6 @@ package dex2
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -71,21 +70,11 @@ func (s *Service) begin(ctx context.Context) (state, error) {
 	if !s.ok {
 		return state{}, fmt.Errorf("no chain of kind neutron is configured: %w", problem.ErrNotIndexed)
 	}
-	var st struct {
-		Height int64     `bun:"height"`
-		Time   time.Time `bun:"time"`
-	}
-	err := s.db.NewRaw(`SELECT b.height, b.time FROM aggregator_jobs j
-		JOIN LATERAL (SELECT height, time FROM blocks WHERE chain_id = ? AND height <= j.watermark ORDER BY height DESC LIMIT 1) b ON true
-		WHERE j.name = ?`, s.chainID, aggdex2.JobName).Scan(ctx, &st)
-	if errors.Is(err, sql.ErrNoRows) {
-		return state{}, fmt.Errorf("chain %s: the %s job has not run yet: %w", s.chainID, aggdex2.JobName, problem.ErrNotIndexed)
-	}
+	h, err := api.JobHeight(ctx, s.db, s.chainID, aggdex2.JobName)
 	if err != nil {
-		return state{}, fmt.Errorf("freshness of %s: %w", aggdex2.JobName, err)
+		return state{}, err
 	}
-	t := st.Time.UTC()
-	return state{height: st.Height, time: t, fresh: api.Freshness{Chains: []api.ChainHeight{{ChainID: s.chainID, Height: st.Height, Time: t}}}}, nil
+	return state{height: h.Height, time: h.Time, fresh: api.Freshness{Chains: []api.ChainHeight{h}}}, nil
 }
 
 // column describes one column of data.

@@ -4,10 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"math/big"
-	"net/http"
 	"net/url"
 	"sort"
 	"strconv"
@@ -19,51 +17,23 @@ import (
 
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/internal/apitest"
+	"github.com/chainlens/chainlens/internal/localnet"
 	"github.com/chainlens/chainlens/internal/neutrontest"
 	"github.com/chainlens/chainlens/internal/testdb"
 )
 
-type server struct{ url, key string }
-
-func (s server) get(t *testing.T, path string) (*http.Response, []byte) {
-	t.Helper()
-	req, _ := http.NewRequest("GET", s.url+path, nil)
-	req.Header.Set("Authorization", "Bearer "+s.key)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	return resp, body
-}
-
-func (s server) getJSON(t *testing.T, path string, v any) *http.Response {
-	t.Helper()
-	resp, body := s.get(t, path)
-	if resp.StatusCode != 200 {
-		t.Fatalf("%s: %d %s", path, resp.StatusCode, body)
-	}
-	_, doc := s.get(t, "/openapi.json")
-	apitest.Validate(t, doc, "GET", path, resp, body)
-	if err := json.Unmarshal(body, v); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return resp
-}
-
 // lastBlock is the time of the recording's last block (193).
 var lastBlock = time.Date(2026, 11, 21, 22, 3, 41, 189774229, time.UTC)
 
-func indexed(t *testing.T) (server, *bun.DB) {
+func indexed(t *testing.T) (apitest.Server, *bun.DB) {
 	t.Helper()
 	db, _ := testdb.New(t)
-	ch := neutrontest.Index(t, db)
+	ch := localnet.Neutron.Index(t, db)
 	cfg := &config.Config{Chains: []config.Chain{ch}}
 	apitest.RunJobs(t, db, cfg)
 	cfg.API = apitest.DefaultAPI(t, true)
 	srv := apitest.Serve(t, db, cfg, lastBlock.Add(time.Minute))
-	return server{srv.URL, srv.Key}, db
+	return srv, db
 }
 
 type envelope[T any] struct {
@@ -97,9 +67,9 @@ func TestDex2OnRecordedLocalnet(t *testing.T) {
 	var truthPairs struct {
 		Pairs map[string]json.RawMessage `json:"pairs"`
 	}
-	neutrontest.Truth(t, "dex_pairs_liquidity.json", &truthPairs)
+	localnet.Neutron.Truth(t, "dex_pairs_liquidity.json", &truthPairs)
 	var pairs envelope[map[string]string]
-	srv.getJSON(t, "/dex/pairs", &pairs)
+	srv.GetJSON(t, "/dex/pairs", &pairs)
 	if pairs.Height != "193" || len(pairs.Data) != len(truthPairs.Pairs) || len(pairs.Meta) != 6 {
 		t.Fatalf("pairs: %+v", pairs)
 	}
@@ -152,7 +122,7 @@ func TestDex2OnRecordedLocalnet(t *testing.T) {
 				R0    *string `json:"reserves_0"`
 				R1    *string `json:"reserves_1"`
 			}]
-			srv.getJSON(t, "/dex/liquidity/"+url.PathEscape(d[0])+"/"+url.PathEscape(d[1]), &got)
+			srv.GetJSON(t, "/dex/liquidity/"+url.PathEscape(d[0])+"/"+url.PathEscape(d[1]), &got)
 			if got.Height != "193" || got.Time != "2026-11-21T22:03:41.189774Z" /* Postgres keeps µs */ {
 				t.Errorf("%s: height %s time %s", k, got.Height, got.Time)
 			}
@@ -194,7 +164,7 @@ func TestDex2OnRecordedLocalnet(t *testing.T) {
 		JOIN txs t ON t.chain_id = e.chain_id AND t.height = e.height AND t.tx_index = e.tx_index
 		WHERE e.chain_id = ? AND e.type = 'message' AND e.attributes @> '[{"key":"module","value":"dex"}]'
 		AND (e.attributes @> '[{"key":"action","value":"PlaceLimitOrder"}]' OR e.attributes @> '[{"key":"action","value":"MultihopSwap"}]')`,
-		neutrontest.ChainID).Scan(ctx, &msgs); err != nil {
+		localnet.Neutron.ChainID).Scan(ctx, &msgs); err != nil {
 		t.Fatal(err)
 	}
 	if len(msgs) < 10 {
@@ -235,7 +205,7 @@ func TestDex2OnRecordedLocalnet(t *testing.T) {
 		for _, p := range pairs.Data {
 			for _, o := range [][2]string{{p["token_0"], p["token_1"]}, {p["token_1"], p["token_0"]}} {
 				var tr envelope[trade]
-				srv.getJSON(t, "/dex/trades/"+url.PathEscape(o[0])+"/"+url.PathEscape(o[1])+"?limit=1000&show_trades_above_amount=0", &tr)
+				srv.GetJSON(t, "/dex/trades/"+url.PathEscape(o[0])+"/"+url.PathEscape(o[1])+"?limit=1000&show_trades_above_amount=0", &tr)
 				for i, f := range tr.Data {
 					if i > 0 && f.Height > tr.Data[i-1].Height && len(f.Height) >= len(tr.Data[i-1].Height) {
 						t.Errorf("trades not newest first")
@@ -309,9 +279,9 @@ func TestDex2OnRecordedLocalnet(t *testing.T) {
 			Time                   string
 			Open, High, Low, Close float64
 		}]
-		srv.getJSON(t, "/dex/price/uibcatom/untrn?period=minute&show_trades_above_value=0", &p)
+		srv.GetJSON(t, "/dex/price/uibcatom/untrn?period=minute&show_trades_above_value=0", &p)
 		var tr envelope[trade]
-		srv.getJSON(t, "/dex/trades/uibcatom/untrn?limit=1000&show_trades_above_amount=0", &tr)
+		srv.GetJSON(t, "/dex/trades/uibcatom/untrn?limit=1000&show_trades_above_amount=0", &tr)
 		if len(p.Data) == 0 || len(tr.Data) == 0 {
 			t.Fatalf("no prices (%d) or trades (%d)", len(p.Data), len(tr.Data))
 		}
@@ -324,7 +294,7 @@ func TestDex2OnRecordedLocalnet(t *testing.T) {
 			Time                   string
 			Open, High, Low, Close float64
 		}]
-		srv.getJSON(t, "/dex/price/untrn/uibcatom?period=minute&show_trades_above_value=0", &rev)
+		srv.GetJSON(t, "/dex/price/untrn/uibcatom?period=minute&show_trades_above_value=0", &rev)
 		for i := range p.Data {
 			if rev.Data[i].Open != -p.Data[i].Open || rev.Data[i].High != -p.Data[i].Low {
 				t.Errorf("reversed pair bucket %d: %+v vs %+v", i, rev.Data[i], p.Data[i])
@@ -345,7 +315,7 @@ func TestDex2OnRecordedLocalnet(t *testing.T) {
 					other = p["token_1"]
 				}
 				var tr envelope[trade]
-				srv.getJSON(t, "/dex/trades/"+usd+"/"+url.PathEscape(other)+"?limit=1000&show_trades_above_amount=0", &tr)
+				srv.GetJSON(t, "/dex/trades/"+usd+"/"+url.PathEscape(other)+"?limit=1000&show_trades_above_amount=0", &tr)
 				for _, f := range tr.Data {
 					n, _ := new(big.Rat).SetString(f.Buy + f.Sell)
 					want.Add(want, n.Quo(n, big.NewRat(1_000_000, 1)))
@@ -356,7 +326,7 @@ func TestDex2OnRecordedLocalnet(t *testing.T) {
 			Day   string      `json:"day"`
 			Value json.Number `json:"value"`
 		}
-		srv.getJSON(t, "/trading/volume", &days)
+		srv.GetJSON(t, "/trading/volume", &days)
 		if len(days) != 1 || days[0].Day != "2026-11-21" {
 			t.Fatalf("days %+v", days)
 		}
@@ -368,19 +338,19 @@ func TestDex2OnRecordedLocalnet(t *testing.T) {
 
 	t.Run("swap volume", func(t *testing.T) {
 		var tr envelope[trade]
-		srv.getJSON(t, "/dex/trades/uibcatom/untrn?limit=1000&show_trades_above_amount=0", &tr)
+		srv.GetJSON(t, "/dex/trades/uibcatom/untrn?limit=1000&show_trades_above_amount=0", &tr)
 		total := new(big.Int)
 		for _, f := range tr.Data {
 			n, _ := new(big.Int).SetString(f.Buy+f.Sell, 10)
 			total.Add(total, n)
 		}
 		var v envelope[struct{ Time, Volume string }]
-		srv.getJSON(t, "/dex/swap-volume/uibcatom/untrn", &v)
+		srv.GetJSON(t, "/dex/swap-volume/uibcatom/untrn", &v)
 		if len(v.Data) != 1 || v.Data[0].Volume != total.String() || v.Meta[1].Units != "uibcatom" {
 			t.Errorf("rolling 24 h: %+v, want %s", v, total)
 		}
 		var byMin envelope[struct{ Time, Volume string }]
-		srv.getJSON(t, "/dex/swap-volume/uibcatom/untrn?period=minute", &byMin)
+		srv.GetJSON(t, "/dex/swap-volume/uibcatom/untrn?period=minute", &byMin)
 		sum := new(big.Int)
 		times := []string{}
 		for _, r := range byMin.Data {
@@ -410,7 +380,7 @@ func TestDex2Errors(t *testing.T) {
 		{"/dex/liquidity/ibc%2F27394FB092D2ECCD56123C74F36E4C1F926001CEADA9CA97EA622B25F41E5EB2/untrn", 200},
 		{"/trading/volume?start_date=2026-11-22&end_date=2026-11-21", 400},
 	} {
-		resp, body := srv.get(t, c.path)
+		resp, body := srv.Get(t, c.path)
 		if resp.StatusCode != c.status {
 			t.Errorf("%s: %d %s, want %d", c.path, resp.StatusCode, body, c.status)
 		}
@@ -418,8 +388,8 @@ func TestDex2Errors(t *testing.T) {
 	db, _ := testdb.New(t)
 	cfg := &config.Config{API: apitest.DefaultAPI(t, true)}
 	s := apitest.Serve(t, db, cfg, time.Now())
-	empty := server{s.URL, s.Key}
-	if resp, body := empty.get(t, "/dex/pairs"); resp.StatusCode != 503 {
+	empty := s
+	if resp, body := empty.Get(t, "/dex/pairs"); resp.StatusCode != 503 {
 		t.Errorf("no neutron chain: %d %s", resp.StatusCode, body)
 	}
 }

@@ -6,8 +6,6 @@ package perp
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -87,20 +85,11 @@ func (s *Service) begin(ctx context.Context) (api.Freshness, error) {
 	if !s.ok {
 		return api.Freshness{}, fmt.Errorf("no chain of kind dydx is configured: %w", problem.ErrNotIndexed)
 	}
-	var st struct {
-		Height int64     `bun:"height"`
-		Time   time.Time `bun:"time"`
-	}
-	err := s.db.NewRaw(`SELECT b.height, b.time FROM aggregator_jobs j
-		JOIN LATERAL (SELECT height, time FROM blocks WHERE chain_id = ? AND height <= j.watermark ORDER BY height DESC LIMIT 1) b ON true
-		WHERE j.name = ?`, s.chainID, aggperp.JobName).Scan(ctx, &st)
-	if errors.Is(err, sql.ErrNoRows) {
-		return api.Freshness{}, fmt.Errorf("chain %s: the %s job has not run yet: %w", s.chainID, aggperp.JobName, problem.ErrNotIndexed)
-	}
+	h, err := api.JobHeight(ctx, s.db, s.chainID, aggperp.JobName)
 	if err != nil {
-		return api.Freshness{}, fmt.Errorf("freshness of %s: %w", aggperp.JobName, err)
+		return api.Freshness{}, err
 	}
-	return api.Freshness{Chains: []api.ChainHeight{{ChainID: s.chainID, Height: st.Height, Time: st.Time.UTC()}}}, nil
+	return api.Freshness{Chains: []api.ChainHeight{h}}, nil
 }
 
 // markets maps perpetual ids to tickers (the latest row of each id in

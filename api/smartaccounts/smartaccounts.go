@@ -8,7 +8,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -68,21 +67,11 @@ func (s *Service) begin(ctx context.Context) (state, error) {
 	if !s.ok {
 		return state{}, fmt.Errorf("no chain of kind xion is configured: %w", problem.ErrNotIndexed)
 	}
-	var st struct {
-		Height int64     `bun:"height"`
-		Time   time.Time `bun:"time"`
-	}
-	err := s.db.NewRaw(`SELECT b.height, b.time FROM aggregator_jobs j
-		JOIN LATERAL (SELECT height, time FROM blocks WHERE chain_id = ? AND height <= j.watermark ORDER BY height DESC LIMIT 1) b ON true
-		WHERE j.name = ?`, s.chainID, aggsa.JobName).Scan(ctx, &st)
-	if errors.Is(err, sql.ErrNoRows) {
-		return state{}, fmt.Errorf("chain %s: the %s job has not run yet: %w", s.chainID, aggsa.JobName, problem.ErrNotIndexed)
-	}
+	h, err := api.JobHeight(ctx, s.db, s.chainID, aggsa.JobName)
 	if err != nil {
-		return state{}, fmt.Errorf("freshness of %s: %w", aggsa.JobName, err)
+		return state{}, err
 	}
-	t := st.Time.UTC()
-	return state{time: t, fresh: api.Freshness{Chains: []api.ChainHeight{{ChainID: s.chainID, Height: st.Height, Time: t}}}}, nil
+	return state{time: h.Time, fresh: api.Freshness{Chains: []api.ChainHeight{h}}}, nil
 }
 
 // checkAddress answers 400 for a path value that is not an address of the chain.

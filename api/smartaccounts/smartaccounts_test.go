@@ -3,8 +3,6 @@ package smartaccounts_test
 import (
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"net/url"
 	"slices"
 	"sort"
@@ -14,37 +12,9 @@ import (
 
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/internal/apitest"
+	"github.com/chainlens/chainlens/internal/localnet"
 	"github.com/chainlens/chainlens/internal/testdb"
-	"github.com/chainlens/chainlens/internal/xiontest"
 )
-
-type server struct{ url, key string }
-
-func (s server) get(t *testing.T, path string) (*http.Response, []byte) {
-	t.Helper()
-	req, _ := http.NewRequest("GET", s.url+path, nil)
-	req.Header.Set("Authorization", "Bearer "+s.key)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	return resp, body
-}
-
-func (s server) getJSON(t *testing.T, path string, v any) {
-	t.Helper()
-	resp, body := s.get(t, path)
-	if resp.StatusCode != 200 {
-		t.Fatalf("%s: %d %s", path, resp.StatusCode, body)
-	}
-	_, doc := s.get(t, "/openapi.json")
-	apitest.Validate(t, doc, "GET", path, resp, body)
-	if err := json.Unmarshal(body, v); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-}
 
 // lastBlock is the time of the recording's last block (141).
 var lastBlock = time.Date(2026, 11, 21, 22, 7, 35, 0, time.UTC)
@@ -84,12 +54,12 @@ func truthAuth(t *testing.T, id int64, raw map[string]map[string]string) auth {
 // against the node's own state at the last height (truth/*.json).
 func TestSmartAccountsOnRecordedLocalnet(t *testing.T) {
 	db, _ := testdb.New(t)
-	ch := xiontest.Index(t, db)
+	ch := localnet.XION.Index(t, db)
 	cfg := &config.Config{Chains: []config.Chain{ch}}
 	apitest.RunJobs(t, db, cfg)
 	cfg.API = apitest.DefaultAPI(t, true)
 	s := apitest.Serve(t, db, cfg, lastBlock.Add(time.Minute))
-	srv := server{s.URL, s.Key}
+	srv := s
 
 	var truth struct {
 		Accounts map[string]struct {
@@ -98,7 +68,7 @@ func TestSmartAccountsOnRecordedLocalnet(t *testing.T) {
 			Authenticators map[string]map[string]map[string]string `json:"authenticators"`
 		} `json:"smart_accounts"`
 	}
-	xiontest.Truth(t, "smart_accounts.json", &truth)
+	localnet.XION.Truth(t, "smart_accounts.json", &truth)
 	if len(truth.Accounts) != 5 {
 		t.Fatalf("truth has %d accounts", len(truth.Accounts))
 	}
@@ -114,13 +84,13 @@ func TestSmartAccountsOnRecordedLocalnet(t *testing.T) {
 		}
 		sort.Slice(want, func(i, j int) bool { return want[i].Index < want[j].Index })
 		var got record
-		srv.getJSON(t, "/v3/smartAccount/"+addr+"/authenticators", &got)
+		srv.GetJSON(t, "/v3/smartAccount/"+addr+"/authenticators", &got)
 		if got.Account != addr || got.CodeID == nil || fmt.Sprint(*got.CodeID) != w.CodeID || got.AccountNumber != w.AccountNumber ||
 			!slices.Equal(got.Authenticators, want) {
 			t.Errorf("%s:\n got %+v\nwant %+v %s %s", addr, got, want, w.CodeID, w.AccountNumber)
 		}
 		var one record
-		srv.getJSON(t, fmt.Sprintf("/v3/smartAccount/%s/authenticators?auth_id=%d", addr, want[0].Index), &one)
+		srv.GetJSON(t, fmt.Sprintf("/v3/smartAccount/%s/authenticators?auth_id=%d", addr, want[0].Index), &one)
 		if len(one.Authenticators) != 1 || one.Authenticators[0] != want[0] {
 			t.Errorf("%s auth_id %d: %+v", addr, want[0].Index, one.Authenticators)
 		}
@@ -134,7 +104,7 @@ func TestSmartAccountsOnRecordedLocalnet(t *testing.T) {
 			} `json:"smart_accounts"`
 		}
 		path := "/v3/authenticators/" + url.PathEscape(value) + "/smartAccounts"
-		srv.getJSON(t, path, &got)
+		srv.GetJSON(t, path, &got)
 		var names []string
 		for _, a := range got.Accounts {
 			names = append(names, a.Account)
@@ -143,7 +113,7 @@ func TestSmartAccountsOnRecordedLocalnet(t *testing.T) {
 			t.Errorf("%s: %+v, want %v", value, got, accounts)
 		}
 		var details []record
-		srv.getJSON(t, path+"/details", &details)
+		srv.GetJSON(t, path+"/details", &details)
 		if len(details) != len(accounts) || len(details[0].Authenticators) == 0 {
 			t.Errorf("%s details: %+v", value, details)
 		}
@@ -168,7 +138,7 @@ func TestSmartAccountsOnRecordedLocalnet(t *testing.T) {
 		{"/v3/address/xion1qvdkp8899vdrvzr8rynenwv3phuw84vcmvwnr7/permissions?role=owner", 400},
 		{"/v3/address/xion1qvdkp8899vdrvzr8rynenwv3phuw84vcmvwnr7/permissions?role=granter", 200},
 	} {
-		resp, body := srv.get(t, c.path)
+		resp, body := srv.Get(t, c.path)
 		if resp.StatusCode != c.status {
 			t.Errorf("%s: %d %s, want %d", c.path, resp.StatusCode, body, c.status)
 		}
@@ -221,7 +191,7 @@ func norm(typeURL string, v map[string]any) string {
 	return "unknown " + typeURL
 }
 
-func checkPermissions(t *testing.T, srv server) {
+func checkPermissions(t *testing.T, srv apitest.Server) {
 	type amino struct {
 		Type  string         `json:"type"`
 		Value map[string]any `json:"value"`
@@ -244,8 +214,8 @@ func checkPermissions(t *testing.T, srv server) {
 			} `json:"allowances"`
 		} `json:"by_granter"`
 	}
-	xiontest.Truth(t, "authz_grants.json", &authz)
-	xiontest.Truth(t, "feegrants.json", &fees)
+	localnet.XION.Truth(t, "authz_grants.json", &authz)
+	localnet.XION.Truth(t, "feegrants.json", &fees)
 	seen := 0
 	for addr := range authz.ByGrantee { // every account of the recording
 		want := map[string][]string{}
@@ -289,7 +259,7 @@ func checkPermissions(t *testing.T, srv server) {
 					} `json:"allowance"`
 				} `json:"feegrants"`
 			}
-			srv.getJSON(t, "/v3/address/"+addr+"/permissions?role="+role, &got)
+			srv.GetJSON(t, "/v3/address/"+addr+"/permissions?role="+role, &got)
 			var lines []string
 			for _, x := range got.Authz {
 				exp := ""

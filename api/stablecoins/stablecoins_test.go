@@ -6,10 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"math/big"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,41 +31,9 @@ import (
 // lastBlock is the time of the recording's last block, 311.
 var lastBlock = time.Date(2026, 11, 21, 22, 19, 36, 0, time.UTC)
 
-type server struct{ url, key string }
-
-func (s server) get(t *testing.T, path string) (*http.Response, []byte) {
-	t.Helper()
-	req, _ := http.NewRequest("GET", s.url+path, nil)
-	req.Header.Set("Authorization", "Bearer "+s.key)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	return resp, body
-}
-
-// getJSON checks a 200 the served OpenAPI document accepts and decodes it.
-func (s server) getJSON(t *testing.T, path string, v any) *http.Response {
-	t.Helper()
-	resp, body := s.get(t, path)
-	if resp.StatusCode != 200 {
-		t.Fatalf("%s: %d %s", path, resp.StatusCode, body)
-	}
-	_, doc := s.get(t, "/openapi.json")
-	apitest.Validate(t, doc, "GET", path, resp, body)
-	dec := json.NewDecoder(strings.NewReader(string(body)))
-	dec.UseNumber()
-	if err := dec.Decode(v); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return resp
-}
-
 // indexed indexes the recorded devnet through the replay node, runs the
 // aggregator jobs and serves the API with the clock at now.
-func indexed(t *testing.T, now time.Time) (server, *bun.DB, *config.Config) {
+func indexed(t *testing.T, now time.Time) (apitest.Server, *bun.DB, *config.Config) {
 	t.Helper()
 	url := evmtest.Start(t, evmreplay.Options{})
 	db, _ := testdb.New(t)
@@ -88,7 +54,7 @@ func indexed(t *testing.T, now time.Time) (server, *bun.DB, *config.Config) {
 	apitest.RunJobs(t, db, cfg)
 	cfg.API = apitest.DefaultAPI(t, true)
 	srv := apitest.Serve(t, db, cfg, now)
-	return server{srv.URL, srv.Key}, db, cfg
+	return srv, db, cfg
 }
 
 // dec renders base units of a token as the API's USD number (price 1).
@@ -150,7 +116,7 @@ func TestStablecoinsOnRecordedDevnet(t *testing.T) {
 			Symbol string      `json:"token_symbol"`
 			Total  json.Number `json:"total_amount"`
 		}
-		resp := srv.getJSON(t, "/stablecoins/volume-per-token?time_range=10m", &got)
+		resp := srv.GetJSON(t, "/stablecoins/volume-per-token?time_range=10m", &got)
 		if h := resp.Header.Get("X-Data-Height"); h != "311" {
 			t.Errorf("X-Data-Height %q", h)
 		}
@@ -165,11 +131,11 @@ func TestStablecoinsOnRecordedDevnet(t *testing.T) {
 			sameNumber(t, w.symbol+" volume", got[i].Total, dec(bigOf(summary.Tokens[w.symbol].TransferVolume), decimals[w.symbol]))
 		}
 		var one []map[string]any
-		srv.getJSON(t, "/stablecoins/volume-per-token?time_range=10m&token_symbol=DAI&chain_id=binance-smart-chain-56", &one)
+		srv.GetJSON(t, "/stablecoins/volume-per-token?time_range=10m&token_symbol=DAI&chain_id=binance-smart-chain-56", &one)
 		if len(one) != 1 || one[0]["token_symbol"] != "DAI" {
 			t.Errorf("DAI only: %v", one)
 		}
-		srv.getJSON(t, "/stablecoins/volume-per-token?time_range=10m&token_symbol=FRAX", &one)
+		srv.GetJSON(t, "/stablecoins/volume-per-token?time_range=10m&token_symbol=FRAX", &one)
 		if len(one) != 0 {
 			t.Errorf("FRAX is not configured: %v", one)
 		}
@@ -193,7 +159,7 @@ func TestStablecoinsOnRecordedDevnet(t *testing.T) {
 			Minted json.Number `json:"minted"`
 			Burned json.Number `json:"burned"`
 		}
-		srv.getJSON(t, "/stablecoins/issuing/over-time?time_range=10m&time_agg=1m", &got)
+		srv.GetJSON(t, "/stablecoins/issuing/over-time?time_range=10m&time_agg=1m", &got)
 		n := 0
 		for _, b := range series.Buckets {
 			l := time.Unix(b.Start, 0).UTC().Format(time.DateTime)
@@ -227,7 +193,7 @@ func TestStablecoinsOnRecordedDevnet(t *testing.T) {
 				Denom  string `json:"token_denom"`
 			} `json:"active_senders"`
 		}
-		srv.getJSON(t, "/stablecoins/active-senders/over-time?time_range=10m&time_agg=1m", &got)
+		srv.GetJSON(t, "/stablecoins/active-senders/over-time?time_range=10m&time_agg=1m", &got)
 		byLabel := map[string]map[string]int64{}
 		for _, g := range got {
 			byLabel[g.Labels] = map[string]int64{}
@@ -254,7 +220,7 @@ func TestStablecoinsOnRecordedDevnet(t *testing.T) {
 				Symbol string `json:"token_symbol"`
 			} `json:"active_senders"`
 		}
-		srv.getJSON(t, "/stablecoins/active-senders/over-time?time_range=1h&time_agg=1h", &hour)
+		srv.GetJSON(t, "/stablecoins/active-senders/over-time?time_range=1h&time_agg=1h", &hour)
 		if len(hour) != 1 || hour[0].Labels != "2026-11-21 22:00:00" || len(hour[0].Senders) != 3 {
 			t.Fatalf("1h buckets: %+v", hour)
 		}
@@ -287,7 +253,7 @@ func TestStablecoinsOnRecordedDevnet(t *testing.T) {
 			Recv   string      `json:"receiver"`
 			Amount json.Number `json:"amount_usd"`
 		}
-		srv.getJSON(t, "/stablecoins/whale-alerts?limit=1000", &got)
+		srv.GetJSON(t, "/stablecoins/whale-alerts?limit=1000", &got)
 		if len(got) != len(whales.Alerts) || len(got) != 73 {
 			t.Fatalf("%d alerts, want %d", len(got), len(whales.Alerts))
 		}
@@ -314,7 +280,7 @@ func TestStablecoinsOnRecordedDevnet(t *testing.T) {
 			}
 		}
 		var five []map[string]any
-		srv.getJSON(t, "/stablecoins/whale-alerts", &five)
+		srv.GetJSON(t, "/stablecoins/whale-alerts", &five)
 		if len(five) != 5 || five[0]["block_height"] != got[0].Height {
 			t.Errorf("default limit: %v", five)
 		}
@@ -359,7 +325,7 @@ func escrowFlows(t *testing.T) (out, in *big.Rat) {
 	return out, in
 }
 
-func checkBridge(t *testing.T, srv server) {
+func checkBridge(t *testing.T, srv apitest.Server) {
 	var bridge struct {
 		CCTP struct {
 			Out map[string]struct {
@@ -399,7 +365,7 @@ func checkBridge(t *testing.T, srv server) {
 		{"total-netflow", func(ch string) *big.Rat { return new(big.Rat).Sub(wantIn[ch], wantOut[ch]) }},
 	} {
 		var got []row
-		srv.getJSON(t, "/stablecoins/bridge/"+c.path+"?time_range=24h", &got)
+		srv.GetJSON(t, "/stablecoins/bridge/"+c.path+"?time_range=24h", &got)
 		if len(got) != 7 {
 			t.Fatalf("%s: %d rows, want one per supported chain", c.path, len(got))
 		}
@@ -414,7 +380,7 @@ func checkBridge(t *testing.T, srv server) {
 	}
 	// chain_id keeps the flows whose other side is that chain.
 	var got []row
-	srv.getJSON(t, "/stablecoins/bridge/total-outflow?time_range=24h&chain_ids=binance-smart-chain-56,base-8453&chain_id=base-8453", &got)
+	srv.GetJSON(t, "/stablecoins/bridge/total-outflow?time_range=24h&chain_ids=binance-smart-chain-56,base-8453&chain_id=base-8453", &got)
 	if len(got) != 2 || got[0].Chain != self || ratOf(t, string(got[0].Total)).Cmp(ratOf(t, bridge.CCTP.Out["6"].Amount)) != 0 ||
 		ratOf(t, string(got[1].Total)).Sign() != 0 {
 		t.Errorf("outflow to base only: %+v", got)
@@ -425,7 +391,7 @@ func checkBridge(t *testing.T, srv server) {
 		Dst   string      `json:"dst_chain_id"`
 		Total json.Number `json:"total_amount"`
 	}
-	srv.getJSON(t, "/stablecoins/bridge/cross-chain-volume?time_range=24h", &pairs)
+	srv.GetJSON(t, "/stablecoins/bridge/cross-chain-volume?time_range=24h", &pairs)
 	if len(pairs) != 12 {
 		t.Fatalf("%d pairs, want 12 (6 domains × 2 directions): %+v", len(pairs), pairs)
 	}
@@ -445,7 +411,7 @@ func checkBridge(t *testing.T, srv server) {
 	}
 
 	var net []map[string]any
-	srv.getJSON(t, "/stablecoins/bridge/netflow-over-time?time_range=1h&time_agg=1h&chain_ids=binance-smart-chain-56,ethereum-1", &net)
+	srv.GetJSON(t, "/stablecoins/bridge/netflow-over-time?time_range=1h&time_agg=1h&chain_ids=binance-smart-chain-56,ethereum-1", &net)
 	if len(net) != 1 {
 		t.Fatalf("one hour bucket expected: %v", net)
 	}
@@ -463,7 +429,7 @@ func checkBridge(t *testing.T, srv server) {
 	}
 }
 
-func checkCategories(t *testing.T, srv server) {
+func checkCategories(t *testing.T, srv apitest.Server) {
 	var cv struct {
 		Tokens map[string]struct {
 			BySender   map[string]struct{ Volume string } `json:"bySenderCategory"`
@@ -537,7 +503,7 @@ func checkCategories(t *testing.T, srv server) {
 		}},
 	} {
 		var got []row
-		srv.getJSON(t, "/stablecoins/category/"+c.path+"?time_range=24h", &got)
+		srv.GetJSON(t, "/stablecoins/category/"+c.path+"?time_range=24h", &got)
 		if len(got) != 6 {
 			t.Fatalf("%s: %d rows, want the 6 categories", c.path, len(got))
 		}
@@ -552,7 +518,7 @@ func checkCategories(t *testing.T, srv server) {
 		}
 	}
 	var two []row
-	srv.getJSON(t, "/stablecoins/category/total-inflow?time_range=24h&category=cex,lending", &two)
+	srv.GetJSON(t, "/stablecoins/category/total-inflow?time_range=24h&category=cex,lending", &two)
 	if len(two) != 2 || two[0].Category != "cex" || two[1].Category != "lending" {
 		t.Errorf("two categories: %+v", two)
 	}
@@ -566,7 +532,7 @@ func checkCategories(t *testing.T, srv server) {
 			Total    json.Number `json:"total_volume"`
 		} `json:"volume_by_category"`
 	}
-	srv.getJSON(t, "/stablecoins/volume-by-category/over-time?time_range=1h&time_agg=1h", &byCat)
+	srv.GetJSON(t, "/stablecoins/volume-by-category/over-time?time_range=1h&time_agg=1h", &byCat)
 	if len(byCat) != 1 {
 		t.Fatalf("one hour bucket expected: %+v", byCat)
 	}
@@ -619,7 +585,7 @@ func TestStablecoinsNotIndexed(t *testing.T) {
 		{"/stablecoins/category/total-inflow?category=exchange", 400},
 		{"/stablecoins/whale-alerts?limit=1001", 400},
 	} {
-		resp, body := srv.get(t, c.path)
+		resp, body := srv.Get(t, c.path)
 		if resp.StatusCode != c.status {
 			t.Errorf("%s: %d %s, want %d", c.path, resp.StatusCode, body, c.status)
 		}

@@ -11,7 +11,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -60,20 +59,11 @@ func (s *Service) begin(ctx context.Context) (api.Freshness, error) {
 	if !s.ok {
 		return api.Freshness{}, fmt.Errorf("no chain of kind cosmoshub is configured: %w", problem.ErrNotIndexed)
 	}
-	var st struct {
-		Height int64     `bun:"height"`
-		Time   time.Time `bun:"time"`
-	}
-	err := s.db.NewRaw(`SELECT b.height, b.time FROM aggregator_jobs j
-		JOIN LATERAL (SELECT height, time FROM blocks WHERE chain_id = ? AND height <= j.watermark ORDER BY height DESC LIMIT 1) b ON true
-		WHERE j.name = ?`, s.chainID, aggls.JobName).Scan(ctx, &st)
-	if errors.Is(err, sql.ErrNoRows) {
-		return api.Freshness{}, fmt.Errorf("chain %s: the %s job has not run yet: %w", s.chainID, aggls.JobName, problem.ErrNotIndexed)
-	}
+	h, err := api.JobHeight(ctx, s.db, s.chainID, aggls.JobName)
 	if err != nil {
-		return api.Freshness{}, fmt.Errorf("freshness of %s: %w", aggls.JobName, err)
+		return api.Freshness{}, err
 	}
-	return api.Freshness{Chains: []api.ChainHeight{{ChainID: s.chainID, Height: st.Height, Time: st.Time.UTC()}}}, nil
+	return api.Freshness{Chains: []api.ChainHeight{h}}, nil
 }
 
 // flowByProvider is, per UTC day with flows, the ATOM that entered and left

@@ -2,9 +2,7 @@ package staking_test
 
 import (
 	"encoding/json"
-	"io"
 	"math/big"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,24 +12,9 @@ import (
 
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/internal/apitest"
-	"github.com/chainlens/chainlens/internal/hubtest"
+	"github.com/chainlens/chainlens/internal/localnet"
 	"github.com/chainlens/chainlens/internal/testdb"
 )
-
-type server struct{ url, key string }
-
-func (s server) get(t *testing.T, path string) (*http.Response, []byte) {
-	t.Helper()
-	req, _ := http.NewRequest("GET", s.url+path, nil)
-	req.Header.Set("Authorization", "Bearer "+s.key)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	return resp, body
-}
 
 type flow struct {
 	Labels   string      `json:"labels"`
@@ -55,7 +38,7 @@ type expectedFlow struct {
 // (in) and unbond and tokenize (out) a provider sent.
 func actionFlows(t *testing.T) []expectedFlow {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(hubtest.Dir(), "actions.md"))
+	b, err := os.ReadFile(filepath.Join(localnet.Hub.Dir(), "actions.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,12 +81,12 @@ func TestFlowByProvider(t *testing.T) {
 		t.Fatalf("%d provider flows in actions.md", len(want))
 	}
 	db, _ := testdb.New(t)
-	ch := hubtest.Index(t, db)
-	cfg := &config.Config{Chains: []config.Chain{ch}, Staking: config.Staking{Providers: hubtest.Providers()}}
+	ch := localnet.Hub.Index(t, db)
+	cfg := &config.Config{Chains: []config.Chain{ch}, Staking: config.Staking{Providers: localnet.HubProviders()}}
 	apitest.RunJobs(t, db, cfg)
 	cfg.API = apitest.DefaultAPI(t, true)
 	s := apitest.Serve(t, db, cfg, time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC))
-	srv := server{s.URL, s.Key}
+	srv := s
 	for _, provider := range []string{"stride", "pstake", "quicksilver", "drop", "total"} {
 		in, out, topIn, topOut := new(big.Rat), new(big.Rat), new(big.Rat), new(big.Rat)
 		topInTx, topOutTx := map[string]bool{}, map[string]bool{}
@@ -126,11 +109,11 @@ func TestFlowByProvider(t *testing.T) {
 			}
 		}
 		path := "/staking/liquid/flow_by_provider?provider=" + provider
-		resp, body := srv.get(t, path)
+		resp, body := srv.Get(t, path)
 		if resp.StatusCode != 200 {
 			t.Fatalf("%s: %d %s", path, resp.StatusCode, body)
 		}
-		_, doc := srv.get(t, "/openapi.json")
+		_, doc := srv.Get(t, "/openapi.json")
 		apitest.Validate(t, doc, "GET", path, resp, body)
 		var got []flow
 		if err := json.Unmarshal(body, &got); err != nil {
@@ -154,10 +137,10 @@ func TestFlowByProvider(t *testing.T) {
 			t.Errorf("%s top txs %s / %s, want one of %v / %v", provider, g.TopInTx, g.TopOutTx, topInTx, topOutTx)
 		}
 	}
-	if resp, body := srv.get(t, "/staking/liquid/flow_by_provider?provider=lido"); resp.StatusCode != 400 {
+	if resp, body := srv.Get(t, "/staking/liquid/flow_by_provider?provider=lido"); resp.StatusCode != 400 {
 		t.Errorf("unknown provider: %d %s", resp.StatusCode, body)
 	}
-	if resp, _ := srv.get(t, "/staking/liquid/share_by_provider"); resp.StatusCode != 501 {
+	if resp, _ := srv.Get(t, "/staking/liquid/share_by_provider"); resp.StatusCode != 501 {
 		t.Errorf("share_by_provider: %d, not built", resp.StatusCode)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/chainlens/chainlens/internal/localnet"
 	"github.com/chainlens/chainlens/internal/neutrontest"
 	"github.com/chainlens/chainlens/internal/testdb"
 )
@@ -20,7 +21,7 @@ func TestRecordedTickUpdates(t *testing.T) {
 		t.Fatalf("truth has %d reserves: not the recording this test was written for", len(want))
 	}
 	db, _ := testdb.New(t)
-	neutrontest.Index(t, db)
+	localnet.Neutron.Index(t, db)
 	ctx := context.Background()
 	var counts struct {
 		Tx    int `bun:"tx"`

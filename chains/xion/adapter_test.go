@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/chainlens/chainlens/chains/xion"
+	"github.com/chainlens/chainlens/internal/localnet"
 	"github.com/chainlens/chainlens/internal/testdb"
-	"github.com/chainlens/chainlens/internal/xiontest"
 )
 
 func TestParseAuthenticator(t *testing.T) {
@@ -40,7 +40,7 @@ func TestParseAuthenticator(t *testing.T) {
 // add_auth_method) and 3 removed; the failed removal of id 7 is not there.
 func TestRecordedLocalnet(t *testing.T) {
 	db, _ := testdb.New(t)
-	xiontest.Index(t, db)
+	localnet.XION.Index(t, db)
 	var n struct {
 		Accounts int `bun:"accounts"`
 		Adds     int `bun:"adds"`

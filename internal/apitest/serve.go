@@ -1,8 +1,12 @@
 package apitest
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
@@ -66,4 +70,42 @@ func RunJobs(t testing.TB, db *bun.DB, cfg *config.Config) {
 	if err := sched.RunOnce(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// Get calls path with the server's key.
+func (s Server) Get(t testing.TB, path string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest("GET", s.URL+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+s.Key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, body
+}
+
+// GetJSON calls path, requires a 200 that the served OpenAPI document
+// accepts, and decodes it into v (numbers in interfaces as json.Number).
+func (s Server) GetJSON(t testing.TB, path string, v any) *http.Response {
+	t.Helper()
+	resp, body := s.Get(t, path)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("%s: %d %s", path, resp.StatusCode, body)
+	}
+	_, doc := s.Get(t, "/openapi.json")
+	Validate(t, doc, "GET", path, resp, body)
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return resp
 }

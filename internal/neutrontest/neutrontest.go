@@ -1,68 +1,13 @@
-// Package neutrontest indexes the recorded Neutron localnet
-// (testdata/localnet/neutron, x/dex activity) for tests.
+// Package neutrontest reads the node's own x/dex state from the recorded
+// Neutron localnet (localnet.Neutron) for tests.
 package neutrontest
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
-	"runtime"
 	"testing"
-	"time"
 
-	"github.com/uptrace/bun"
-
-	"github.com/chainlens/chainlens/chains/neutron"
-	"github.com/chainlens/chainlens/config"
-	"github.com/chainlens/chainlens/internal/replaytest"
+	"github.com/chainlens/chainlens/internal/localnet"
 )
-
-// ChainID and LastHeight of the recording.
-const (
-	ChainID    = "localneutron"
-	LastHeight = 193
-)
-
-// Dir is the recording folder.
-func Dir() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "testdata", "localnet", "neutron")
-}
-
-// Chain is the config of the recording.
-func Chain() config.Chain {
-	return config.Chain{ID: ChainID, Kind: neutron.Kind, BatchSize: 50, Concurrency: 4,
-		PollInterval: config.Duration(50 * time.Millisecond), Bech32Prefix: "neutron", Assets: Assets()}
-}
-
-// Assets are the recording's denoms as config/local.yaml declares them.
-func Assets() []config.Asset {
-	return []config.Asset{
-		{Denom: "untrn", Symbol: "NTRN", Name: "Neutron", Display: "ntrn", Exponent: 6, MarketDataID: "neutron"},
-		{Denom: "uibcatom", Symbol: "ATOM", Name: "Cosmos Hub", Display: "atom", Exponent: 6, MarketDataID: "cosmos"},
-		{Denom: "uibcusdc", Symbol: "USDC", Name: "USD Coin", Display: "usdc", Exponent: 6, MarketDataID: "usd-coin"},
-		{Denom: "uusdc", Symbol: "USDC", Name: "USD Coin", Display: "usdc", Exponent: 6, MarketDataID: "usd-coin"},
-	}
-}
-
-// Index indexes the whole recording into db through the real pipeline.
-func Index(t testing.TB, db *bun.DB) config.Chain {
-	t.Helper()
-	cfg := Chain()
-	return replaytest.Index(t, db, Dir(), cfg, neutron.NewAdapter(cfg.Bech32Prefix), LastHeight)
-}
-
-// Truth decodes truth/<name>.
-func Truth(t testing.TB, name string, v any) {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(Dir(), "truth", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-}
 
 // Reserve is one maker-side reserve of a pool or tranche at a tick.
 type Reserve struct {
@@ -92,7 +37,7 @@ func Reserves(t testing.TB) []Reserve {
 	var truth struct {
 		Pairs map[string]map[string]json.RawMessage `json:"pairs"`
 	}
-	Truth(t, "dex_pairs_liquidity.json", &truth)
+	localnet.Neutron.Truth(t, "dex_pairs_liquidity.json", &truth)
 	var out []Reserve
 	for _, sides := range truth.Pairs {
 		for name, raw := range sides {

@@ -1,0 +1,33 @@
+package api
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/chainlens/chainlens/api/problem"
+)
+
+// JobHeight is how far a report job has aggregated chainID: the last
+// indexed block at or below the job's watermark, and its time. It answers
+// 503 (problem.ErrNotIndexed) while the job has not aggregated a block.
+func JobHeight(ctx context.Context, db bun.IDB, chainID, job string) (ChainHeight, error) {
+	var st struct {
+		Height int64     `bun:"height"`
+		Time   time.Time `bun:"time"`
+	}
+	err := db.NewRaw(`SELECT b.height, b.time FROM aggregator_jobs j
+		JOIN LATERAL (SELECT height, time FROM blocks WHERE chain_id = ? AND height <= j.watermark ORDER BY height DESC LIMIT 1) b ON true
+		WHERE j.name = ?`, chainID, job).Scan(ctx, &st)
+	if errors.Is(err, sql.ErrNoRows) {
+		return ChainHeight{}, fmt.Errorf("chain %s: the %s job has not run yet: %w", chainID, job, problem.ErrNotIndexed)
+	}
+	if err != nil {
+		return ChainHeight{}, fmt.Errorf("freshness of %s: %w", job, err)
+	}
+	return ChainHeight{ChainID: chainID, Height: st.Height, Time: st.Time.UTC()}, nil
+}
