@@ -229,33 +229,52 @@ func bucket(period string, periods int64) (string, []any) {
 // (argument: denom0).
 const fillIndex = `CASE WHEN maker_denom = ? THEN tick_index ELSE -tick_index END`
 
+// pairWindow is what the price and swap-volume endpoints read: the pair,
+// the from/to window, the freshness, and the SQL of a fill's bucket (the
+// window start without period).
+type pairWindow struct {
+	d0, d1, token0, token1 string
+	from, to               time.Time
+	st                     state
+	bucket                 string
+	bucketArgs             []any
+}
+
+func (s *Service) pairWindow(ctx context.Context, req *api.Request, periods int64) (pairWindow, error) {
+	var w pairWindow
+	var err error
+	if w.d0, w.d1, w.token0, w.token1, err = pair(req); err != nil {
+		return w, err
+	}
+	if w.from, w.to, err = window(req); err != nil {
+		return w, err
+	}
+	if w.st, err = s.begin(ctx); err != nil {
+		return w, err
+	}
+	w.bucket, w.bucketArgs = `?::timestamptz`, []any{w.from}
+	if p := req.Params.String("period"); p != "" {
+		w.bucket, w.bucketArgs = bucket(p, periods)
+	}
+	return w, nil
+}
+
 // price is the OHLC of fill indexes per bucket (oldest first), or one
 // summary row of the range without period. Fills below
 // show_trades_above_value USD are left out; fills whose value is not known
 // (neither denom is USD-pegged) are kept.
 func (s *Service) price(ctx context.Context, req *api.Request) (*api.Response, error) {
-	d0, d1, token0, token1, err := pair(req)
+	w, err := s.pairWindow(ctx, req, req.Params.Int("periods"))
 	if err != nil {
 		return nil, err
 	}
-	from, to, err := window(req)
-	if err != nil {
-		return nil, err
-	}
-	st, err := s.begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	bexpr, bargs := `?::timestamptz`, []any{from}
-	if p := req.Params.String("period"); p != "" {
-		bexpr, bargs = bucket(p, req.Params.Int("periods"))
-	}
+	d0, d1, bexpr, st := w.d0, w.d1, w.bucket, w.st
 	limit := int64(10000)
 	if req.Params.Has("limit") {
 		limit = req.Params.Int("limit")
 	}
-	args := append([]any{}, bargs...)
-	args = append(args, d0, s.chainID, token0, token1, from, to, req.Params.Float("show_trades_above_value"), limit)
+	args := append([]any{}, w.bucketArgs...)
+	args = append(args, d0, s.chainID, w.token0, w.token1, w.from, w.to, req.Params.Float("show_trades_above_value"), limit)
 	var rows []struct {
 		Bucket time.Time `bun:"bucket"`
 		Open   int64     `bun:"open"`
@@ -357,23 +376,12 @@ func (s *Service) trades(ctx context.Context, req *api.Request) (*api.Response, 
 // swapVolume is the denom0 amount swapped (bought and sold) per bucket,
 // oldest first; without period, one row: the 24 h ending at to.
 func (s *Service) swapVolume(ctx context.Context, req *api.Request) (*api.Response, error) {
-	d0, _, token0, token1, err := pair(req)
+	w, err := s.pairWindow(ctx, req, 1)
 	if err != nil {
 		return nil, err
 	}
-	from, to, err := window(req)
-	if err != nil {
-		return nil, err
-	}
-	st, err := s.begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	bexpr, bargs := `?::timestamptz`, []any{from}
-	if p := req.Params.String("period"); p != "" {
-		bexpr, bargs = bucket(p, 1)
-	}
-	args := append(append([]any{}, bargs...), d0, s.chainID, token0, token1, from, to)
+	d0, bexpr, st, from := w.d0, w.bucket, w.st, w.from
+	args := append(append([]any{}, w.bucketArgs...), d0, s.chainID, w.token0, w.token1, w.from, w.to)
 	var rows []struct {
 		Bucket time.Time `bun:"bucket"`
 		Volume string    `bun:"volume"`
