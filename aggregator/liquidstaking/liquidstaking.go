@@ -24,7 +24,9 @@ func Chain(cfg *config.Config) (config.Chain, bool) { return cfg.FirstChain("cos
 // maxHeights bounds the heights one run reads.
 const maxHeights = 50_000
 
-// Job writes liquid_flows: for every successful tx event past the
+// Job writes liquid_provider_daily from the delegation snapshots
+// (each provider's delegations at the last snapshot of each day) and
+// liquid_flows: for every successful tx event past the
 // watermark where a provider account is the delegator, an inflow
 // (delegate, redeem_shares) or an outflow (unbond, tokenize_shares).
 // Redelegations move stake between validators and are no flow. A
@@ -46,7 +48,7 @@ func (j Job) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error)
 		return wm, 0, err
 	}
 	if wm == 0 {
-		if err := store.DeleteChainRows(ctx, tx, id, "liquid_flows"); err != nil {
+		if err := store.DeleteChainRows(ctx, tx, id, "liquid_flows", "liquid_provider_daily"); err != nil {
 			return 0, 0, err
 		}
 	}
@@ -63,13 +65,34 @@ func (j Job) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error)
 	if len(accounts) == 0 {
 		return to, 0, nil
 	}
-	res, err := tx.NewRaw(flowsSQL, id, wm, to, pgdialect.Array(accounts), pgdialect.Array(names)).Exec(ctx)
-	if err != nil {
-		return 0, 0, fmt.Errorf("liquid_flows: %w", err)
+	var rows int64
+	for _, step := range []struct{ name, query string }{{"liquid_flows", flowsSQL}, {"liquid_provider_daily", dailySQL}} {
+		res, err := tx.NewRaw(step.query, id, wm, to, pgdialect.Array(accounts), pgdialect.Array(names)).Exec(ctx)
+		if err != nil {
+			return 0, 0, fmt.Errorf("%s: %w", step.name, err)
+		}
+		n, _ := res.RowsAffected()
+		rows += n
 	}
-	n, _ := res.RowsAffected()
-	return to, n, nil
+	return to, rows, nil
 }
+
+// dailySQL: each provider's delegations at the last snapshot of each UTC
+// day that took delegations (same arguments as flowsSQL).
+const dailySQL = `WITH p AS (SELECT * FROM unnest(?3::text[], ?4::text[]) AS p(account, provider)),
+	snaps AS (
+		SELECT DISTINCT ON ((time AT TIME ZONE 'UTC')::date) height, (time AT TIME ZONE 'UTC')::date AS day
+		FROM state_snapshots WHERE chain_id = ?0 AND kind = 'taken' AND key = 'delegation' AND height > ?1 AND height <= ?2
+		ORDER BY (time AT TIME ZONE 'UTC')::date, height DESC),
+	totals AS (
+		SELECT s.day, s.height, pr.provider,
+			coalesce((SELECT sum(d.amount) FROM state_snapshots d JOIN p ON p.account = split_part(d.key, '/', 1) AND p.provider = pr.provider
+				WHERE d.chain_id = ?0 AND d.height = s.height AND d.kind = 'delegation'), 0) AS amount
+		FROM snaps s CROSS JOIN (SELECT DISTINCT provider FROM p) pr)
+	INSERT INTO liquid_provider_daily AS l (chain_id, day, provider, amount, height)
+	SELECT ?0, day, provider, amount, height FROM totals
+	ON CONFLICT (chain_id, day, provider) DO UPDATE SET amount = EXCLUDED.amount, height = EXCLUDED.height
+		WHERE l.height < EXCLUDED.height`
 
 // flowsSQL: ?0 chain, ?1 watermark, ?2 last height, ?3 provider accounts,
 // ?4 their provider names. An amount is "<integer><denom>"; share tokens

@@ -1,10 +1,8 @@
 // Package staking serves the multi-chain staking group from the report
 // tables of the liquid_staking job (aggregator/liquidstaking), which reads
-// the Cosmos Hub's staking and x/liquid events. Only the flows are built:
-// /staking/liquid/share_by_provider needs the providers' delegation
-// balances (state the events alone do not give once validators are
-// slashed) and /aez/revenue_share_by_consumer USD prices of the consumer
-// reward denoms; both answer 501 until then.
+// the Cosmos Hub's staking and x/liquid events and the state snapshots of
+// the providers' delegations (indexer/snapshot). /aez/revenue_share_by_consumer
+// needs USD prices of the consumer reward denoms and answers 501 until then.
 package staking
 
 import (
@@ -12,7 +10,9 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -23,8 +23,11 @@ import (
 	"github.com/chainlens/chainlens/config"
 )
 
-// OpFlowByProvider is the operation served here.
-const OpFlowByProvider = "GET /staking/liquid/flow_by_provider"
+// Operations served here.
+const (
+	OpFlowByProvider  = "GET /staking/liquid/flow_by_provider"
+	OpShareByProvider = "GET /staking/liquid/share_by_provider"
+)
 
 // Service answers the staking endpoints.
 type Service struct {
@@ -52,7 +55,7 @@ func New(cfg *config.Config, db *bun.DB) *Service {
 
 // Handlers binds the built operations.
 func (s *Service) Handlers() map[string]api.Handler {
-	return map[string]api.Handler{OpFlowByProvider: s.flowByProvider}
+	return map[string]api.Handler{OpFlowByProvider: s.flowByProvider, OpShareByProvider: s.shareByProvider}
 }
 
 func (s *Service) begin(ctx context.Context) (api.Freshness, error) {
@@ -116,4 +119,69 @@ func (s *Service) flowByProvider(ctx context.Context, req *api.Request) (*api.Re
 			api.Number(r.TopOut), r.OutTx.String})
 	}
 	return &api.Response{Body: body, Freshness: fresh}, nil
+}
+
+// shareByProvider is, per UTC day with a delegation snapshot, the ATOM
+// delegated by each requested provider's accounts at the day's last
+// snapshot; total = all providers.
+func (s *Service) shareByProvider(ctx context.Context, req *api.Request) (*api.Response, error) {
+	rng, err := req.Params.DateRange(req.Now, false)
+	if err != nil {
+		return nil, err
+	}
+	fresh, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cols := req.Params.Strings("providers")
+	if len(cols) == 0 {
+		cols = []string{"total"}
+	}
+	var rows []struct {
+		Day      time.Time `bun:"day"`
+		Provider string    `bun:"provider"`
+		Amount   string    `bun:"amount"`
+	}
+	if err := s.db.NewRaw(`SELECT day, provider, (amount * ?::numeric)::text AS amount FROM liquid_provider_daily
+		WHERE chain_id = ? AND day >= (?::timestamptz AT TIME ZONE 'UTC')::date AND day <= (?::timestamptz AT TIME ZONE 'UTC')::date
+		ORDER BY day, provider`, "1e-"+strconv.Itoa(s.exponent), s.chainID, rng.Start, rng.End).Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("provider balances: %w", err)
+	}
+	body := []api.SeriesRow{}
+	for _, r := range rows {
+		l := r.Day.UTC().Format(time.DateTime)
+		if len(body) == 0 || body[len(body)-1].Labels != l {
+			vals := make([]json.Number, len(cols))
+			for i := range vals {
+				vals[i] = "0"
+			}
+			body = append(body, api.SeriesRow{Labels: l, Columns: cols, Values: vals})
+		}
+		row := &body[len(body)-1]
+		for i, c := range cols {
+			if c == r.Provider {
+				row.Values[i] = api.Number(r.Amount)
+			}
+			if c == "total" {
+				row.Values[i] = api.Number(addDecimal(string(row.Values[i]), r.Amount))
+			}
+		}
+	}
+	return &api.Response{Body: body, Freshness: fresh}, nil
+}
+
+// addDecimal adds two decimal strings exactly.
+func addDecimal(a, b string) string {
+	x, ok1 := new(big.Rat).SetString(a)
+	y, ok2 := new(big.Rat).SetString(b)
+	if !ok1 || !ok2 {
+		return "0"
+	}
+	scale := 0
+	for _, s := range []string{a, b} {
+		if i := strings.IndexByte(s, '.'); i >= 0 {
+			scale = max(scale, len(s)-i-1)
+		}
+	}
+	return x.Add(x, y).FloatString(scale)
 }

@@ -1,7 +1,9 @@
 package staking_test
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -11,6 +13,7 @@ import (
 	"time"
 
 	"github.com/chainlens/chainlens/config"
+	"github.com/chainlens/chainlens/indexer/snapshot"
 	"github.com/chainlens/chainlens/internal/apitest"
 	"github.com/chainlens/chainlens/internal/localnet"
 	"github.com/chainlens/chainlens/internal/testdb"
@@ -140,7 +143,74 @@ func TestFlowByProvider(t *testing.T) {
 	if resp, body := srv.Get(t, "/staking/liquid/flow_by_provider?provider=lido"); resp.StatusCode != 400 {
 		t.Errorf("unknown provider: %d %s", resp.StatusCode, body)
 	}
-	if resp, _ := srv.Get(t, "/staking/liquid/share_by_provider"); resp.StatusCode != 501 {
-		t.Errorf("share_by_provider: %d, not built", resp.StatusCode)
+	if resp, _ := srv.Get(t, "/aez/revenue_share_by_consumer"); resp.StatusCode != 501 {
+		t.Errorf("revenue_share_by_consumer: %d, not built", resp.StatusCode)
 	}
+}
+
+// TestShareByProvider stores delegation snapshots as the snapshotter does
+// (snapshot.Store of the rows snapshot.Take returns; Take itself is checked
+// against a real node in indexer/snapshot) at two heights of one day and
+// one of the next, and reads each provider's balance at each day's last.
+func TestShareByProvider(t *testing.T) {
+	db, _ := testdb.New(t)
+	ch := localnet.Hub.Index(t, db)
+	ctx := context.Background()
+	stride, pstake := localnet.HubProviders()["stride"][0], localnet.HubProviders()["pstake"][0]
+	val1, val2 := "cosmosvaloper1jcqf85z23w8ftaazfeee7xws3mrrw02sgpaqjx", "cosmosvaloper1tqpdh2vxrxlth74u42ej9rdjavlhnwxv2pgzn8"
+	del := func(delegator, validator, amount string) snapshot.Row {
+		return snapshot.Row{Kind: snapshot.KindDelegation, Key: delegator + "/" + validator, Denom: "uatom", Amount: amount}
+	}
+	taken := snapshot.Row{Kind: snapshot.KindTaken, Key: snapshot.KindDelegation, Data: json.RawMessage(`{"rows": 2}`)}
+	day1 := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	for _, s := range []struct {
+		height int64
+		at     time.Time
+		rows   []snapshot.Row
+	}{
+		{10, day1, []snapshot.Row{del(stride, val1, "1000000"), del(pstake, val1, "5"), taken}},
+		{20, day1.Add(time.Hour), []snapshot.Row{del(stride, val1, "2000000"), del(stride, val2, "981750000"), taken}},
+		{150, day1.Add(24 * time.Hour), []snapshot.Row{del(pstake, val2, "4038000000"), taken}},
+	} {
+		if err := snapshot.Store(ctx, db, ch.ID, s.height, s.at, s.rows); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := &config.Config{Chains: []config.Chain{ch}, Staking: config.Staking{Providers: localnet.HubProviders()}}
+	apitest.RunJobs(t, db, cfg)
+	cfg.API = apitest.DefaultAPI(t, true)
+	srv := apitest.Serve(t, db, cfg, time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC))
+	var got []map[string]any
+	srv.GetJSON(t, "/staking/liquid/share_by_provider?providers=stride,pstake,drop,total", &got)
+	want := `[{"drop":"0","labels":"2026-11-21 00:00:00","pstake":"0","stride":"983.75","total":"983.75"},` +
+		`{"drop":"0","labels":"2026-11-22 00:00:00","pstake":"4038","stride":"0","total":"4038"}]`
+	if !sameSeries(got, want) {
+		b, _ := json.Marshal(got)
+		t.Errorf("got %s\nwant %s", b, want)
+	}
+	var total []map[string]any
+	srv.GetJSON(t, "/staking/liquid/share_by_provider", &total)
+	if len(total) != 2 || fmt.Sprint(total[1]["total"]) != "4038" || len(total[0]) != 2 {
+		t.Errorf("default total: %v", total)
+	}
+}
+
+// sameSeries compares decoded series rows with the expected ones, numbers
+// as their decimal text.
+func sameSeries(got []map[string]any, want string) bool {
+	var w []map[string]string
+	if err := json.Unmarshal([]byte(want), &w); err != nil || len(w) != len(got) {
+		return false
+	}
+	for i := range w {
+		if len(w[i]) != len(got[i]) {
+			return false
+		}
+		for k, v := range w[i] {
+			if fmt.Sprint(got[i][k]) != v {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -50,6 +50,11 @@ func indexerParts(cfg *config.Config, log *slog.Logger, db *bun.DB, reg *prometh
 			run = func(ctx context.Context) error { return x.Run(ctx, until) }
 			if ch.SnapshotEvery > 0 && until == 0 {
 				snap := snapshot.NewSnapshotter(db, client, ch, log)
+				if hub, ok := cfg.FirstChain("cosmoshub"); ok && hub.ID == ch.ID {
+					for _, accounts := range cfg.Staking.Providers {
+						snap.Delegators = append(snap.Delegators, accounts...)
+					}
+				}
 				parts = append(parts, part{"snapshots " + ch.ID, supervise(log.With("chain", ch.ID, "component", "snapshots"), snap.Run)})
 			}
 		}

@@ -199,7 +199,23 @@ func TestTakeAndStoreOnDevnet(t *testing.T) {
 	if err := n.WaitForHeight(ctx, h+1); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := snapshot.Take(ctx, c, n.ChainID(), h, n.Bech32Prefix(), snapshot.DefaultModules)
+	var user1 string
+	for _, a := range n.Accounts() {
+		if a.Name == "user1" {
+			user1 = a.Address
+		}
+	}
+	rows, err := snapshot.Take(ctx, c, n.ChainID(), h, n.Bech32Prefix(), snapshot.DefaultModules, []string{user1, user1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Delegation: user1's one delegation, as the staking query gives it.
+	var del stakingtypes.QueryDelegationResponse
+	abci(t, ctx, c, "/cosmos.staking.v1beta1.Query/Delegation", h, &stakingtypes.QueryDelegationRequest{DelegatorAddr: user1, ValidatorAddr: valoper}, &del)
+	if got := byKind(rows)["delegation"]; len(got) != 1 || got[user1+"/"+valoper][devnet.BondDenom] != del.DelegationResponse.Balance.Amount.String() ||
+		del.DelegationResponse.Balance.Amount.Int64() != delegatedSoFar {
+		t.Errorf("delegation rows %v, staking query %s, delegated %d", got, del.DelegationResponse.Balance, delegatedSoFar)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +232,7 @@ func TestTakeAndStoreOnDevnet(t *testing.T) {
 	if !reflect.DeepEqual(k["supply"][""], gen) {
 		t.Errorf("supply %v, want the genesis sum %v", k["supply"][""], gen)
 	}
-	rows1, err := snapshot.Take(ctx, c, n.ChainID(), 1, n.Bech32Prefix(), nil)
+	rows1, err := snapshot.Take(ctx, c, n.ChainID(), 1, n.Bech32Prefix(), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,7 +346,7 @@ func TestTakeAndStoreOnDevnet(t *testing.T) {
 	for key := range k["taken"] {
 		taken[key] = true
 	}
-	if want := map[string]bool{"supply": true, "module_balance": true, "staking_pool": true, "validator": true, "community_pool": true}; !reflect.DeepEqual(taken, want) {
+	if want := map[string]bool{"supply": true, "module_balance": true, "staking_pool": true, "validator": true, "delegation": true, "community_pool": true}; !reflect.DeepEqual(taken, want) {
 		t.Errorf("taken kinds %v, want %v", taken, want)
 	}
 

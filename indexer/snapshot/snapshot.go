@@ -54,6 +54,11 @@ const (
 	// bond denom, amount = tokens, data {moniker, status, jailed,
 	// commission_rate, delegator_shares}.
 	KindValidator = "validator"
+	// KindDelegation is one delegation of a watched delegator (config
+	// staking.providers): key = delegator "/" validator, denom = the bond
+	// denom, amount = its balance (tokens the shares are worth), data
+	// {shares}.
+	KindDelegation = "delegation"
 
 	// KindTaken marks a kind the node answered: key = the kind, data {"rows": n}.
 	KindTaken = "taken"
@@ -62,7 +67,7 @@ const (
 )
 
 // Kinds lists the data kinds in the order Take queries them.
-var Kinds = []string{KindSupply, KindModuleBalance, KindStakingPool, KindValidator, KindMint, KindCommunityPool}
+var Kinds = []string{KindSupply, KindModuleBalance, KindStakingPool, KindValidator, KindDelegation, KindMint, KindCommunityPool}
 
 // DefaultModules are the module accounts whose balances are snapshotted
 // when none are configured.
@@ -80,6 +85,7 @@ const (
 	pathStakingParams     = "/cosmos.staking.v1beta1.Query/Params"
 	pathPool              = "/cosmos.staking.v1beta1.Query/Pool"
 	pathValidators        = "/cosmos.staking.v1beta1.Query/Validators"
+	pathDelegations       = "/cosmos.staking.v1beta1.Query/DelegatorDelegations"
 	pathMintParams        = "/cosmos.mint.v1beta1.Query/Params"
 	pathInflation         = "/cosmos.mint.v1beta1.Query/Inflation"
 	pathAnnualProvisions  = "/cosmos.mint.v1beta1.Query/AnnualProvisions"
@@ -147,8 +153,8 @@ type message interface {
 // read at the addresses authtypes.NewModuleAddress(name) encoded with
 // bech32Prefix. A kind whose query path the node does not know is skipped
 // (KindSkipped row) without failing the snapshot; any other failure fails
-// it.
-func Take(ctx context.Context, q Querier, chainID string, height int64, bech32Prefix string, modules []string) ([]Row, error) {
+// it. The delegations of delegators are taken when there are any.
+func Take(ctx context.Context, q Querier, chainID string, height int64, bech32Prefix string, modules, delegators []string) ([]Row, error) {
 	if height <= 0 {
 		return nil, fmt.Errorf("snapshot %s: height %d: a snapshot needs a fixed height", chainID, height)
 	}
@@ -167,12 +173,13 @@ func Take(ctx context.Context, q Querier, chainID string, height int64, bech32Pr
 		KindModuleBalance: func(ctx context.Context) ([]Row, error) { return t.moduleBalances(ctx, bech32Prefix, mods) },
 		KindStakingPool:   t.stakingPool,
 		KindValidator:     t.validators,
+		KindDelegation:    func(ctx context.Context) ([]Row, error) { return t.delegations(ctx, delegators) },
 		KindMint:          t.mint,
 		KindCommunityPool: t.communityPool,
 	}
 	var rows, markers []Row
 	for _, kind := range Kinds {
-		if kind == KindModuleBalance && len(mods) == 0 {
+		if (kind == KindModuleBalance && len(mods) == 0) || (kind == KindDelegation && len(delegators) == 0) {
 			continue
 		}
 		got, err := takers[kind](ctx)
@@ -357,6 +364,38 @@ func (t *taker) validators(ctx context.Context) ([]Row, error) {
 		return nextKey(resp.Pagination), nil
 	})
 	return rows, err
+}
+
+// delegations are the delegations of each delegator (duplicates ignored).
+func (t *taker) delegations(ctx context.Context, delegators []string) ([]Row, error) {
+	denom, err := t.stakingDenom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var rows []Row
+	seen := map[string]bool{}
+	for _, d := range delegators {
+		if seen[d] {
+			continue
+		}
+		seen[d] = true
+		err := paginate(pathDelegations, func(key []byte) ([]byte, error) {
+			var resp stakingtypes.QueryDelegatorDelegationsResponse
+			if err := t.call(ctx, pathDelegations, &stakingtypes.QueryDelegatorDelegationsRequest{DelegatorAddr: d, Pagination: pageRequest(key)}, &resp); err != nil {
+				return nil, err
+			}
+			for _, r := range resp.DelegationResponses {
+				rows = append(rows, Row{Kind: KindDelegation, Key: r.Delegation.DelegatorAddress + "/" + r.Delegation.ValidatorAddress,
+					Denom: denom, Amount: intString(r.Balance.Amount),
+					Data: mustJSON(map[string]string{"shares": decString(r.Delegation.Shares)})})
+			}
+			return nextKey(resp.Pagination), nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("delegations of %s: %w", d, err)
+		}
+	}
+	return rows, nil
 }
 
 func (t *taker) mint(ctx context.Context) ([]Row, error) {

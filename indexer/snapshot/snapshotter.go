@@ -42,6 +42,9 @@ type Snapshotter struct {
 	// Modules are the module accounts whose balances are snapshotted;
 	// default DefaultModules.
 	Modules []string
+	// Delegators are the accounts whose delegations are snapshotted
+	// (config staking.providers on the Hub).
+	Delegators []string
 	// PollInterval is the wait between polls; default the chain's
 	// poll_interval, else 1s.
 	PollInterval time.Duration
@@ -136,7 +139,7 @@ func (s *Snapshotter) takeAt(ctx context.Context, h int64) error {
 		return fmt.Errorf("snapshot %s at %d: block time: %w", s.chainID, h, err)
 	}
 	start := time.Now()
-	rows, err := Take(ctx, s.q, s.chainID, h, s.prefix, s.Modules)
+	rows, err := Take(ctx, s.q, s.chainID, h, s.prefix, s.Modules, s.Delegators)
 	if err != nil {
 		return err
 	}

@@ -124,7 +124,7 @@ func osmosisLike(t *testing.T) *fakeNode {
 // protocolpool community pool and the markers.
 func TestTakeFollowsPagesAndFallbacks(t *testing.T) {
 	node := osmosisLike(t)
-	rows, err := snapshot.Take(context.Background(), node, "osmosis-1", 100, "osmo", []string{"fee_collector", "distribution", "fee_collector"})
+	rows, err := snapshot.Take(context.Background(), node, "osmosis-1", 100, "osmo", []string{"fee_collector", "distribution", "fee_collector"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func TestTakeFollowsPagesAndFallbacks(t *testing.T) {
 	for _, p := range []string{"/cosmos.mint.v1beta1.Query/Params", "/cosmos.distribution.v1beta1.Query/CommunityPool", "/cosmos.protocolpool.v1.Query/CommunityPool"} {
 		delete(node.handlers, p)
 	}
-	rows, err = snapshot.Take(context.Background(), node, "osmosis-1", 100, "osmo", nil)
+	rows, err = snapshot.Take(context.Background(), node, "osmosis-1", 100, "osmo", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,13 +182,13 @@ func TestTakeFollowsPagesAndFallbacks(t *testing.T) {
 	node.handlers["/cosmos.staking.v1beta1.Query/Validators"] = func([]byte) (protoMsg, error) {
 		return nil, fmt.Errorf("code 26: failed to load state at height 100; version does not exist (latest height: 90): invalid height")
 	}
-	if _, err := snapshot.Take(context.Background(), node, "osmosis-1", 100, "osmo", nil); err == nil || !strings.Contains(err.Error(), "version does not exist") {
+	if _, err := snapshot.Take(context.Background(), node, "osmosis-1", 100, "osmo", nil, nil); err == nil || !strings.Contains(err.Error(), "version does not exist") {
 		t.Errorf("Take with a failing query: %v", err)
 	}
-	if _, err := snapshot.Take(context.Background(), node, "osmosis-1", 0, "osmo", nil); err == nil {
+	if _, err := snapshot.Take(context.Background(), node, "osmosis-1", 0, "osmo", nil, nil); err == nil {
 		t.Error("Take at height 0 succeeded")
 	}
-	if _, err := snapshot.Take(context.Background(), node, "osmosis-1", 1, "", []string{"fee_collector"}); err == nil {
+	if _, err := snapshot.Take(context.Background(), node, "osmosis-1", 1, "", []string{"fee_collector"}, nil); err == nil {
 		t.Error("Take of module balances without a prefix succeeded")
 	}
 }

@@ -1,0 +1,1 @@
+DROP TABLE IF EXISTS liquid_provider_daily;
