@@ -161,6 +161,8 @@ func (s *Service) begin(ctx context.Context, req *api.Request, otherSide bool) (
 	}
 	q.bucket = buckets[req.Params.String("time_agg")]
 	latest := time.Time{}
+	named := req.Params.String("chain_id") != "" && !otherSide
+	var missing error
 	for _, c := range q.chains {
 		var st struct {
 			Height int64     `bun:"height"`
@@ -171,7 +173,13 @@ func (s *Service) begin(ctx context.Context, req *api.Request, otherSide bool) (
 			JOIN evm_blocks b ON b.chain_id = r.chain_id AND b.height = r.height
 			WHERE j.name = ?`, c, aggsc.JobPrefix+c).Scan(ctx, &st)
 		if errors.Is(err, sql.ErrNoRows) {
-			return nil, fmt.Errorf("chain %s: the %s job has not aggregated a block yet: %w", c, aggsc.JobPrefix+c, problem.ErrNotIndexed)
+			// A chain the request names must be there; of all chains,
+			// those not aggregated yet are left out.
+			missing = fmt.Errorf("chain %s: the %s job has not aggregated a block yet: %w", c, aggsc.JobPrefix+c, problem.ErrNotIndexed)
+			if named {
+				return nil, missing
+			}
+			continue
 		}
 		if err != nil {
 			return nil, fmt.Errorf("freshness of %s: %w", c, err)
@@ -180,6 +188,9 @@ func (s *Service) begin(ctx context.Context, req *api.Request, otherSide bool) (
 		if st.Time.After(latest) {
 			latest = st.Time
 		}
+	}
+	if len(q.fresh.Chains) == 0 {
+		return nil, missing
 	}
 	if !q.from.IsZero() && latest.Before(q.from) {
 		return nil, fmt.Errorf("the window starts at %s, after the last aggregated block (%s): %w",

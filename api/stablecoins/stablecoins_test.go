@@ -630,3 +630,22 @@ func TestStablecoinsRebuild(t *testing.T) {
 		t.Fatalf("report state hash %q %v: not rebuilt", hash, err)
 	}
 }
+
+// TestStablecoinsWithAChainNotAggregated: a second EVM chain whose job has
+// not run leaves the default answers to the chains that are there, and
+// answers 503 when it is asked for by name.
+func TestStablecoinsWithAChainNotAggregated(t *testing.T) {
+	_, db, cfg := indexed(t, lastBlock.Add(24*time.Second))
+	late := evmtest.Chain("http://127.0.0.1:1")
+	late.ID, late.EVMChainID = "base-8453", 0
+	cfg.Chains = append(cfg.Chains, late)
+	srv := apitest.Serve(t, db, cfg, lastBlock.Add(24*time.Second))
+	var got []map[string]any
+	resp := srv.GetJSON(t, "/stablecoins/volume-per-token?time_range=10m", &got)
+	if len(got) != 3 || resp.Header.Get("X-Data-Height") != "311" {
+		t.Errorf("default chains: %d rows, X-Data-Height %q", len(got), resp.Header.Get("X-Data-Height"))
+	}
+	if resp, body := srv.Get(t, "/stablecoins/volume-per-token?time_range=10m&chain_id=base-8453"); resp.StatusCode != 503 {
+		t.Errorf("named chain not aggregated: %d %s", resp.StatusCode, body)
+	}
+}
