@@ -13,20 +13,35 @@ type Perp struct {
 	// A change applies to what the perp_trading job aggregates next; reset
 	// its watermark to reclassify the past.
 	GrantRecipients []string `yaml:"grant_recipients"`
+	// BuyStakeAddress is the buy-and-stake programme's account
+	// (/perp/tokenomics/buystake_address_metrics).
+	BuyStakeAddress string `yaml:"buystake_address"`
 }
 
 func (p *Perp) validate(chains []Chain) []*FieldError {
 	var errs []*FieldError
-	if len(p.GrantRecipients) == 0 {
-		return nil
+	if p.BuyStakeAddress != "" {
+		errs = append(errs, checkDydxAccounts(chains, "perp.buystake_address", []string{p.BuyStakeAddress}, false)...)
 	}
+	if len(p.GrantRecipients) == 0 {
+		return errs
+	}
+	return append(errs, checkDydxAccounts(chains, "perp.grant_recipients", p.GrantRecipients, true)...)
+}
+
+// checkDydxAccounts checks that accounts are accounts of the dydx chain.
+func checkDydxAccounts(chains []Chain, name string, accounts []string, list bool) []*FieldError {
+	var errs []*FieldError
 	ch, ok := (&Config{Chains: chains}).FirstChain("dydx")
 	if !ok {
-		return []*FieldError{{Key: "perp.grant_recipients", Msg: "needs a chain of kind dydx"}}
+		return []*FieldError{{Key: name, Msg: "needs a chain of kind dydx"}}
 	}
 	seen := map[string]bool{}
-	for i, a := range p.GrantRecipients {
-		key := fmt.Sprintf("perp.grant_recipients[%d]", i)
+	for i, a := range accounts {
+		key := name
+		if list {
+			key = fmt.Sprintf("%s[%d]", name, i)
+		}
 		hrp, _, err := bech32.DecodeAndConvert(a)
 		switch {
 		case err != nil:

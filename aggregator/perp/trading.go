@@ -64,6 +64,8 @@ type Trading struct {
 	ChainID string
 	Prefix  string   // the chain's bech32 account prefix (module addresses)
 	Grants  []string // accounts whose receipts from the treasury are grants (config perp.grant_recipients)
+	// BuyStake is the buy-and-stake programme's account (config perp.buystake_address).
+	BuyStake string
 }
 
 // Name is the job name.
@@ -89,7 +91,7 @@ func (j Trading) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, er
 		for _, table := range []string{"perp_market_hourly", "perp_trader_daily", "perp_trader_hourly", "perp_traders", "perp_liquidations",
 			"perp_price_hourly", "perp_positions", "perp_open_interest_hourly", "perp_deposits_hourly",
 			"perp_revenue_daily", "perp_module_balances_daily", "perp_supply", "perp_rewards_daily",
-			"perp_validator_tokens_daily", "perp_staking_rewards_daily", "perp_treasury_outflows_daily"} {
+			"perp_validator_tokens_daily", "perp_staking_rewards_daily", "perp_treasury_outflows_daily", "perp_buystake_hourly"} {
 			if _, err := tx.NewRaw("DELETE FROM "+table+" WHERE chain_id = ?", j.ChainID).Exec(ctx); err != nil {
 				return 0, 0, fmt.Errorf("rebuild: clear %s: %w", table, err)
 			}
@@ -144,6 +146,10 @@ func (j Trading) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, er
 	}
 	rows += n
 	if n, err = treasuryOutflows(ctx, tx, j.ChainID, j.Prefix, j.Grants, wm, to); err != nil {
+		return 0, 0, err
+	}
+	rows += n
+	if n, err = buyStake(ctx, tx, j.ChainID, j.Prefix, j.BuyStake, wm, to); err != nil {
 		return 0, 0, err
 	}
 	rows += n

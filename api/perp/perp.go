@@ -34,13 +34,15 @@ type Service struct {
 	db      *bun.DB
 	chainID string
 	ok      bool // a dydx chain is configured
+	// buyStakeAddress is config perp.buystake_address.
+	buyStakeAddress string
 }
 
 // New returns the service for the first configured chain of kind dydx;
 // without one every endpoint answers 503.
 func New(cfg *config.Config, db *bun.DB) *Service {
 	ch, ok := aggperp.Chain(cfg)
-	return &Service{db: db, chainID: ch.ID, ok: ok}
+	return &Service{db: db, chainID: ch.ID, ok: ok, buyStakeAddress: cfg.Perp.BuyStakeAddress}
 }
 
 // Handlers binds the built operations to the service.
@@ -76,6 +78,7 @@ func (s *Service) Handlers() map[string]api.Handler {
 		OpAPRSplit:               s.aprSplit,
 		OpExpensesShare:          s.expensesShare,
 		OpPnLSummary:             s.pnlSummary,
+		OpBuyStake:               s.buyStake,
 	}
 }
 

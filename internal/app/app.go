@@ -94,7 +94,8 @@ func Jobs(cfg *config.Config) []aggregator.Job {
 		prices = &campaigns.Prices{Market: m}
 	}
 	if ch, ok := aggperp.Chain(cfg); ok {
-		jobs = append(jobs, aggperp.Trading{ChainID: ch.ID, Prefix: ch.Bech32Prefix, Grants: cfg.Perp.GrantRecipients})
+		jobs = append(jobs, aggperp.Trading{ChainID: ch.ID, Prefix: ch.Bech32Prefix, Grants: cfg.Perp.GrantRecipients,
+			BuyStake: cfg.Perp.BuyStakeAddress})
 	}
 	if ch, ok := aggdex2.Chain(cfg); ok {
 		jobs = append(jobs, aggdex2.Job{Chain: ch})

@@ -1,0 +1,83 @@
+package perp_test
+
+import (
+	"encoding/json"
+	"math/big"
+	"testing"
+	"time"
+
+	"github.com/chainlens/chainlens/config"
+	"github.com/chainlens/chainlens/internal/apitest"
+	"github.com/chainlens/chainlens/internal/dydxtest"
+	"github.com/chainlens/chainlens/internal/testdb"
+)
+
+// TestBuyStakeMetrics takes bob of the dYdX localnet as the programme
+// address: at the last hour its delegated and liquid NATIVE and its USDC
+// equal the node's own delegation and bank queries at the last height.
+func TestBuyStakeMetrics(t *testing.T) {
+	const bob = "dydx10fx7sy6ywd5senxae9dwytf8jxek3t2gcen2vs"
+	db, _ := testdb.New(t)
+	ch := dydxtest.Index(t, db)
+	cfg := &config.Config{Chains: []config.Chain{ch}, Perp: config.Perp{BuyStakeAddress: bob}}
+	apitest.RunJobs(t, db, cfg)
+	var tip time.Time
+	if err := db.NewRaw("SELECT time FROM blocks WHERE chain_id = ? AND height = ?", ch.ID, dydxtest.LastHeight).Scan(t.Context(), &tip); err != nil {
+		t.Fatal(err)
+	}
+	cfg.API = apitest.DefaultAPI(t, true)
+	srv := apitest.Serve(t, db, cfg, tip.Add(time.Hour))
+
+	var delegations struct {
+		Responses []struct {
+			Balance struct{ Amount string } `json:"balance"`
+		} `json:"delegation_responses"`
+	}
+	dydxtest.Truth(t, "delegations_bob.json", &delegations)
+	var bank struct {
+		Balances map[string][]struct{ Denom, Amount string } `json:"balances"`
+	}
+	dydxtest.Truth(t, "bank_balances.json", &bank)
+	staked := new(big.Rat)
+	for _, d := range delegations.Responses {
+		v, _ := new(big.Rat).SetString(d.Balance.Amount)
+		staked.Add(staked, v)
+	}
+	want := map[string]*big.Rat{"stakingBalance": staked.Quo(staked, new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(18), nil)))}
+	for _, c := range bank.Balances[bob] {
+		v, _ := new(big.Rat).SetString(c.Amount)
+		switch c.Denom {
+		case "adv4tnt":
+			want["liquidBalanceNATIVE"] = v.Quo(v, new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(18), nil)))
+		default:
+			want["liquidBalanceUSDC"] = v.Quo(v, big.NewRat(1_000_000, 1))
+		}
+	}
+	if len(want) != 3 || want["stakingBalance"].Sign() == 0 {
+		t.Fatalf("truth: %v", want)
+	}
+	var got []map[string]any
+	srv.GetJSON(t, "/perp/tokenomics/buystake_address_metrics", &got)
+	if len(got) < 2 {
+		t.Fatalf("%d hours", len(got))
+	}
+	last := got[0] // newest first
+	if last["labels"].(string) < got[len(got)-1]["labels"].(string) {
+		t.Errorf("not newest first: %v … %v", last["labels"], got[len(got)-1]["labels"])
+	}
+	for k, w := range want {
+		n, _ := last[k].(json.Number)
+		g, ok := new(big.Rat).SetString(string(n))
+		if !ok || g.Cmp(w) != 0 {
+			t.Errorf("%s = %v, want %s", k, last[k], w.FloatString(18))
+		}
+	}
+	if last["stakingRewardsUnclaimedNATIVE"] != nil || last["priceNATIVE"] == nil {
+		t.Errorf("unclaimed %v (not known from events), price %v", last["stakingRewardsUnclaimedNATIVE"], last["priceNATIVE"])
+	}
+	// bob withdrew at heights 303 and 304; the chain paid 0 (withdraw_rewards
+	// amount "0stake", and the node's distribution query shows no rewards).
+	if last["stakingRewardsClaimedNATIVE"] != json.Number("0") || last["stakingRewardsClaimedUSDC"] != json.Number("0") {
+		t.Errorf("claimed %v / %v, the chain paid nothing", last["stakingRewardsClaimedNATIVE"], last["stakingRewardsClaimedUSDC"])
+	}
+}
