@@ -149,14 +149,3 @@ func (ch *Chain) normalizeEVM() {
 	}
 }
 
-// Label is the category of an EVM address (lower-case 0x hex): its label,
-// "mint_burn" for the zero address, else "other".
-func (ch *Chain) Label(addr string) string {
-	if strings.TrimLeft(strings.TrimPrefix(addr, "0x"), "0") == "" {
-		return "mint_burn"
-	}
-	if cat, ok := ch.AddressLabels[strings.ToLower(addr)]; ok {
-		return cat
-	}
-	return "other"
-}
