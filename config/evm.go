@@ -148,4 +148,3 @@ func (ch *Chain) normalizeEVM() {
 		ch.AddressLabels = m
 	}
 }
-
