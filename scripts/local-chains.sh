@@ -16,7 +16,10 @@ start_replay neutron 26659
 start_replay xion 26660
 start_replay cosmoshub 26661
 # The recorded EVM devnet: blocks from 250 on are revealed one per second,
-# with block times moved so that block 250 is now.
+# with block times moved so that block 250 is now. The times differ from
+# one start to the next (the hashes do not), so what was indexed of it
+# before is dropped.
+"$BIN" index --config "$CONFIG" --reset --chain binance-smart-chain-56 >&2
 "$BIN" replay-node --data testdata/evm/recorded --listen 127.0.0.1:8545 --block-time 1s --start-height 250 --rebase-time 2>>.data/replay-evm.log &
 pids+=($!)
 # A live in-process cosmos-sdk chain with steady traffic. It starts from

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
@@ -54,7 +55,8 @@ var Tables = []string{"stablecoin_minute", "stablecoin_senders_minute", "stablec
 // transaction. The chain's reports are rebuilt from the first block when
 // the config they were valued with changed (prices, decimals, labels, CCTP
 // domains) or when the block at the watermark is no longer the indexed one
-// (the indexer rewound a reorg below it).
+// (the indexer rewound a reorg below it, or indexed the chain again with
+// other block times: a replayed recording).
 type Flows struct {
 	Chain config.Chain
 }
@@ -107,11 +109,12 @@ func (j Flows) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, erro
 		return wm, 0, err
 	}
 	var st struct {
-		Height      int64  `bun:"height"`
-		Hash        string `bun:"block_hash"`
-		Fingerprint string `bun:"fingerprint"`
+		Height      int64      `bun:"height"`
+		Hash        string     `bun:"block_hash"`
+		Time        *time.Time `bun:"block_time"`
+		Fingerprint string     `bun:"fingerprint"`
 	}
-	err = tx.NewRaw("SELECT height, block_hash, fingerprint FROM stablecoin_report_state WHERE chain_id = ?", id).Scan(ctx, &st)
+	err = tx.NewRaw("SELECT height, block_hash, block_time, fingerprint FROM stablecoin_report_state WHERE chain_id = ?", id).Scan(ctx, &st)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return 0, 0, fmt.Errorf("stablecoin_report_state: %w", err)
 	}
@@ -120,12 +123,15 @@ func (j Flows) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, erro
 	// scratch too: rows must never be added twice.
 	rebuild := wm == 0 || errors.Is(err, sql.ErrNoRows) || st.Height != wm || st.Fingerprint != fp
 	if !rebuild {
-		var hash string
-		herr := tx.NewRaw("SELECT hash FROM evm_blocks WHERE chain_id = ? AND height = ?", id, wm).Scan(ctx, &hash)
+		var b struct {
+			Hash string    `bun:"hash"`
+			Time time.Time `bun:"time"`
+		}
+		herr := tx.NewRaw("SELECT hash, time FROM evm_blocks WHERE chain_id = ? AND height = ?", id, wm).Scan(ctx, &b)
 		if herr != nil && !errors.Is(herr, sql.ErrNoRows) {
 			return 0, 0, fmt.Errorf("block %d: %w", wm, herr)
 		}
-		rebuild = !strings.EqualFold(hash, st.Hash)
+		rebuild = !strings.EqualFold(b.Hash, st.Hash) || st.Time == nil || !st.Time.Equal(b.Time)
 	}
 	if rebuild {
 		if err := store.DeleteChainRows(ctx, tx, id, Tables...); err != nil {
@@ -137,13 +143,17 @@ func (j Flows) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, erro
 		return wm, 0, nil
 	}
 	to := min(tip, wm+maxBlocks)
-	var hash string
-	if err := tx.NewRaw("SELECT hash FROM evm_blocks WHERE chain_id = ? AND height = ?", id, to).Scan(ctx, &hash); err != nil {
+	var last struct {
+		Hash string    `bun:"hash"`
+		Time time.Time `bun:"time"`
+	}
+	if err := tx.NewRaw("SELECT hash, time FROM evm_blocks WHERE chain_id = ? AND height = ?", id, to).Scan(ctx, &last); err != nil {
 		return 0, 0, fmt.Errorf("block %d: %w", to, err)
 	}
-	if _, err := tx.NewRaw(`INSERT INTO stablecoin_report_state (chain_id, height, block_hash, fingerprint) VALUES (?, ?, ?, ?)
-		ON CONFLICT (chain_id) DO UPDATE SET height = EXCLUDED.height, block_hash = EXCLUDED.block_hash, fingerprint = EXCLUDED.fingerprint`,
-		id, to, strings.ToLower(hash), fp).Exec(ctx); err != nil {
+	if _, err := tx.NewRaw(`INSERT INTO stablecoin_report_state (chain_id, height, block_hash, block_time, fingerprint) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (chain_id) DO UPDATE SET height = EXCLUDED.height, block_hash = EXCLUDED.block_hash, block_time = EXCLUDED.block_time,
+			fingerprint = EXCLUDED.fingerprint`,
+		id, to, strings.ToLower(last.Hash), last.Time, fp).Exec(ctx); err != nil {
 		return 0, 0, fmt.Errorf("stablecoin_report_state: %w", err)
 	}
 

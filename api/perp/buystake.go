@@ -20,7 +20,8 @@ const OpBuyStake = "GET /perp/tokenomics/buystake_address_metrics"
 // (newest first), the programme address's NATIVE bought in the hour and,
 // at the hour's end, its delegated NATIVE, its NATIVE and USDC balances and
 // the NATIVE and USDC staking rewards it has withdrawn
-// (perp_buystake_hourly), with the hour's last oracle price of NATIVE.
+// (perp_buystake_hourly), with the hour's last oracle price of NATIVE in
+// USDC (the raw price × 10^exponent of its oracle market).
 // Unwithdrawn rewards are null: the events do not give them (the
 // distribution module's state does).
 func (s *Service) buyStake(ctx context.Context, req *api.Request) (*api.Response, error) {
@@ -58,13 +59,14 @@ func (s *Service) buyStake(ctx context.Context, req *api.Request) (*api.Response
 		CUSDC    string         `bun:"claimed_usdc"`
 	}
 	if err := s.db.NewRaw(`WITH n AS (SELECT decimals, market_id FROM dydx_native_token WHERE chain_id = ?0 ORDER BY height DESC LIMIT 1),
+		m AS (SELECT d.exponent FROM dydx_markets d, n WHERE d.chain_id = ?0 AND d.market_id = n.market_id ORDER BY d.height DESC LIMIT 1),
 		c AS (SELECT hour, native_in,
 			sum(staked_delta) OVER w AS staked, sum(native_delta) OVER w AS native, sum(usdc_delta) OVER w AS usdc,
 			sum(claimed_native) OVER w AS claimed_native, sum(claimed_usdc) OVER w AS claimed_usdc
 			FROM perp_buystake_hourly WHERE chain_id = ?0 AND address = ?1 WINDOW w AS (ORDER BY hour))
 		SELECT h.hour,
-			(SELECT p.price FROM perp_price_hourly p WHERE p.chain_id = ?0 AND p.market_id = n.market_id AND p.hour <= h.hour
-				ORDER BY p.hour DESC LIMIT 1)::text AS price,
+			((SELECT p.price FROM perp_price_hourly p WHERE p.chain_id = ?0 AND p.market_id = n.market_id AND p.hour <= h.hour
+				ORDER BY p.hour DESC LIMIT 1) * ('1e' || (SELECT exponent FROM m))::numeric)::text AS price,
 			(coalesce((SELECT native_in FROM c WHERE c.hour = h.hour), 0) * ('1e' || -n.decimals)::numeric)::text AS acquired,
 			(coalesce(l.staked, 0) * ('1e' || -n.decimals)::numeric)::text AS staked,
 			(coalesce(l.native, 0) * ('1e' || -n.decimals)::numeric)::text AS native,

@@ -72,8 +72,23 @@ func TestBuyStakeMetrics(t *testing.T) {
 			t.Errorf("%s = %v, want %s", k, last[k], w.FloatString(18))
 		}
 	}
-	if last["stakingRewardsUnclaimedNATIVE"] != nil || last["priceNATIVE"] == nil {
-		t.Errorf("unclaimed %v (not known from events), price %v", last["stakingRewardsUnclaimedNATIVE"], last["priceNATIVE"])
+	if last["stakingRewardsUnclaimedNATIVE"] != nil {
+		t.Errorf("unclaimed %v: not known from events", last["stakingRewardsUnclaimedNATIVE"])
+	}
+	// The price: the node's own price of the native token's oracle market.
+	var native struct {
+		Market int64 `bun:"market_id"`
+	}
+	if err := db.NewRaw("SELECT market_id FROM dydx_native_token WHERE chain_id = ? LIMIT 1", ch.ID).Scan(t.Context(), &native); err != nil {
+		t.Fatal(err)
+	}
+	mp := dydxtest.MarketPrices(t)[native.Market]
+	wantPrice, _ := new(big.Rat).SetString(mp.Price)
+	scale := new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(-mp.Exponent), nil))
+	wantPrice.Quo(wantPrice, scale)
+	n, _ := last["priceNATIVE"].(json.Number)
+	if got, ok := new(big.Rat).SetString(string(n)); !ok || got.Cmp(wantPrice) != 0 || mp.Exponent >= 0 {
+		t.Errorf("priceNATIVE %v, the node's market %d price %s e%d", last["priceNATIVE"], native.Market, mp.Price, mp.Exponent)
 	}
 	// bob withdrew at heights 303 and 304; the chain paid 0 (withdraw_rewards
 	// amount "0stake", and the node's distribution query shows no rewards).

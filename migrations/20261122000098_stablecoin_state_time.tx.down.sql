@@ -1,0 +1,1 @@
+ALTER TABLE stablecoin_report_state DROP COLUMN IF EXISTS block_time;
