@@ -51,3 +51,18 @@ func DeleteChainRows(ctx context.Context, db bun.IDB, chainID string, tables ...
 	}
 	return nil
 }
+
+// SkipToFirst moves a report job's watermark up to just below the first
+// height the indexer stored in table (blocks or evm_blocks) for chainID,
+// so a job over a chain indexed from a recent start height does not walk
+// the empty heights below it.
+func SkipToFirst(ctx context.Context, db bun.IDB, table, chainID string, wm int64) (int64, error) {
+	var first *int64
+	if err := db.NewRaw("SELECT min(height) FROM ? WHERE chain_id = ? AND height > 0", bun.Ident(table), chainID).Scan(ctx, &first); err != nil {
+		return 0, fmt.Errorf("first indexed height of %s: %w", chainID, err)
+	}
+	if first != nil && wm < *first-1 {
+		return *first - 1, nil
+	}
+	return wm, nil
+}

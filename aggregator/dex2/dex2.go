@@ -67,6 +67,11 @@ func (j Job) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error)
 			return 0, 0, err
 		}
 	}
+	// A chain indexed from a late start height: begin at its first block
+	// (the genesis state at height 0 is not read by these jobs).
+	if wm, err = store.SkipToFirst(ctx, tx, "blocks", id, wm); err != nil {
+		return 0, 0, err
+	}
 	if tip <= wm {
 		return wm, 0, nil
 	}

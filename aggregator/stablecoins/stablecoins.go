@@ -59,6 +59,8 @@ var Tables = []string{"stablecoin_minute", "stablecoin_senders_minute", "stablec
 // other block times: a replayed recording).
 type Flows struct {
 	Chain config.Chain
+	// MaxBlocks bounds the blocks one run reads; 0 = maxBlocks.
+	MaxBlocks int64
 }
 
 // Name is the job name.
@@ -139,10 +141,17 @@ func (j Flows) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, erro
 		}
 		wm = 0
 	}
+	if wm, err = store.SkipToFirst(ctx, tx, "evm_blocks", id, wm); err != nil {
+		return 0, 0, err
+	}
 	if tip <= wm {
 		return wm, 0, nil
 	}
-	to := min(tip, wm+maxBlocks)
+	step := j.MaxBlocks
+	if step <= 0 {
+		step = maxBlocks
+	}
+	to := min(tip, wm+step)
 	var last struct {
 		Hash string    `bun:"hash"`
 		Time time.Time `bun:"time"`

@@ -161,6 +161,9 @@ func (s *Service) netflowOverTime(ctx context.Context, req *api.Request) (*api.R
 	cols := append(slices.Clone(want), "total")
 	body := []api.SeriesRow{}
 	for _, r := range rows {
+		if r.Bucket.Before(q.from) {
+			continue // a bucket belongs to the window when its start does
+		}
 		l := label(r.Bucket)
 		if len(body) == 0 || body[len(body)-1].Labels != l {
 			vals := make([]json.Number, len(cols))

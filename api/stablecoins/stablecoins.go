@@ -289,6 +289,9 @@ func (s *Service) issuing(ctx context.Context, req *api.Request) (*api.Response,
 	}
 	body := make([]out, 0, len(rows))
 	for _, r := range rows {
+		if r.Bucket.Before(q.from) {
+			continue // a bucket belongs to the window when its start does
+		}
 		body = append(body, out{label(r.Bucket), r.Name, r.Symbol, api.Number(r.Minted), api.Number(r.Burned)})
 	}
 	return &api.Response{Body: body, Freshness: q.fresh}, nil
@@ -327,6 +330,9 @@ func (s *Service) activeSenders(ctx context.Context, req *api.Request) (*api.Res
 	}
 	body := []out{}
 	for _, r := range rows {
+		if r.Bucket.Before(q.from) {
+			continue // a bucket belongs to the window when its start does
+		}
 		l := label(r.Bucket)
 		if len(body) == 0 || body[len(body)-1].Labels != l {
 			body = append(body, out{Labels: l})
@@ -371,6 +377,9 @@ func (s *Service) volumeByCategory(ctx context.Context, req *api.Request) (*api.
 	}
 	body := []out{}
 	for _, r := range rows {
+		if r.Bucket.Before(q.from) {
+			continue // a bucket belongs to the window when its start does
+		}
 		l := label(r.Bucket)
 		if len(body) == 0 || body[len(body)-1].Labels != l {
 			body = append(body, out{Labels: l})

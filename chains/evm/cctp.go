@@ -85,25 +85,40 @@ type CCTP struct {
 }
 
 // DecodeCCTP returns the bridge flows among logs (in block order): each
-// DepositForBurn and MintAndWithdraw emitted by the TokenMessenger, an
-// inbound mint taking the source domain of the last MessageReceived the
-// MessageTransmitter emitted before it in the same transaction. Logs of
-// other contracts and malformed logs are ignored.
+// DepositForBurn and MintAndWithdraw emitted by the TokenMessenger. An
+// inbound mint takes the source domain of the MessageReceived of the same
+// transaction that the MessageTransmitter emitted for it: the i-th
+// MintAndWithdraw of a tx pairs with its i-th MessageReceived, whichever
+// comes first (Circle's MessageTransmitter emits MessageReceived after the
+// mint; a relayer may batch several receives in one tx). A mint without
+// its message has UnknownDomain. Logs of other contracts and malformed
+// logs are ignored.
 func (c CCTP) DecodeCCTP(logs []types.Log) []BridgeFlow {
 	var out []BridgeFlow
-	lastTx, lastDomain := common.Hash{}, int64(UnknownDomain)
+	var mints []int     // indexes in out of the current tx's mints
+	var domains []int64 // the current tx's MessageReceived domains
+	var tx common.Hash
+	flush := func() {
+		for i, m := range mints {
+			if i < len(domains) {
+				out[m].Domain = domains[i]
+			}
+		}
+		mints, domains = mints[:0], domains[:0]
+	}
 	for i := range logs {
 		l := &logs[i]
 		if l.Removed || len(l.Topics) == 0 {
 			continue
 		}
-		if l.TxHash != lastTx {
-			lastTx, lastDomain = l.TxHash, UnknownDomain
+		if l.TxHash != tx {
+			flush()
+			tx = l.TxHash
 		}
 		switch {
 		case l.Address == c.MessageTransmitter && l.Topics[0] == TopicMessageReceived:
 			if d, ok := messageReceivedDomain(l); ok {
-				lastDomain = d
+				domains = append(domains, d)
 			}
 		case l.Address == c.TokenMessenger && l.Topics[0] == TopicDepositForBurn:
 			if f, ok := depositForBurn(l); ok {
@@ -111,11 +126,13 @@ func (c CCTP) DecodeCCTP(logs []types.Log) []BridgeFlow {
 			}
 		case l.Address == c.TokenMessenger && l.Topics[0] == TopicMintAndWithdraw:
 			if f, ok := mintAndWithdraw(l); ok {
-				f.Domain = lastDomain
+				f.Domain = UnknownDomain
+				mints = append(mints, len(out))
 				out = append(out, f)
 			}
 		}
 	}
+	flush()
 	return out
 }
 

@@ -105,9 +105,11 @@ func TestDecodeCCTPRecorded(t *testing.T) {
 	}
 }
 
-// TestDecodeCCTPUnpaired: a mint without a MessageReceived before it in
-// its tx has an unknown domain; logs of other contracts are ignored.
-func TestDecodeCCTPUnpaired(t *testing.T) {
+// TestDecodeCCTPPairing: a mint takes the domain of its tx's
+// MessageReceived, before or after it (Circle's order is after), the i-th
+// mint of a batch the i-th message's; a mint without one has an unknown
+// domain; logs of other contracts are ignored.
+func TestDecodeCCTPPairing(t *testing.T) {
 	messenger := common.HexToAddress("0x00000000000000000000000000000000000000aa")
 	transmitter := common.HexToAddress("0x00000000000000000000000000000000000000bb")
 	recipient := "0x00000000000000000000000000000000000000cc"
@@ -131,7 +133,9 @@ func TestDecodeCCTPUnpaired(t *testing.T) {
 	}{
 		{"paired", []types.Log{received(1, 3), mint(messenger, 1, 1)}, []int64{3}},
 		{"message in another tx", []types.Log{received(1, 3), mint(messenger, 2, 1)}, []int64{evm.UnknownDomain}},
-		{"mint before its message", []types.Log{mint(messenger, 1, 0), received(1, 3)}, []int64{evm.UnknownDomain}},
+		{"message after the mint (Circle's order)", []types.Log{mint(messenger, 1, 0), received(1, 3)}, []int64{3}},
+		{"a batch of two receives", []types.Log{mint(messenger, 1, 0), received(1, 3), mint(messenger, 1, 2), received(1, 6)}, []int64{3, 6}},
+		{"two mints, one message", []types.Log{mint(messenger, 1, 0), received(1, 7), mint(messenger, 1, 2)}, []int64{7, evm.UnknownDomain}},
 		{"other contract", []types.Log{received(1, 3), mint(transmitter, 1, 1)}, nil},
 		{"removed", func() []types.Log { l := mint(messenger, 1, 1); l.Removed = true; return []types.Log{l} }(), nil},
 	}

@@ -1,0 +1,56 @@
+package stablecoins_test
+
+import (
+	"context"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/ethclient"
+
+	"github.com/chainlens/chainlens/aggregator"
+	"github.com/chainlens/chainlens/aggregator/stablecoins"
+	"github.com/chainlens/chainlens/config"
+	"github.com/chainlens/chainlens/devchain/evmreplay"
+	"github.com/chainlens/chainlens/indexer"
+	evmindexer "github.com/chainlens/chainlens/indexer/evm"
+	"github.com/chainlens/chainlens/internal/evmtest"
+	"github.com/chainlens/chainlens/internal/testdb"
+)
+
+// TestLateStartHeight: a chain indexed from a start height far above the
+// job's step starts its reports at the first indexed block (it used to
+// look for a block below the start and fail every run).
+func TestLateStartHeight(t *testing.T) {
+	url := evmtest.Start(t, evmreplay.Options{})
+	db, _ := testdb.New(t)
+	ch := evmtest.Chain(url)
+	ch.Confirmations, ch.StartHeight = 0, 150
+	client, err := ethclient.Dial(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	m, _ := indexer.NewMetrics(nil)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := evmindexer.New(ch, db, client, slog.New(slog.DiscardHandler), m).Run(ctx, evmtest.LastHeight); err != nil {
+		t.Fatal(err)
+	}
+	sched, err := aggregator.New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, stablecoins.Flows{Chain: ch, MaxBlocks: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 4 { // 149 → 199 → 249 → 299 → 311
+		if err := sched.RunOnce(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var height int64
+	if err := db.NewRaw("SELECT height FROM stablecoin_report_state WHERE chain_id = ?", ch.ID).Scan(ctx, &height); err != nil {
+		t.Fatal(err)
+	}
+	if height != evmtest.LastHeight {
+		t.Errorf("reports reached %d, want %d", height, evmtest.LastHeight)
+	}
+}
