@@ -172,8 +172,9 @@ type Token struct {
 	Name     string `yaml:"name"`
 	Decimals int    `yaml:"decimals"`
 	// PriceUSD values one display unit in USD (a decimal string); default
-	// "1", the peg of a USD stablecoin. Changing it revalues the history
-	// the next time the stablecoin job runs.
+	// "1", the peg, for the USD stablecoins (config.USDStablecoins), and
+	// required for other tokens. Changing it revalues the history the next
+	// time the stablecoin job runs.
 	PriceUSD string `yaml:"price_usd"`
 	// Owner is the TetherToken-style owner that Issue credits and Redeem
 	// debits; unset, it is read with eth_call owner() at each such log.

@@ -75,6 +75,8 @@ func TestParseErrorsNameKeyAndLine(t *testing.T) {
 		{"evm bad token", minimal + "  - {id: eth, kind: evm, rpc: [http://127.0.0.1:8545], tokens: [{address: 0x12, symbol: USDC, decimals: 6}]}\n", []string{"chains[1].tokens[0].address (line 8)"}},
 		{"evm bad price", minimal + "  - {id: eth, kind: evm, rpc: [http://127.0.0.1:8545], tokens: [{address: 0xd87f14a1b784f5eda472997fd01530c7f60f4781, symbol: LINK, decimals: 18, price_usd: cheap}]}\n",
 			[]string{"chains[1].tokens[0].price_usd (line 8)", `"cheap" is not a decimal`}},
+		{"evm price needed", minimal + "  - {id: eth, kind: evm, rpc: [http://127.0.0.1:8545], tokens: [{address: 0xd87f14a1b784f5eda472997fd01530c7f60f4781, symbol: LINK, decimals: 18}]}\n",
+			[]string{"chains[1].tokens[0].price_usd (line 8)", "is required for LINK"}},
 		{"evm bad label", minimal + "  - {id: eth, kind: evm, rpc: [http://127.0.0.1:8545], tokens: [{address: 0xd87f14a1b784f5eda472997fd01530c7f60f4781, symbol: USDC, decimals: 6}], address_labels: {\"0x8fa6b5a7aefa73b4adf58bb4b996e068b0bf6d5f\": exchange}}\n",
 			[]string{"chains[1].address_labels.0x8fa6b5a7aefa73b4adf58bb4b996e068b0bf6d5f", `category "exchange" must be one of dex, cex, bridge, lending, other`}},
 		{"evm zero address label", minimal + "  - {id: eth, kind: evm, rpc: [http://127.0.0.1:8545], tokens: [{address: 0xd87f14a1b784f5eda472997fd01530c7f60f4781, symbol: USDC, decimals: 6}], address_labels: {\"0x0000000000000000000000000000000000000000\": dex}}\n",

@@ -42,8 +42,14 @@ func (c *CCTP) DomainChain(domain int64) string {
 // LabelCategories are the categories an address label may give.
 var LabelCategories = []string{"dex", "cex", "bridge", "lending", "other"}
 
-// DefaultPriceUSD is the price of a token without price_usd.
+// DefaultPriceUSD is the price of a token without price_usd: the peg of
+// the USD stablecoins (USDStablecoins); other tokens must set price_usd.
 const DefaultPriceUSD = "1"
+
+// USDStablecoins are the symbols of the stablecoin group's tokens pegged to
+// the US dollar (every token_symbol value but LINK).
+var USDStablecoins = []string{"FRAX", "USDY", "USD0", "TUSD", "USDe", "USDL", "DAI", "USDT", "USDC", "AUSD", "USDO",
+	"lisUSD", "USDD", "USD1", "vBUSD", "XUSD", "DEUSD", "RLUSD", "USDP", "USDtb", "FRXUSD", "USDf", "USDG"}
 
 // Price is the token's USD price per display unit.
 func (t Token) Price() sdkmath.LegacyDec {
@@ -93,8 +99,11 @@ func (ch *Chain) validateEVM(bad func(k, format string, args ...any)) {
 		if t.Decimals < 0 || t.Decimals > 36 {
 			bad(tk+".decimals", "must be between 0 and 36")
 		}
-		if t.PriceUSD != "" && !decimalString.MatchString(t.PriceUSD) {
+		switch {
+		case t.PriceUSD != "" && !decimalString.MatchString(t.PriceUSD):
 			bad(tk+".price_usd", "%q is not a decimal number of USD (e.g. \"1\" or \"14.25\")", t.PriceUSD)
+		case t.PriceUSD == "" && t.Symbol != "" && !slices.Contains(USDStablecoins, t.Symbol):
+			bad(tk+".price_usd", "is required for %s, which is not a USD stablecoin", t.Symbol)
 		}
 		if t.Owner != "" && !evmAddress.MatchString(t.Owner) {
 			bad(tk+".owner", "%q is not a 0x-prefixed 20-byte address", t.Owner)
