@@ -35,7 +35,8 @@ type RecorderOptions struct {
 	CommitWait time.Duration // bound of one batch commit; default 30s
 	// Committers is how many batches may commit at once (each on its own
 	// connection), so a batch forms while another waits for its WAL
-	// flush; default 4.
+	// flush; default 2 (4 commits smaller batches and costs Postgres more
+	// per event: docs/PERFORMANCE.md).
 	Committers int
 	Log        *slog.Logger
 	// Registerer, when set, receives the engagement event metrics.
@@ -88,7 +89,7 @@ func NewRecorder(db *bun.DB, opt RecorderOptions) *Recorder {
 		opt.CommitWait = 30 * time.Second
 	}
 	if opt.Committers <= 0 {
-		opt.Committers = 4
+		opt.Committers = 2
 	}
 	if opt.Log == nil {
 		opt.Log = slog.New(slog.DiscardHandler)

@@ -66,7 +66,15 @@ function request()
   return wrk.format(nil, "/track", nil, body)
 end
 LUA
+# CPU time per event, steadier than events/s on a shared machine: the
+# server's (utime+stime of its process) and the whole machine's (busy
+# jiffies of /proc/stat: server, Postgres and wrk together).
+server_pid=${pids[0]}
+proc_cpu() { awk '{print $14 + $15}' "/proc/$server_pid/stat"; }
+machine_busy() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8 + $9}' /proc/stat; }
+srv0=$(proc_cpu); busy0=$(machine_busy)
 out=$(wrk -t2 -c"$CONNS" -d"$DURATION" --latency -s "$work/track.lua" "http://127.0.0.1:$api_port")
+srv1=$(proc_cpu); busy1=$(machine_busy)
 track_rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
 track_p50=$(awk '/^ +50%/ {print $2}' <<<"$out")
 track_p99=$(awk '/^ +99%/ {print $2}' <<<"$out")
@@ -74,6 +82,7 @@ non2xx=$(awk '/Non-2xx/ {print $NF}' <<<"$out")
 sleep 1
 rows=$(psql -qtA -d "$url" -c "SELECT count(*) FROM tracked_events")
 reqs=$(awk '/requests in/ {print $1}' <<<"$out")
+batches=$(curl -s "http://127.0.0.1:$api_port/metrics" | awk '/^chainlens_engagement_event_batch_size_count/ {print $2}')
 
 # The same row, inserted one per transaction by pgbench at the same concurrency.
 cat > "$work/insert.sql" <<'SQL'
@@ -83,7 +92,10 @@ SQL
 secs=${DURATION%s}
 pg_tps=$(pgbench -n -c "$CONNS" -j 2 -T "$secs" -f "$work/insert.sql" "$url" 2>/dev/null | awk '/^tps/ {print $3}')
 ratio=$(python3 -c "print(f'{$track_rps/$pg_tps:.2f}')")
-echo "bench-track: $reqs requests, ${non2xx:-0} non-2xx, $rows rows stored after the run" >&2
+hz=$(getconf CLK_TCK)
+cpu_per_event=$(python3 -c "print(f'server {($srv1-$srv0)*1e6/$hz/$reqs:.0f} µs, machine {($busy1-$busy0)*1e6/$hz/$reqs:.0f} µs')")
+echo "bench-track: CPU per event: $cpu_per_event" >&2
+echo "bench-track: $reqs requests, ${non2xx:-0} non-2xx, $rows rows stored after the run, ${batches:-?} batches" >&2
 echo "| connections | /track events/s | p50 | p99 | pgbench INSERT tx/s | ratio |"
 echo "|---|---|---|---|---|---|"
 echo "| $CONNS | $track_rps | $track_p50 | $track_p99 | $pg_tps | $ratio |"
