@@ -98,6 +98,10 @@ func TestParseErrorsNameKeyAndLine(t *testing.T) {
 			[]string{"perp.grant_recipients", "needs a chain of kind dydx"}},
 		{"grant recipient of another chain", minimal + "  - {id: d, kind: dydx, rpc: [http://127.0.0.1:1]}\nperp: {grant_recipients: [osmo1u8fw2qcjg52u4uamxw4dfzzc2w0f7a7c9qpqd3]}\n",
 			[]string{"perp.grant_recipients[0]", "not an account of chain d (prefix dydx)"}},
+		{"treasury wallet listed twice", minimal + "  - {id: d, kind: dydx, rpc: [http://127.0.0.1:1]}\nperp: {treasury_subdao: [dydx199tqg4wdlnu4qjlxchpd7seg454937hjrknju4, dydx199tqg4wdlnu4qjlxchpd7seg454937hjrknju4]}\n",
+			[]string{"perp.treasury_subdao[1]", "listed twice"}},
+		{"treasury wallet of another chain", minimal + "  - {id: d, kind: dydx, rpc: [http://127.0.0.1:1]}\nperp: {treasury_subdao: [osmo1u8fw2qcjg52u4uamxw4dfzzc2w0f7a7c9qpqd3]}\n",
+			[]string{"perp.treasury_subdao[0]", "not an account of chain d (prefix dydx)"}},
 		{"grant recipient not an address", minimal + "  - {id: d, kind: dydx, rpc: [http://127.0.0.1:1]}\nperp: {grant_recipients: [bob]}\n",
 			[]string{"perp.grant_recipients[0]", "not a bech32 address"}},
 	}

@@ -16,12 +16,19 @@ type Perp struct {
 	// BuyStakeAddress is the buy-and-stake programme's account
 	// (/perp/tokenomics/buystake_address_metrics).
 	BuyStakeAddress string `yaml:"buystake_address"`
+	// TreasurySubDAO are the treasury sub-DAO's wallets
+	// (/tokenomics/wallets/treasury_subdao). An address added later is
+	// aggregated from the chain's first height on the next run.
+	TreasurySubDAO []string `yaml:"treasury_subdao"`
 }
 
 func (p *Perp) validate(chains []Chain) []*FieldError {
 	var errs []*FieldError
 	if p.BuyStakeAddress != "" {
 		errs = append(errs, checkDydxAccounts(chains, "perp.buystake_address", []string{p.BuyStakeAddress}, false)...)
+	}
+	if len(p.TreasurySubDAO) > 0 {
+		errs = append(errs, checkDydxAccounts(chains, "perp.treasury_subdao", p.TreasurySubDAO, true)...)
 	}
 	if len(p.GrantRecipients) == 0 {
 		return errs

@@ -66,6 +66,8 @@ type Trading struct {
 	Grants  []string // accounts whose receipts from the treasury are grants (config perp.grant_recipients)
 	// BuyStake is the buy-and-stake programme's account (config perp.buystake_address).
 	BuyStake string
+	// Treasury are the treasury sub-DAO's wallets (config perp.treasury_subdao).
+	Treasury []string
 }
 
 // Name is the job name.
@@ -81,7 +83,8 @@ func (j Trading) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, er
 		return wm, 0, err
 	}
 	if tip <= wm {
-		return wm, 0, nil
+		n, err := j.trackWallets(ctx, tx, wm)
+		return wm, n, err
 	}
 	var done int64
 	if err := tx.NewRaw("SELECT coalesce((SELECT height FROM perp_report_state WHERE chain_id = ?), 0)", j.ChainID).Scan(ctx, &done); err != nil {
@@ -91,19 +94,22 @@ func (j Trading) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, er
 		for _, table := range []string{"perp_market_hourly", "perp_trader_daily", "perp_trader_hourly", "perp_traders", "perp_liquidations",
 			"perp_price_hourly", "perp_positions", "perp_open_interest_hourly", "perp_deposits_hourly",
 			"perp_revenue_daily", "perp_module_balances_daily", "perp_supply", "perp_rewards_daily",
-			"perp_validator_tokens_daily", "perp_staking_rewards_daily", "perp_treasury_outflows_daily", "perp_buystake_hourly"} {
+			"perp_validator_tokens_daily", "perp_staking_rewards_daily", "perp_treasury_outflows_daily", "perp_buystake_hourly", "perp_wallet_daily"} {
 			if _, err := tx.NewRaw("DELETE FROM "+table+" WHERE chain_id = ?", j.ChainID).Exec(ctx); err != nil {
 				return 0, 0, fmt.Errorf("rebuild: clear %s: %w", table, err)
 			}
 		}
 		wm = 0
 	}
+	rows, err := j.trackWallets(ctx, tx, wm)
+	if err != nil {
+		return 0, 0, err
+	}
 	to := min(tip, wm+maxHeights)
 	if _, err := tx.NewRaw(`INSERT INTO perp_report_state (chain_id, height) VALUES (?, ?)
 		ON CONFLICT (chain_id) DO UPDATE SET height = EXCLUDED.height`, j.ChainID, to).Exec(ctx); err != nil {
 		return 0, 0, fmt.Errorf("perp_report_state: %w", err)
 	}
-	var rows int64
 	for _, step := range []struct {
 		name  string
 		query string
@@ -153,6 +159,10 @@ func (j Trading) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, er
 		return 0, 0, err
 	}
 	rows += n
+	if n, err = treasuryWallets(ctx, tx, j.ChainID, j.Treasury, wm, to); err != nil {
+		return 0, 0, err
+	}
+	rows += n
 	// The last-30-day window ends with the day of the last aggregated block.
 	windowStart := func(h int64) (time.Time, error) {
 		var t time.Time
@@ -176,6 +186,26 @@ func (j Trading) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, er
 	}
 	updated, _ := res.RowsAffected()
 	return to, rows + updated, nil
+}
+
+// trackWallets brings the reports of configured addresses (buy-and-stake,
+// treasury sub-DAO) in line with the configuration: an address configured
+// since the last run is aggregated over (0, wm] first.
+func (j Trading) trackWallets(ctx context.Context, tx bun.Tx, wm int64) (int64, error) {
+	var buyStakeWallets []string
+	if j.BuyStake != "" {
+		buyStakeWallets = []string{j.BuyStake}
+	}
+	n, err := trackWallets(ctx, tx, j.ChainID, roleBuyStake, buyStakeWallets, wm, func(added []string, from, to int64) (int64, error) {
+		return buyStake(ctx, tx, j.ChainID, j.Prefix, added[0], from, to)
+	})
+	if err != nil {
+		return 0, err
+	}
+	m, err := trackWallets(ctx, tx, j.ChainID, roleTreasury, j.Treasury, wm, func(added []string, from, to int64) (int64, error) {
+		return treasuryWallets(ctx, tx, j.ChainID, added, from, to)
+	})
+	return n + m, err
 }
 
 // Last30Days is the length of the last-30-day window, in UTC days.

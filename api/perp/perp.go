@@ -36,13 +36,15 @@ type Service struct {
 	ok      bool // a dydx chain is configured
 	// buyStakeAddress is config perp.buystake_address.
 	buyStakeAddress string
+	// treasury is config perp.treasury_subdao.
+	treasury []string
 }
 
 // New returns the service for the first configured chain of kind dydx;
 // without one every endpoint answers 503.
 func New(cfg *config.Config, db *bun.DB) *Service {
 	ch, ok := aggperp.Chain(cfg)
-	return &Service{db: db, chainID: ch.ID, ok: ok, buyStakeAddress: cfg.Perp.BuyStakeAddress}
+	return &Service{db: db, chainID: ch.ID, ok: ok, buyStakeAddress: cfg.Perp.BuyStakeAddress, treasury: cfg.Perp.TreasurySubDAO}
 }
 
 // Handlers binds the built operations to the service.
@@ -79,6 +81,7 @@ func (s *Service) Handlers() map[string]api.Handler {
 		OpExpensesShare:          s.expensesShare,
 		OpPnLSummary:             s.pnlSummary,
 		OpBuyStake:               s.buyStake,
+		OpTreasurySubDAO:         s.treasurySubDAO,
 	}
 }
 
@@ -147,6 +150,9 @@ func (s *Service) market(ctx context.Context, name, value string) (id int64, all
 
 // pgArray passes ids as a Postgres array parameter.
 func pgArray(ids []int64) any { return pgdialect.Array(ids) }
+
+// pgStrings passes strings as a Postgres array parameter.
+func pgStrings(ss []string) any { return pgdialect.Array(ss) }
 
 // pgTimes passes times as a Postgres array parameter.
 func pgTimes(ts []time.Time) any { return pgdialect.Array(ts) }

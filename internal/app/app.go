@@ -95,7 +95,7 @@ func Jobs(cfg *config.Config) []aggregator.Job {
 	}
 	if ch, ok := aggperp.Chain(cfg); ok {
 		jobs = append(jobs, aggperp.Trading{ChainID: ch.ID, Prefix: ch.Bech32Prefix, Grants: cfg.Perp.GrantRecipients,
-			BuyStake: cfg.Perp.BuyStakeAddress})
+			BuyStake: cfg.Perp.BuyStakeAddress, Treasury: cfg.Perp.TreasurySubDAO})
 	}
 	if ch, ok := aggdex2.Chain(cfg); ok {
 		jobs = append(jobs, aggdex2.Job{Chain: ch})

@@ -1,0 +1,140 @@
+package perp
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"time"
+
+	"github.com/chainlens/chainlens/api"
+	"github.com/chainlens/chainlens/api/problem"
+)
+
+// OpTreasurySubDAO is the treasury sub-DAO wallets endpoint.
+const OpTreasurySubDAO = "GET /tokenomics/wallets/treasury_subdao"
+
+// treasurySubDAO is, per UTC day of the range up to the day of the last
+// aggregated block, the USD value at the day's end of what the configured
+// treasury sub-DAO wallets hold (perp_wallet_daily), by category:
+// native_liquid and native_staked (NATIVE held and delegated, at the day's
+// last oracle price of the native token's market, perp_price_hourly), usdc
+// (the quote denom, 1 USDC = 1 USD) and other (any other denom). The chain
+// gives no price for other denoms: other is 0 while the wallets hold none
+// and null while they hold some, and total (the sum) is then null too. A
+// native amount before the first oracle price is null as well.
+func (s *Service) treasurySubDAO(ctx context.Context, req *api.Request) (*api.Response, error) {
+	if len(s.treasury) == 0 {
+		return nil, fmt.Errorf("no perp.treasury_subdao wallets are configured: %w", problem.ErrNotIndexed)
+	}
+	fresh, bs, err := s.window(ctx, req, "day")
+	if err != nil {
+		return nil, err
+	}
+	cols := req.Params.Strings("balance_categories")
+	out := []api.SeriesRow{}
+	if len(bs) == 0 {
+		return &api.Response{Body: out, Freshness: fresh}, nil
+	}
+	var native struct {
+		Denom    string `bun:"denom"`
+		Quote    string `bun:"quote_denom"`
+		Decimals int64  `bun:"decimals"`
+		Market   int64  `bun:"market_id"`
+		Exponent int64  `bun:"exponent"`
+	}
+	err = s.db.NewRaw(`SELECT n.denom, n.quote_denom, n.decimals, n.market_id,
+			(SELECT exponent FROM dydx_markets m WHERE m.chain_id = n.chain_id AND m.market_id = n.market_id ORDER BY height DESC LIMIT 1) AS exponent
+		FROM dydx_native_token n WHERE n.chain_id = ? ORDER BY n.height DESC LIMIT 1`, s.chainID).Scan(ctx, &native)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("chain %s: the native token is not known (no genesis imported): %w", s.chainID, problem.ErrNotIndexed)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("native token: %w", err)
+	}
+	end := next(bs[len(bs)-1], "day")
+	var rows []struct {
+		Day    time.Time `bun:"day"`
+		Denom  string    `bun:"denom"`
+		Liquid string    `bun:"liquid"`
+		Staked string    `bun:"staked"`
+	}
+	if err := s.db.NewRaw(`SELECT day, denom, sum(liquid_delta)::text AS liquid, sum(staked_delta)::text AS staked
+		FROM perp_wallet_daily WHERE chain_id = ? AND address = ANY(?) AND day < ? GROUP BY day, denom ORDER BY day, denom`,
+		s.chainID, pgStrings(s.treasury), end).Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("perp_wallet_daily: %w", err)
+	}
+	prices, err := s.changes(ctx, "perp_price_hourly", "market_id", "price", []int64{native.Market}, next(bs[0], "day"), end)
+	if err != nil {
+		return nil, err
+	}
+	liquid := map[string]*big.Rat{}
+	staked := new(big.Rat)
+	var price *big.Rat
+	var i, j int
+	for _, b := range bs {
+		dayEnd := next(b, "day")
+		for ; i < len(rows) && rows[i].Day.Before(dayEnd); i++ {
+			l, err := rat(rows[i].Liquid)
+			if err != nil {
+				return nil, err
+			}
+			st, err := rat(rows[i].Staked)
+			if err != nil {
+				return nil, err
+			}
+			if liquid[rows[i].Denom] == nil {
+				liquid[rows[i].Denom] = new(big.Rat)
+			}
+			liquid[rows[i].Denom].Add(liquid[rows[i].Denom], l)
+			staked.Add(staked, st)
+		}
+		for ; j < len(prices) && prices[j].Hour.Before(dayEnd); j++ {
+			if price, err = rat(prices[j].Value); err != nil {
+				return nil, err
+			}
+			price.Mul(price, pow10(native.Exponent))
+		}
+		// nil = not known.
+		usd := func(base *big.Rat) *big.Rat {
+			if base == nil || base.Sign() == 0 {
+				return new(big.Rat)
+			}
+			if price == nil {
+				return nil
+			}
+			v := new(big.Rat).Mul(base, pow10(-native.Decimals))
+			return v.Mul(v, price)
+		}
+		values := map[string]*big.Rat{"native_liquid": usd(liquid[native.Denom]), "native_staked": usd(staked), "usdc": new(big.Rat), "other": new(big.Rat)}
+		if q := liquid[native.Quote]; q != nil {
+			values["usdc"].Mul(q, pow10(-6))
+		}
+		for denom, amount := range liquid {
+			if denom != native.Denom && denom != native.Quote && amount.Sign() != 0 {
+				values["other"] = nil // no price for it
+			}
+		}
+		total := new(big.Rat)
+		for _, v := range values {
+			if v == nil {
+				total = nil
+				break
+			}
+			total.Add(total, v)
+		}
+		values["total"] = total
+		row := api.SeriesRow{Labels: b.Format(time.DateTime), Columns: cols, Values: make([]json.Number, len(cols))}
+		for k, c := range cols {
+			if v := values[c]; v != nil {
+				row.Values[k] = api.Number(v.FloatString(6))
+			} else {
+				row.Values[k] = "null"
+			}
+		}
+		out = append(out, row)
+	}
+	return &api.Response{Body: out, Freshness: fresh}, nil
+}
