@@ -77,6 +77,16 @@ func (s *Service) begin(ctx context.Context) (state, error) {
 	return state{height: h.Height, time: h.Time, fresh: api.Freshness{Chains: []api.ChainHeight{h}}}, nil
 }
 
+// reaches answers 503 for a range that starts after the last aggregated
+// block: the indexer has not reached it yet.
+func (st state) reaches(from time.Time) error {
+	if from.After(st.time) {
+		return fmt.Errorf("the range starts at %s, after the last aggregated block (%s): %w",
+			from.UTC().Format(time.RFC3339), st.time.UTC().Format(time.RFC3339), problem.ErrNotIndexed)
+	}
+	return nil
+}
+
 // column describes one column of data.
 type column struct {
 	Name  string `json:"name"`
@@ -252,6 +262,9 @@ func (s *Service) pairWindow(ctx context.Context, req *api.Request, periods int6
 	if w.st, err = s.begin(ctx); err != nil {
 		return w, err
 	}
+	if err := w.st.reaches(w.from); err != nil {
+		return w, err
+	}
 	w.bucket, w.bucketArgs = `?::timestamptz`, []any{w.from}
 	if p := req.Params.String("period"); p != "" {
 		w.bucket, w.bucketArgs = bucket(p, periods)
@@ -330,6 +343,9 @@ func (s *Service) trades(ctx context.Context, req *api.Request) (*api.Response, 
 	}
 	if from.After(to) {
 		return nil, problem.BadParam("from", "must not be after to")
+	}
+	if err := st.reaches(from); err != nil {
+		return nil, err
 	}
 	var rows []struct {
 		Time   time.Time `bun:"time"`

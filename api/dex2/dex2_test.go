@@ -368,7 +368,8 @@ func TestDex2OnRecordedLocalnet(t *testing.T) {
 	})
 }
 
-// TestDex2Errors: bad input is 400, a chain that is not configured 503.
+// TestDex2Errors: bad input is 400, a chain that is not configured or a
+// range after the data 503.
 func TestDex2Errors(t *testing.T) {
 	srv, _ := indexed(t)
 	for _, c := range []struct {
@@ -383,6 +384,11 @@ func TestDex2Errors(t *testing.T) {
 		{"/dex/liquidity/unknown/untrn", 200},
 		{"/dex/liquidity/ibc%2F27394FB092D2ECCD56123C74F36E4C1F926001CEADA9CA97EA622B25F41E5EB2/untrn", 200},
 		{"/trading/volume?start_date=2026-11-22&end_date=2026-11-21", 400},
+		// A range that starts after the last aggregated block is not indexed yet.
+		{fmt.Sprintf("/dex/price/uibcatom/untrn?from=%d&to=%d", lastBlock.Unix()+1, lastBlock.Unix()+60), 503},
+		{fmt.Sprintf("/dex/swap-volume/uibcatom/untrn?from=%d", lastBlock.Unix()+1), 503},
+		{fmt.Sprintf("/dex/trades/uibcatom/untrn?from=%d", lastBlock.Unix()+1), 503},
+		{fmt.Sprintf("/dex/trades/uibcatom/untrn?from=%d", lastBlock.Unix()), 200},
 	} {
 		resp, body := srv.Get(t, c.path)
 		if resp.StatusCode != c.status {
