@@ -48,8 +48,8 @@ var Tables = []string{"stablecoin_minute", "stablecoin_senders_minute", "stablec
 //     category, and the volume attributed to it;
 //   - stablecoin_whales: movements of at least WhaleUSD;
 //   - stablecoin_bridge_minute: CCTP flows (remote chain from the domain)
-//     and transfers into (out) or out of (in) bridge-labelled addresses that
-//     are not the chain's CCTP contracts (remote chain unknown).
+//     and transfers into (out) or out of (in) bridge-labelled addresses
+//     outside txs with a CCTP flow of the same token (remote chain unknown).
 //
 // Additions, the watermark and stablecoin_report_state commit in one
 // transaction. The chain's reports are rebuilt from the first block when
@@ -85,11 +85,13 @@ func (j Flows) Fingerprint() string {
 		Price    string
 	}
 	var f struct {
+		Rules   int // reportRules: a change of how rows are computed rebuilds them
 		Tokens  []tok
 		Labels  [][2]string
 		CCTP    *config.CCTP
 		Domains map[int64]string
 	}
+	f.Rules = reportRules
 	for _, t := range j.Chain.Tokens {
 		f.Tokens = append(f.Tokens, tok{strings.ToLower(t.Address), t.Decimals, t.Price().String()})
 	}
@@ -102,6 +104,11 @@ func (j Flows) Fingerprint() string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }
+
+// reportRules numbers the versions of the job's rules; raising it rebuilds
+// every chain's reports. 2: an escrow transfer in a tx with a CCTP flow of
+// the same token is that flow.
+const reportRules = 2
 
 // Run advances the chain's reports from watermark wm to the indexed tip.
 func (j Flows) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
@@ -168,8 +175,8 @@ func (j Flows) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, erro
 
 	// Arguments of every query: ?0 chain, ?1 watermark, ?2 last block,
 	// ?3 token addresses, ?4 their USD factors (price × 10^-decimals),
-	// ?5 labelled addresses, ?6 their categories, ?7 the CCTP contracts,
-	// ?8 CCTP domains, ?9 their chain ids, ?10 the whale threshold.
+	// ?5 labelled addresses, ?6 their categories, ?7 CCTP domains, ?8 their
+	// chain ids, ?9 the whale threshold.
 	var tokens, factors []string
 	for _, t := range j.Chain.Tokens {
 		tokens = append(tokens, strings.ToLower(t.Address))
@@ -179,11 +186,9 @@ func (j Flows) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, erro
 	for a, c := range j.Chain.AddressLabels {
 		addrs, cats = append(addrs, strings.ToLower(a)), append(cats, c)
 	}
-	cctp := []string{}
 	var domains []int64
 	var domainChains []string
 	if c := j.Chain.CCTP; c != nil {
-		cctp = append(cctp, strings.ToLower(c.TokenMessenger), strings.ToLower(c.MessageTransmitter))
 		seen := map[int64]bool{}
 		for d := range config.CCTPDomains {
 			seen[d] = true
@@ -196,7 +201,7 @@ func (j Flows) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, erro
 		}
 	}
 	args := []any{id, wm, to, pgdialect.Array(tokens), pgdialect.Array(factors), pgdialect.Array(addrs), pgdialect.Array(cats),
-		pgdialect.Array(cctp), pgdialect.Array(domains), pgdialect.Array(domainChains), WhaleUSD}
+		pgdialect.Array(domains), pgdialect.Array(domainChains), WhaleUSD}
 	var rows int64
 	for _, step := range []struct{ name, query string }{
 		{"stablecoin_minute", minuteSQL},
@@ -264,11 +269,11 @@ const (
 			volume_usd = s.volume_usd + EXCLUDED.volume_usd`
 
 	whalesSQL = moves + `INSERT INTO stablecoin_whales (chain_id, height, log_index, time, tx_hash, token, sender, recipient, amount_usd)
-		SELECT ?0, height, log_index, time, tx_hash, token, sender, recipient, usd FROM m WHERE usd >= ?10::numeric
+		SELECT ?0, height, log_index, time, tx_hash, token, sender, recipient, usd FROM m WHERE usd >= ?9::numeric
 		ON CONFLICT (chain_id, height, log_index) DO UPDATE SET amount_usd = EXCLUDED.amount_usd`
 
 	bridgeCCTPSQL = `WITH tok AS (SELECT * FROM unnest(?3::text[], ?4::numeric[]) AS t(token, factor)),
-		dom AS (SELECT * FROM unnest(?8::bigint[], ?9::text[]) AS d(domain, chain))
+		dom AS (SELECT * FROM unnest(?7::bigint[], ?8::text[]) AS d(domain, chain))
 		INSERT INTO stablecoin_bridge_minute AS s (chain_id, token, minute, direction, remote_chain, amount_usd, flows)
 		SELECT ?0, f.token, date_trunc('minute', b.time), f.direction,
 			coalesce((SELECT chain FROM dom WHERE domain = f.remote_domain), ''), sum(f.amount * tok.factor), count(*)
@@ -281,13 +286,17 @@ const (
 			amount_usd = s.amount_usd + EXCLUDED.amount_usd, flows = s.flows + EXCLUDED.flows`
 
 	// Transfers into a bridge escrow leave the chain; out of one, arrive.
-	// The CCTP contracts are left out: their flows are the CCTP events.
-	bridgeEscrowSQL = moves + `, e AS (
-			SELECT address FROM lab WHERE category = 'bridge' AND address <> ALL (?7::text[])),
+	// A transfer in a tx with a CCTP burn or mint of the same token is that
+	// CCTP flow (the deposit pulled into the TokenMessenger or TokenMinter
+	// before the burn), counted once from the CCTP event, whatever the
+	// contract is labelled.
+	bridgeEscrowSQL = moves + `, e AS (SELECT address FROM lab WHERE category = 'bridge'),
+		x AS (SELECT m.* FROM m WHERE NOT EXISTS (SELECT 1 FROM evm_bridge_transfers b
+			WHERE b.chain_id = ?0 AND b.height = m.height AND b.tx_hash = m.tx_hash AND b.token = m.token)),
 		f AS (
-			SELECT token, minute, 'out' AS direction, usd FROM m
+			SELECT token, minute, 'out' AS direction, usd FROM x
 				WHERE kind = 'transfer' AND recipient IN (SELECT address FROM e) AND sender NOT IN (SELECT address FROM e)
-			UNION ALL SELECT token, minute, 'in', usd FROM m
+			UNION ALL SELECT token, minute, 'in', usd FROM x
 				WHERE kind = 'transfer' AND sender IN (SELECT address FROM e) AND recipient NOT IN (SELECT address FROM e))
 		INSERT INTO stablecoin_bridge_minute AS s (chain_id, token, minute, direction, remote_chain, amount_usd, flows)
 		SELECT ?0, token, minute, direction, '', sum(usd), count(*) FROM f GROUP BY token, minute, direction
