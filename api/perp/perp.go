@@ -82,6 +82,7 @@ func (s *Service) Handlers() map[string]api.Handler {
 		OpPnLSummary:             s.pnlSummary,
 		OpBuyStake:               s.buyStake,
 		OpTreasurySubDAO:         s.treasurySubDAO,
+		OpFundingRate:            s.fundingRate,
 	}
 }
 

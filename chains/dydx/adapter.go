@@ -36,7 +36,8 @@ var fillsTable = chains.Table{Name: "dydx_fills", Columns: []string{
 // Tables lists the generic tables and the dYdX ones: fills, the perpetual
 // and oracle market catalogs, oracle prices, subaccount transfers.
 func (a *Adapter) Tables() []chains.Table {
-	return append(a.Adapter.Tables(), fillsTable, perpetualsTable, marketsTable, pricesTable, transfersTable, nativeTable)
+	return append(a.Adapter.Tables(), fillsTable, perpetualsTable, marketsTable, pricesTable, transfersTable, nativeTable,
+		fundingParamsTable, premiumVotesTable, fundingEpochsTable)
 }
 
 // Rows appends the generic rows, then the fills, the subaccount transfers
@@ -68,6 +69,9 @@ func (a *Adapter) Rows(b *chains.Block, out *chains.Rows) error {
 		}
 	}
 	if err := transferRows(b, out); err != nil {
+		return err
+	}
+	if err := fundingRows(b, out); err != nil {
 		return err
 	}
 	return priceRows(b, out)

@@ -16,7 +16,7 @@ var _ chains.GenesisAdapter = (*Adapter)(nil)
 // GenesisTables lists the generic genesis tables (balances), the perpetual
 // and oracle market catalogs and the genesis oracle prices.
 func (a *Adapter) GenesisTables() []chains.Table {
-	return append(a.Adapter.GenesisTables(), perpetualsTable, marketsTable, pricesTable, nativeTable)
+	return append(a.Adapter.GenesisTables(), perpetualsTable, marketsTable, pricesTable, nativeTable, fundingParamsTable)
 }
 
 // GenesisRows appends the generic genesis rows and one dydx_perpetuals row
@@ -45,6 +45,9 @@ func (a *Adapter) GenesisRows(g *chains.Genesis, out *chains.Rows) error {
 		}
 		out.Add(perpetualsTable.Name, g.ChainID, int64(chains.GenesisHeight), p.Params.ID, p.Params.Ticker, p.Params.MarketID,
 			p.Params.AtomicResolution, int64(p.Params.MarketType))
+	}
+	if err := genesisFundingRows(g, out); err != nil {
+		return err
 	}
 	return genesisMarketRows(g, out)
 }
