@@ -2,9 +2,7 @@ package perp
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/big"
 	"time"
@@ -41,16 +39,9 @@ func (s *Service) moduleAccounts(ctx context.Context, req *api.Request) (*api.Re
 	if len(bs) == 0 {
 		return &api.Response{Body: out, Freshness: fresh}, nil
 	}
-	var native struct {
-		Decimals int64 `bun:"decimals"`
-		Market   int64 `bun:"market_id"`
-	}
-	err = s.db.NewRaw("SELECT decimals, market_id FROM dydx_native_token WHERE chain_id = ? ORDER BY height DESC LIMIT 1", s.chainID).Scan(ctx, &native)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("chain %s: the native token is not known (no genesis imported): %w", s.chainID, problem.ErrNotIndexed)
-	}
+	native, err := s.nativeToken(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("native token: %w", err)
+		return nil, err
 	}
 	end := next(bs[len(bs)-1], "day")
 	var rows []struct {
@@ -64,14 +55,10 @@ func (s *Service) moduleAccounts(ctx context.Context, req *api.Request) (*api.Re
 	}
 	dollar := req.Params.String("unit") == "dollar"
 	var prices []change
-	var exponent int64
+	exponent := native.Exponent
 	if dollar {
 		if prices, err = s.changes(ctx, "perp_price_hourly", "market_id", "price", []int64{native.Market}, next(bs[0], "day"), end); err != nil {
 			return nil, err
-		}
-		if err := s.db.NewRaw("SELECT exponent FROM dydx_markets WHERE chain_id = ? AND market_id = ? ORDER BY height DESC LIMIT 1",
-			s.chainID, native.Market).Scan(ctx, &exponent); err != nil {
-			return nil, fmt.Errorf("native market %d: %w", native.Market, err)
 		}
 	}
 	balance := map[string]*big.Rat{}

@@ -6,6 +6,8 @@ package perp
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -147,6 +149,43 @@ func (s *Service) market(ctx context.Context, name, value string) (id int64, all
 		}
 	}
 	return 0, false, problem.BadParam(name, "must be a market ticker or perpetual id of /aux/market_listings, or total")
+}
+
+// nativeToken is the chain's native token as the genesis catalog names
+// it: denom and decimals, its oracle market and that market's price
+// exponent, and the quote (USDC) denom.
+type nativeToken struct {
+	Denom    string `bun:"denom"`
+	Quote    string `bun:"quote_denom"`
+	Decimals int64  `bun:"decimals"`
+	Market   int64  `bun:"market_id"`
+	Exponent int64  `bun:"-"`
+}
+
+// nativeToken reads the native token (dydx_native_token, dydx_markets);
+// 503 when no genesis was imported.
+func (s *Service) nativeToken(ctx context.Context) (nativeToken, error) {
+	var row struct {
+		nativeToken
+		Exponent sql.NullInt64 `bun:"exponent"`
+	}
+	err := s.db.NewRaw(`SELECT n.denom, n.quote_denom, n.decimals, n.market_id,
+			(SELECT exponent FROM dydx_markets m WHERE m.chain_id = n.chain_id AND m.market_id = n.market_id
+				ORDER BY height DESC LIMIT 1) AS exponent
+		FROM dydx_native_token n WHERE n.chain_id = ? ORDER BY n.height DESC LIMIT 1`, s.chainID).Scan(ctx, &row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nativeToken{}, fmt.Errorf("chain %s: the native token is not known (no genesis imported): %w", s.chainID, problem.ErrNotIndexed)
+	}
+	if err != nil {
+		return nativeToken{}, fmt.Errorf("native token: %w", err)
+	}
+	if !row.Exponent.Valid {
+		return nativeToken{}, fmt.Errorf("chain %s: the native token's oracle market %d is not in the market catalog: %w",
+			s.chainID, row.Market, problem.ErrNotIndexed)
+	}
+	n := row.nativeToken
+	n.Exponent = row.Exponent.Int64
+	return n, nil
 }
 
 // pgArray passes ids as a Postgres array parameter.

@@ -2,9 +2,7 @@ package perp
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/big"
 	"time"
@@ -38,21 +36,9 @@ func (s *Service) treasurySubDAO(ctx context.Context, req *api.Request) (*api.Re
 	if len(bs) == 0 {
 		return &api.Response{Body: out, Freshness: fresh}, nil
 	}
-	var native struct {
-		Denom    string `bun:"denom"`
-		Quote    string `bun:"quote_denom"`
-		Decimals int64  `bun:"decimals"`
-		Market   int64  `bun:"market_id"`
-		Exponent int64  `bun:"exponent"`
-	}
-	err = s.db.NewRaw(`SELECT n.denom, n.quote_denom, n.decimals, n.market_id,
-			(SELECT exponent FROM dydx_markets m WHERE m.chain_id = n.chain_id AND m.market_id = n.market_id ORDER BY height DESC LIMIT 1) AS exponent
-		FROM dydx_native_token n WHERE n.chain_id = ? ORDER BY n.height DESC LIMIT 1`, s.chainID).Scan(ctx, &native)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("chain %s: the native token is not known (no genesis imported): %w", s.chainID, problem.ErrNotIndexed)
-	}
+	native, err := s.nativeToken(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("native token: %w", err)
+		return nil, err
 	}
 	end := next(bs[len(bs)-1], "day")
 	var rows []struct {

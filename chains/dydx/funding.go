@@ -3,13 +3,11 @@ package dydx
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/big"
 	"strconv"
 
-	"google.golang.org/protobuf/encoding/protowire"
-
 	"github.com/chainlens/chainlens/chains"
-	"github.com/chainlens/chainlens/chains/wire"
 )
 
 // MsgAddPremiumVotes is the proposer's premium votes message (one per block).
@@ -77,53 +75,19 @@ type premiumVote struct {
 }
 
 // decodePremiumVotes reads MsgAddPremiumVotes{votes=1 repeated
-// FundingPremium{perpetual_id=1 uint32, premium_ppm=2 int32}} from its
-// protobuf bytes, or from its proto3 JSON when the kind decoded it.
+// FundingPremium{perpetual_id=1 uint32, premium_ppm=2 int32}}.
 func decodePremiumVotes(m chains.Message) ([]premiumVote, error) {
-	if m.JSON != nil {
-		var msg struct {
-			Votes []struct {
-				Perpetual json.Number `json:"perpetual_id"`
-				Premium   json.Number `json:"premium_ppm"`
-			} `json:"votes"`
-		}
-		if err := json.Unmarshal(m.JSON, &msg); err != nil {
-			return nil, err
-		}
-		out := make([]premiumVote, 0, len(msg.Votes))
-		for _, v := range msg.Votes {
-			id, err1 := strconv.ParseUint(string(v.Perpetual), 10, 32)
-			p, err2 := strconv.ParseInt(string(v.Premium), 10, 32)
-			if err1 != nil || err2 != nil {
-				return nil, fmt.Errorf("premium vote %s/%s is not two integers", v.Perpetual, v.Premium)
-			}
-			out = append(out, premiumVote{int64(id), p})
-		}
-		return out, nil
-	}
-	fs, err := wire.Fields(m.Raw)
+	pairs, err := repeatedPairs(m, "votes", "perpetual_id", "premium_ppm")
 	if err != nil {
 		return nil, err
 	}
-	var out []premiumVote
-	for _, f := range fs {
-		if f.Num != 1 || f.Type != protowire.BytesType {
-			continue
+	out := make([]premiumVote, 0, len(pairs))
+	for _, p := range pairs {
+		premium := int64(p[1])
+		if p[0] > math.MaxUint32 || premium < math.MinInt32 || premium > math.MaxInt32 {
+			return nil, fmt.Errorf("premium vote %d/%d: perpetual id not a uint32 or premium not an int32", p[0], premium)
 		}
-		inner, err := wire.Fields(f.Bytes)
-		if err != nil {
-			return nil, fmt.Errorf("premium vote: %w", err)
-		}
-		var v premiumVote
-		for _, g := range inner {
-			switch {
-			case g.Num == 1 && g.Type == protowire.VarintType:
-				v.perpetual = int64(uint32(g.Value))
-			case g.Num == 2 && g.Type == protowire.VarintType:
-				v.premium = int64(int32(g.Value)) // int32: two's complement in a 64-bit varint
-			}
-		}
-		out = append(out, v)
+		out = append(out, premiumVote{int64(p[0]), premium})
 	}
 	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -52,29 +53,43 @@ type priceUpdate struct {
 }
 
 // decodePriceUpdates reads MsgUpdateMarketPrices{market_price_updates=1
-// repeated MarketPrice{market_id=1 uint32, price=2 uint64}} from its
-// protobuf bytes, or from its proto3 JSON when the kind decoded it.
+// repeated MarketPrice{market_id=1 uint32, price=2 uint64}}.
 func decodePriceUpdates(m chains.Message) ([]priceUpdate, error) {
-	if m.JSON != nil {
-		var msg struct {
-			Updates []struct {
-				MarketID json.Number `json:"market_id"`
-				Price    json.Number `json:"price"`
-			} `json:"market_price_updates"`
+	pairs, err := repeatedPairs(m, "market_price_updates", "market_id", "price")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]priceUpdate, 0, len(pairs))
+	for _, p := range pairs {
+		if p[0] > math.MaxUint32 {
+			return nil, fmt.Errorf("market price update: market id %d is not a uint32", p[0])
 		}
+		out = append(out, priceUpdate{int64(p[0]), p[1]})
+	}
+	return out, nil
+}
+
+// repeatedPairs reads field 1 of a message, a repeated message of two
+// integer fields (1 and 2), from its protobuf bytes, or from its proto3
+// JSON (field and the two keys named) when the kind decoded it. Values are
+// the varints' 64 bits: a negative intN is its two's complement, as the
+// wire format writes it.
+func repeatedPairs(m chains.Message, field, a, b string) ([][2]uint64, error) {
+	if m.JSON != nil {
+		var msg map[string][]map[string]json.Number
 		dec := json.NewDecoder(bytes.NewReader(m.JSON))
 		dec.UseNumber()
 		if err := dec.Decode(&msg); err != nil {
 			return nil, err
 		}
-		out := make([]priceUpdate, 0, len(msg.Updates))
-		for _, u := range msg.Updates {
-			id, err1 := strconv.ParseInt(string(u.MarketID), 10, 32)
-			p, err2 := strconv.ParseUint(string(u.Price), 10, 64)
+		out := make([][2]uint64, 0, len(msg[field]))
+		for _, e := range msg[field] {
+			x, err1 := jsonUint64(e[a])
+			y, err2 := jsonUint64(e[b])
 			if err1 != nil || err2 != nil {
-				return nil, fmt.Errorf("market price update %s/%s is not two integers", u.MarketID, u.Price)
+				return nil, fmt.Errorf("%s: %s %q and %s %q must be integers", field, a, e[a], b, e[b])
 			}
-			out = append(out, priceUpdate{id, p})
+			out = append(out, [2]uint64{x, y})
 		}
 		return out, nil
 	}
@@ -82,27 +97,37 @@ func decodePriceUpdates(m chains.Message) ([]priceUpdate, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []priceUpdate
+	var out [][2]uint64
 	for _, f := range fs {
 		if f.Num != 1 || f.Type != protowire.BytesType {
 			continue
 		}
 		inner, err := wire.Fields(f.Bytes)
 		if err != nil {
-			return nil, fmt.Errorf("market price update: %w", err)
+			return nil, fmt.Errorf("%s: %w", field, err)
 		}
-		var u priceUpdate
+		var pair [2]uint64
 		for _, g := range inner {
-			switch {
-			case g.Num == 1 && g.Type == protowire.VarintType:
-				u.market = int64(uint32(g.Value))
-			case g.Num == 2 && g.Type == protowire.VarintType:
-				u.price = g.Value
+			if (g.Num == 1 || g.Num == 2) && g.Type == protowire.VarintType {
+				pair[g.Num-1] = g.Value
 			}
 		}
-		out = append(out, u)
+		out = append(out, pair)
 	}
 	return out, nil
+}
+
+// jsonUint64 is a JSON integer as the 64 bits of its varint; an absent
+// value (proto3 JSON leaves zero out) is 0.
+func jsonUint64(n json.Number) (uint64, error) {
+	if n == "" {
+		return 0, nil
+	}
+	if u, err := strconv.ParseUint(string(n), 10, 64); err == nil {
+		return u, nil
+	}
+	i, err := strconv.ParseInt(string(n), 10, 64)
+	return uint64(i), err
 }
 
 // genesisMarketRows appends, at chains.GenesisHeight, the oracle markets of
