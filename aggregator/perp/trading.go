@@ -94,7 +94,7 @@ func (j Trading) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, er
 		for _, table := range []string{"perp_market_hourly", "perp_trader_daily", "perp_trader_hourly", "perp_traders", "perp_liquidations",
 			"perp_price_hourly", "perp_positions", "perp_open_interest_hourly", "perp_deposits_hourly",
 			"perp_revenue_daily", "perp_module_balances_daily", "perp_supply", "perp_rewards_daily",
-			"perp_validator_tokens_daily", "perp_staking_rewards_daily", "perp_treasury_outflows_daily", "perp_buystake_hourly", "perp_wallet_daily", "perp_funding_ticks"} {
+			"perp_validator_tokens_daily", "perp_staking_rewards_daily", "perp_treasury_outflows_daily", "perp_buystake_hourly", "perp_wallet_daily", "perp_funding_ticks", "perp_community_pool_spends"} {
 			if _, err := tx.NewRaw("DELETE FROM "+table+" WHERE chain_id = ?", j.ChainID).Exec(ctx); err != nil {
 				return 0, 0, fmt.Errorf("rebuild: clear %s: %w", table, err)
 			}
@@ -126,6 +126,7 @@ func (j Trading) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, er
 		{"perp_revenue_daily", revenueSQL}, // after perp_price_hourly: it values NATIVE fees
 		{"perp_supply", supplySQL},
 		{"perp_staking_rewards_daily", stakingRewardsSQL},
+		{"perp_community_pool_spends", communityPoolSQL},
 	} {
 		res, err := tx.NewRaw(step.query, j.ChainID, wm, to).Exec(ctx)
 		if err != nil {

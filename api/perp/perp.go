@@ -85,6 +85,7 @@ func (s *Service) Handlers() map[string]api.Handler {
 		OpBuyStake:               s.buyStake,
 		OpTreasurySubDAO:         s.treasurySubDAO,
 		OpFundingRate:            s.fundingRate,
+		OpCommunityPoolUsage:     s.communityPoolUsage,
 	}
 }
 

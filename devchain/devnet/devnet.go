@@ -1,5 +1,5 @@
 // Package devnet runs an in-process cosmos-sdk chain (bank, staking,
-// distribution) for offline `make run` and for end-to-end indexer tests.
+// distribution, gov) for offline `make run` and for end-to-end indexer tests.
 //
 // It is built on cosmos-sdk's testutil/network and inherits its limits:
 //
@@ -52,6 +52,8 @@ import (
 	sdk "github.com/cosmos/cosmos-sdk/types"
 	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
 	banktypes "github.com/cosmos/cosmos-sdk/x/bank/types"
+	govtypes "github.com/cosmos/cosmos-sdk/x/gov/types"
+	govv1 "github.com/cosmos/cosmos-sdk/x/gov/types/v1"
 	"github.com/cosmos/go-bip39"
 
 	"cosmossdk.io/depinject"
@@ -60,6 +62,7 @@ import (
 
 	// Modules wired by appConfig, beyond the ones testutil/network imports.
 	_ "github.com/cosmos/cosmos-sdk/x/distribution"
+	_ "github.com/cosmos/cosmos-sdk/x/gov"
 )
 
 // Defaults applied by Start for zero Options fields.
@@ -68,6 +71,13 @@ const (
 	DefaultChainID = "chainlens-devnet"
 	// DefaultBlockTime is the TimeoutCommit when Options.BlockTime is 0.
 	DefaultBlockTime = 200 * time.Millisecond
+)
+
+// Governance of the devnet (genesis): a proposal's vote opens with a deposit
+// of GovMinDeposit BondDenom and lasts GovVotingPeriod.
+const (
+	GovMinDeposit   = 1_000
+	GovVotingPeriod = 3 * time.Second
 )
 
 // BondDenom is the staking and fee denomination of the devnet.
@@ -141,7 +151,7 @@ type Net struct {
 }
 
 // appConfig is network.MinimumAppConfig plus x/distribution, which
-// WithdrawRewards needs.
+// WithdrawRewards needs, and x/gov (community pool spends).
 func appConfig() depinject.Config {
 	return configurator.NewAppConfig(
 		configurator.AuthModule(),
@@ -150,6 +160,7 @@ func appConfig() depinject.Config {
 		configurator.GenutilModule(),
 		configurator.StakingModule(),
 		configurator.DistributionModule(),
+		configurator.GovModule(),
 		configurator.ConsensusModule(),
 		configurator.TxModule(),
 	)
@@ -321,6 +332,9 @@ func newConfig(opt Options, rpcAddr, apiAddr string) (network.Config, []userKey,
 	if err := fundGenesis(&cfg, addrs, sdk.NewCoins(sdk.NewCoin(BondDenom, sdkmath.NewInt(UserFunds)))); err != nil {
 		return network.Config{}, nil, err
 	}
+	if err := shortGovernance(&cfg); err != nil {
+		return network.Config{}, nil, err
+	}
 	return cfg, users, nil
 }
 
@@ -333,6 +347,24 @@ func mnemonicFor(name string) (string, error) {
 		return "", fmt.Errorf("devnet: mnemonic for %s: %w", name, err)
 	}
 	return m, nil
+}
+
+// shortGovernance makes proposals quick to decide: a deposit of
+// GovMinDeposit opens the vote, which lasts GovVotingPeriod.
+func shortGovernance(cfg *network.Config) error {
+	var gen govv1.GenesisState
+	if err := cfg.Codec.UnmarshalJSON(cfg.GenesisState[govtypes.ModuleName], &gen); err != nil {
+		return fmt.Errorf("devnet: gov genesis: %w", err)
+	}
+	vp, evp := GovVotingPeriod, GovVotingPeriod/2
+	gen.Params.VotingPeriod, gen.Params.ExpeditedVotingPeriod = &vp, &evp
+	gen.Params.MinDeposit = sdk.NewCoins(sdk.NewCoin(BondDenom, sdkmath.NewInt(GovMinDeposit)))
+	gen.Params.ExpeditedMinDeposit = sdk.NewCoins(sdk.NewCoin(BondDenom, sdkmath.NewInt(2*GovMinDeposit)))
+	var err error
+	if cfg.GenesisState[govtypes.ModuleName], err = cfg.Codec.MarshalJSON(&gen); err != nil {
+		return fmt.Errorf("devnet: gov genesis: %w", err)
+	}
+	return nil
 }
 
 // fundGenesis adds base accounts holding coins for addrs to cfg's genesis.

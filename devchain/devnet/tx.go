@@ -14,6 +14,8 @@ import (
 	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
 	banktypes "github.com/cosmos/cosmos-sdk/x/bank/types"
 	distrtypes "github.com/cosmos/cosmos-sdk/x/distribution/types"
+	govtypes "github.com/cosmos/cosmos-sdk/x/gov/types"
+	govv1 "github.com/cosmos/cosmos-sdk/x/gov/types/v1"
 	stakingtypes "github.com/cosmos/cosmos-sdk/x/staking/types"
 
 	sdkmath "cosmossdk.io/math"
@@ -261,4 +263,64 @@ func (n *Net) waitForTx(ctx context.Context, hash []byte) (*coretypes.ResultTx, 
 		case <-t.C:
 		}
 	}
+}
+
+// FundCommunityPool sends amount from the sender (a key name or address in
+// the keyring) to the distribution module's community pool; results as for
+// Send.
+func (n *Net) FundCommunityPool(ctx context.Context, from string, amount sdk.Coins) (txHash string, height int64, err error) {
+	name, addr, err := n.signer(from)
+	if err != nil {
+		return "", 0, err
+	}
+	return n.broadcast(ctx, "fund community pool", name, addr, distrtypes.NewMsgFundCommunityPool(amount, addr.String()))
+}
+
+// ProposeCommunityPoolSpend submits a governance proposal, deposited with
+// GovMinDeposit by proposer, to pay amount from the community pool to each
+// recipient; it returns the proposal id and the submission's tx hash and
+// height.
+func (n *Net) ProposeCommunityPoolSpend(ctx context.Context, proposer string, amount sdk.Coins, recipients ...string) (id uint64, txHash string, height int64, err error) {
+	name, addr, err := n.signer(proposer)
+	if err != nil {
+		return 0, "", 0, err
+	}
+	authority := authtypes.NewModuleAddress(govtypes.ModuleName).String()
+	var msgs []sdk.Msg
+	for _, r := range recipients {
+		to, err := n.accAddress(r)
+		if err != nil {
+			return 0, "", 0, err
+		}
+		msgs = append(msgs, &distrtypes.MsgCommunityPoolSpend{Authority: authority, Recipient: to.String(), Amount: amount})
+	}
+	deposit := sdk.NewCoins(sdk.NewCoin(BondDenom, sdkmath.NewInt(GovMinDeposit)))
+	prop, err := govv1.NewMsgSubmitProposal(msgs, deposit, addr.String(), "", "Community pool spend", "Pays from the community pool", false)
+	if err != nil {
+		return 0, "", 0, fmt.Errorf("devnet: proposal: %w", err)
+	}
+	if txHash, height, err = n.broadcast(ctx, "submit proposal", name, addr, prop); err != nil {
+		return 0, txHash, height, err
+	}
+	res, err := govv1.NewQueryClient(n.val.ClientCtx).Proposals(ctx, &govv1.QueryProposalsRequest{Depositor: addr.String()})
+	if err != nil {
+		return 0, txHash, height, fmt.Errorf("devnet: query proposals: %w", err)
+	}
+	for _, p := range res.Proposals {
+		id = max(id, p.Id)
+	}
+	if id == 0 {
+		return 0, txHash, height, fmt.Errorf("devnet: proposal of tx %s not found", txHash)
+	}
+	return id, txHash, height, nil
+}
+
+// Vote casts voter's (a key name or address in the keyring) vote on a
+// proposal; results as for Send.
+func (n *Net) Vote(ctx context.Context, voter string, proposal uint64, option govv1.VoteOption) (txHash string, height int64, err error) {
+	name, addr, err := n.signer(voter)
+	if err != nil {
+		return "", 0, err
+	}
+	return n.broadcast(ctx, "vote", name, addr, govv1.NewMsgVote(addr, proposal, option, ""))
 }
