@@ -82,44 +82,68 @@ func fundingTicks(ctx context.Context, tx bun.Tx, chainID string, to int64) (int
 		WHERE s.height > ?2 ORDER BY s.height`, chainID, dydx.EpochFundingSample, from, last, dydx.MsgAddPremiumVotes).Scan(ctx, &samples); err != nil {
 		return 0, fmt.Errorf("funding samples: %w", err)
 	}
-	firstVote := last
+	// Each sample epoch's non-zero samples per perpetual, the votes read in
+	// height order once (each vote belongs to the first sample epoch at or
+	// after its height).
+	sampled := make([]map[int64]int64, len(samples))
 	if len(samples) > 0 {
-		firstVote = samples[0].Prev
-	}
-	var votes []struct {
-		Height    int64 `bun:"height"`
-		Perpetual int64 `bun:"perpetual_id"`
-		Premium   int64 `bun:"premium_ppm"`
-	}
-	if err := tx.NewRaw(`SELECT height, perpetual_id, premium_ppm FROM dydx_premium_votes WHERE chain_id = ? AND height > ? AND height <= ?
-		ORDER BY height, perpetual_id`, chainID, firstVote, last).Scan(ctx, &votes); err != nil {
-		return 0, fmt.Errorf("dydx_premium_votes: %w", err)
+		rs, err := tx.QueryContext(ctx, `SELECT height, perpetual_id, premium_ppm FROM dydx_premium_votes
+			WHERE chain_id = ? AND height > ? AND height <= ? ORDER BY height`, chainID, samples[0].Prev, samples[len(samples)-1].Height)
+		if err != nil {
+			return 0, fmt.Errorf("dydx_premium_votes: %w", err)
+		}
+		defer rs.Close()
+		votes := map[int64][]int64{}
+		next := 0
+		summarize := func() {
+			s := samples[next]
+			sampled[next] = map[int64]int64{}
+			for _, p := range params {
+				if m := median(padded(votes[p.Perpetual], max(s.Msgs, p.MinVotes))); m != 0 {
+					sampled[next][p.Perpetual] = m
+				}
+			}
+			clear(votes)
+			next++
+		}
+		for rs.Next() {
+			var h, perp, premium int64
+			if err := rs.Scan(&h, &perp, &premium); err != nil {
+				return 0, fmt.Errorf("dydx_premium_votes: %w", err)
+			}
+			for next < len(samples) && h > samples[next].Height {
+				summarize()
+			}
+			votes[perp] = append(votes[perp], premium)
+		}
+		if err := rs.Close(); err != nil { // frees the connection for the inserts below
+			return 0, fmt.Errorf("dydx_premium_votes: %w", err)
+		}
+		if err := rs.Err(); err != nil {
+			return 0, fmt.Errorf("dydx_premium_votes: %w", err)
+		}
+		for next < len(samples) {
+			summarize()
+		}
 	}
 	var rows int64
+	next := 0 // first sample epoch not yet past
 	for _, t := range ticks {
 		// Each perpetual's non-zero samples of (T₀, T] and the sample count.
-		sampled := map[int64][]int64{}
+		perTick := map[int64][]int64{}
 		var numSamples int64
-		for _, s := range samples {
-			if s.Height <= t.Prev || s.Height > t.Height {
+		for ; next < len(samples) && samples[next].Height <= t.Height; next++ {
+			if samples[next].Height <= t.Prev {
 				continue
 			}
 			numSamples++
-			byPerp := map[int64][]int64{}
-			for _, v := range votes {
-				if v.Height > s.Prev && v.Height <= s.Height {
-					byPerp[v.Perpetual] = append(byPerp[v.Perpetual], v.Premium)
-				}
-			}
-			for _, p := range params {
-				if m := median(padded(byPerp[p.Perpetual], max(s.Msgs, p.MinVotes))); m != 0 {
-					sampled[p.Perpetual] = append(sampled[p.Perpetual], m)
-				}
+			for perp, m := range sampled[next] {
+				perTick[perp] = append(perTick[perp], m)
 			}
 		}
 		for _, p := range params {
 			minSamples := (p.Tick + p.Sample - 1) / p.Sample
-			premium := average(padded(sampled[p.Perpetual], max(numSamples, minSamples)))
+			premium := average(padded(perTick[p.Perpetual], max(numSamples, minSamples)))
 			rate := min(max(premium+p.Default, -p.Bound), p.Bound)
 			delta := new(big.Int)
 			if rate != 0 {
