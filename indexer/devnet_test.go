@@ -14,6 +14,7 @@ import (
 	"github.com/chainlens/chainlens/devchain/devnet"
 	"github.com/chainlens/chainlens/indexer"
 	"github.com/chainlens/chainlens/indexer/cometbft"
+	"github.com/chainlens/chainlens/internal/devnettest"
 	"github.com/chainlens/chainlens/internal/testdb"
 )
 
@@ -22,23 +23,8 @@ import (
 // that every user's balance rebuilt from the indexed balance changes equals the
 // chain's own bank balance at the indexed height.
 func TestIndexLiveDevnet(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts an in-process chain")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	n, err := devnet.Start(ctx, devnet.Options{BlockTime: 100 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = n.Close() })
+	n, ctx, addr := devnettest.Start(t, 2*time.Minute)
 	db, _ := testdb.New(t)
-
-	accts := n.Accounts()
-	addr := map[string]string{}
-	for _, a := range accts {
-		addr[a.Name] = a.Address
-	}
 	type sent struct {
 		from, to string
 		amount   int64
@@ -46,6 +32,7 @@ func TestIndexLiveDevnet(t *testing.T) {
 		height   int64
 	}
 	sends := []sent{{from: "user0", to: "user1", amount: 1234}, {from: "user2", to: "user1", amount: 55}, {from: "user1", to: "user0", amount: 7}}
+	var err error
 	for i := range sends {
 		s := &sends[i]
 		s.hash, s.height, err = n.Send(ctx, s.from, addr[s.to], sdk.NewCoins(sdk.NewInt64Coin(devnet.BondDenom, s.amount)))

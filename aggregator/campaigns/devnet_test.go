@@ -33,6 +33,7 @@ import (
 	"github.com/chainlens/chainlens/indexer/cometbft"
 	"github.com/chainlens/chainlens/indexer/snapshot"
 	"github.com/chainlens/chainlens/internal/app"
+	"github.com/chainlens/chainlens/internal/devnettest"
 	"github.com/chainlens/chainlens/internal/testdb"
 )
 
@@ -124,21 +125,8 @@ func norm(t *testing.T, addr string) string {
 // attribute exactly the qualifying actions, verify the tx hash a website
 // event carries, and build the report. A second run changes nothing.
 func TestConversionsOnDevnet(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts an in-process chain")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	n, err := devnet.Start(ctx, devnet.Options{BlockTime: 100 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = n.Close() })
+	n, ctx, addr := devnettest.Start(t, 3*time.Minute)
 	db, _ := testdb.New(t)
-	addr := map[string]string{}
-	for _, a := range n.Accounts() {
-		addr[a.Name] = a.Address
-	}
 	chain := config.Chain{ID: n.ChainID(), Kind: "cosmos", RPC: []string{n.RPCURL()}, BatchSize: 10, Concurrency: 4,
 		PollInterval: config.Duration(50 * time.Millisecond), Bech32Prefix: "cosmos", StartHeight: 1}
 	cfg, err := config.Parse([]byte("database: {url: postgres://postgres@127.0.0.1:5432/x}\n"), "", nil)

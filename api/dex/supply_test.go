@@ -26,6 +26,7 @@ import (
 	"github.com/chainlens/chainlens/indexer/cometbft"
 	"github.com/chainlens/chainlens/indexer/snapshot"
 	"github.com/chainlens/chainlens/internal/app"
+	"github.com/chainlens/chainlens/internal/devnettest"
 	"github.com/chainlens/chainlens/internal/osmosistest"
 	"github.com/chainlens/chainlens/internal/testdb"
 )
@@ -38,16 +39,7 @@ import (
 // nothing), circulating = that − the community pool of the snapshot
 // (distribution CommunityPool at 10, truncated), burnt = 0.
 func TestSupplyOnDevnet(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts an in-process chain")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	n, err := devnet.Start(ctx, devnet.Options{BlockTime: 100 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = n.Close() })
+	n, ctx, _ := devnettest.Start(t, 3*time.Minute)
 	client, err := cometbft.New([]string{n.RPCURL()}, cometbft.Retry{}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package perp_test
 
 import (
-	"context"
 	"encoding/json"
 	"log/slog"
 	"strconv"
@@ -20,6 +19,7 @@ import (
 	"github.com/chainlens/chainlens/indexer"
 	"github.com/chainlens/chainlens/indexer/cometbft"
 	"github.com/chainlens/chainlens/internal/apitest"
+	"github.com/chainlens/chainlens/internal/devnettest"
 	"github.com/chainlens/chainlens/internal/testdb"
 )
 
@@ -30,34 +30,12 @@ import (
 // it once, at the height the node's own bank balances show the payments;
 // a proposal the validator rejects is not listed.
 func TestCommunityPoolUsageOnDevnet(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts an in-process chain")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	n, err := devnet.Start(ctx, devnet.Options{BlockTime: 100 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = n.Close() })
+	n, ctx, addr := devnettest.Start(t, 3*time.Minute)
 	client, err := cometbft.New([]string{n.RPCURL()}, cometbft.Retry{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	acc := n.Accounts()
-	var node0, user0, user1, user2 string
-	for _, a := range acc {
-		switch a.Name {
-		case "node0":
-			node0 = a.Address
-		case "user0":
-			user0 = a.Address
-		case "user1":
-			user1 = a.Address
-		case "user2":
-			user2 = a.Address
-		}
-	}
+	node0, user0, user1, user2 := addr["node0"], addr["user0"], addr["user1"], addr["user2"]
 	stake := func(v int64) sdk.Coins { return sdk.NewCoins(sdk.NewCoin(devnet.BondDenom, sdkmath.NewInt(v))) }
 	if _, _, err := n.FundCommunityPool(ctx, user0, stake(5000)); err != nil {
 		t.Fatal(err)
