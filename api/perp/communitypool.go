@@ -49,7 +49,9 @@ func (s *Service) communityPoolUsage(ctx context.Context, _ *api.Request) (*api.
 	case err == nil:
 		symbols[native.Denom] = symbol{"NATIVE", native.Decimals}
 		symbols[native.Quote] = symbol{"USDC", 6}
-	case !errors.Is(err, problem.ErrNotIndexed): // no genesis catalog: every denom in base units
+	case errors.Is(err, problem.ErrNotIndexed):
+		// No genesis catalog: every denom in its base units.
+	default:
 		return nil, err
 	}
 	var rows []struct {
