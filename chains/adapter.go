@@ -200,3 +200,33 @@ type GenesisAdapter interface {
 	// GenesisTables lists the tables GenesisRows writes.
 	GenesisTables() []Table
 }
+
+// StateTable is a table a StateAdapter writes from state snapshots: Key
+// names the columns (besides chain_id and height) that identify an item,
+// such as a market id; every other column is a value. A snapshot row is
+// written only when its item is new or its values differ from the item's
+// newest row at or below the snapshot height, so a catalog that does not
+// change adds no rows.
+type StateTable struct {
+	Table
+	Key []string
+}
+
+// StateAdapter is an Adapter that also reads part of a chain's state at
+// every state snapshot (config snapshot_every): what the chain changes
+// without saying so in its blocks, such as markets created by a
+// governance proposal or a permissionless listing. Each path of StateLists
+// is a paginated gRPC list query in the cosmos-sdk convention: the request
+// holds a PageRequest in field 1; the response holds the repeated items in
+// field 1 and a PageResponse in field 2.
+type StateAdapter interface {
+	Adapter
+	// StateLists lists the gRPC paths of the list queries, asked at the
+	// snapshot height through abci_query.
+	StateLists() []string
+	// StateRows appends the rows of the state at height, from items: the
+	// protobuf bytes of each path's items, in the node's order.
+	StateRows(chainID string, height int64, items map[string][][]byte, out *Rows) error
+	// StateTables lists the tables StateRows writes, with their keys.
+	StateTables() []StateTable
+}

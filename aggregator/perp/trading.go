@@ -84,7 +84,17 @@ func (j Trading) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, er
 	}
 	if tip <= wm {
 		n, err := j.trackWallets(ctx, tx, wm)
-		return wm, n, err
+		if err != nil {
+			return wm, n, err
+		}
+		// A snapshot may have brought a market into the catalog while no
+		// height was indexed.
+		res, err := tx.NewRaw(liquidationSizesSQL, j.ChainID, wm, wm).Exec(ctx)
+		if err != nil {
+			return wm, n, fmt.Errorf("perp_liquidations sizes: %w", err)
+		}
+		sized, _ := res.RowsAffected()
+		return wm, n + sized, nil
 	}
 	var done int64
 	if err := tx.NewRaw("SELECT coalesce((SELECT height FROM perp_report_state WHERE chain_id = ?), 0)", j.ChainID).Scan(ctx, &done); err != nil {
@@ -121,6 +131,7 @@ func (j Trading) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, er
 		{"perp_traders txs", traderTxsSQL},
 		{"perp_traders top markets", topMarketsSQL},
 		{"perp_liquidations", liquidationsSQL},
+		{"perp_liquidations sizes", liquidationSizesSQL},
 		{"perp_price_hourly", priceHourlySQL},
 		{"perp_deposits_hourly", depositsHourlySQL},
 		{"perp_revenue_daily", revenueSQL}, // after perp_price_hourly: it values NATIVE fees
@@ -305,7 +316,11 @@ const (
 
 	// The liquidated subaccount is the taker: it bought to close a short,
 	// sold to close a long. Sizes in base units need the market's atomic
-	// resolution (NULL for a market the catalog lacks).
+	// resolution: the catalog row in force at the fill, else the first one
+	// after it (a market listed after genesis enters the catalog at the
+	// next state snapshot, which may come after its first fills); NULL
+	// while the catalog lacks the market, until liquidationSizesSQL fills
+	// it in.
 	liquidationsSQL = `INSERT INTO perp_liquidations (chain_id, height, tx_index, event_index, time, tx_hash, address,
 			subaccount_number, perpetual_id, position, size, notional_usdc, insurance_usdc)
 		SELECT f.chain_id, f.height, f.tx_index, f.event_index, f.time, t.hash, f.address, f.subaccount_number, f.perpetual_id,
@@ -314,11 +329,26 @@ const (
 			f.notional * 0.000001, coalesce(f.insurance_delta, 0) * 0.000001
 		FROM dydx_fills f
 		LEFT JOIN txs t ON t.chain_id = f.chain_id AND t.height = f.height AND t.tx_index = f.tx_index
-		LEFT JOIN LATERAL (SELECT atomic_resolution FROM dydx_perpetuals
-			WHERE chain_id = f.chain_id AND perpetual_id = f.perpetual_id AND height <= f.height
-			ORDER BY height DESC LIMIT 1) p ON true
+		LEFT JOIN LATERAL (` + fillResolutionSQL + `) p ON true
 		WHERE f.chain_id = ?0 AND f.height > ?1 AND f.height <= ?2 AND f.role = 'taker' AND f.is_liquidation AND NOT f.is_deleverage
 		ON CONFLICT (chain_id, height, tx_index, event_index) DO NOTHING`
+
+	// fillResolutionSQL is the atomic resolution of fill f's perpetual:
+	// the newest catalog row at or below the fill's height, else the
+	// earliest one above it.
+	fillResolutionSQL = `SELECT atomic_resolution FROM dydx_perpetuals
+			WHERE chain_id = f.chain_id AND perpetual_id = f.perpetual_id
+			ORDER BY height > f.height, abs(height - f.height) LIMIT 1`
+
+	// liquidationSizesSQL sizes the liquidations stored while the catalog
+	// lacked their market, once it has it (every run; the partial index
+	// perp_liquidations_unsized_idx keeps it free when there are none).
+	liquidationSizesSQL = `UPDATE perp_liquidations l SET size = f.size * ('1e' || p.atomic_resolution)::numeric
+		FROM dydx_fills f
+		CROSS JOIN LATERAL (` + fillResolutionSQL + `) p
+		WHERE l.chain_id = ?0 AND l.size IS NULL
+			AND f.chain_id = l.chain_id AND f.height = l.height AND f.tx_index = l.tx_index AND f.event_index = l.event_index
+			AND f.role = 'taker'`
 
 	// Deposits of USDC (asset 0) from a wallet into a subaccount.
 	depositsHourlySQL = `INSERT INTO perp_deposits_hourly AS d (chain_id, hour, address, usdc)

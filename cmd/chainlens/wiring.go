@@ -50,6 +50,9 @@ func indexerParts(cfg *config.Config, log *slog.Logger, db *bun.DB, reg *prometh
 			run = func(ctx context.Context) error { return x.Run(ctx, until) }
 			if ch.SnapshotEvery > 0 && until == 0 {
 				snap := snapshot.NewSnapshotter(db, client, ch, log)
+				if st, ok := adapter.(chains.StateAdapter); ok {
+					snap.State = st
+				}
 				if hub, ok := cfg.FirstChain("cosmoshub"); ok && hub.ID == ch.ID {
 					for _, accounts := range cfg.Staking.Providers {
 						snap.Delegators = append(snap.Delegators, accounts...)

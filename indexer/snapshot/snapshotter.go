@@ -10,8 +10,10 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/chainlens/chainlens/chains"
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/indexer"
+	"github.com/chainlens/chainlens/store"
 )
 
 // Snapshotter takes a snapshot of one cosmos chain at every multiple of
@@ -51,6 +53,10 @@ type Snapshotter struct {
 	// MaxPending is how many due multiples are taken in order in one poll;
 	// beyond it only the latest is. Default 1.
 	MaxPending int
+	// State, when set, is the chain kind's adapter of state tables (the
+	// dYdX market catalog): its list queries are taken with every snapshot
+	// and its rows stored in the snapshot's transaction.
+	State chains.StateAdapter
 }
 
 // NewSnapshotter returns the snapshotter of chain (its ID, Bech32Prefix,
@@ -154,10 +160,40 @@ func (s *Snapshotter) takeAt(ctx context.Context, h int64) error {
 		}
 		rows = append(rows, holders...)
 	}
-	if err := Store(ctx, s.db, s.chainID, h, t, rows); err != nil {
+	state := chains.NewRows()
+	var tables []chains.StateTable
+	if s.State != nil {
+		items, err := TakeLists(ctx, s.q, h, s.State.StateLists())
+		if err != nil {
+			return fmt.Errorf("snapshot %s at %d: %w", s.chainID, h, err)
+		}
+		if err := s.State.StateRows(s.chainID, h, items, state); err != nil {
+			return fmt.Errorf("snapshot %s at %d: %w", s.chainID, h, err)
+		}
+		tables = s.State.StateTables()
+		names := make([]string, len(tables))
+		for i, st := range tables {
+			names[i] = st.Name
+		}
+		if err := store.EnsurePartitions(ctx, s.db, names, h, h); err != nil {
+			return fmt.Errorf("snapshot %s at %d: %w", s.chainID, h, err)
+		}
+	}
+	var changed int64
+	err = s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if err := Store(ctx, tx, s.chainID, h, t, rows); err != nil {
+			return err
+		}
+		changed, err = StoreState(ctx, tx, tables, state)
+		if err != nil {
+			return fmt.Errorf("snapshot %s at %d: %w", s.chainID, h, err)
+		}
+		return nil
+	})
+	if err != nil {
 		return err
 	}
-	s.log.Info("state snapshot stored", "height", h, "block_time", t, "rows", len(rows),
+	s.log.Info("state snapshot stored", "height", h, "block_time", t, "rows", len(rows), "state_rows_changed", changed,
 		"skipped", Skipped(rows), "took", time.Since(start).Round(time.Millisecond))
 	return nil
 }

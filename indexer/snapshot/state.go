@@ -1,0 +1,131 @@
+package snapshot
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/uptrace/bun"
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/chainlens/chainlens/chains"
+	"github.com/chainlens/chainlens/chains/wire"
+)
+
+// TakeLists runs each paginated list query of paths at height and returns
+// the protobuf bytes of their items, in the node's order. The requests and
+// responses follow the cosmos-sdk convention of chains.StateAdapter: a
+// PageRequest{key=1, limit=3} in field 1 of the request; the items in
+// field 1 of the response and a PageResponse{next_key=1} in field 2.
+func TakeLists(ctx context.Context, q Querier, height int64, paths []string) (map[string][][]byte, error) {
+	out := make(map[string][][]byte, len(paths))
+	for _, path := range paths {
+		var items [][]byte
+		var key []byte
+		for page := 0; ; page++ {
+			if page == maxPages {
+				return nil, fmt.Errorf("%s: more than %d pages", path, maxPages)
+			}
+			var pr []byte
+			if len(key) > 0 {
+				pr = protowire.AppendTag(pr, 1, protowire.BytesType)
+				pr = protowire.AppendBytes(pr, key)
+			}
+			pr = protowire.AppendTag(pr, 3, protowire.VarintType)
+			pr = protowire.AppendVarint(pr, pageSize)
+			req := protowire.AppendTag(nil, 1, protowire.BytesType)
+			req = protowire.AppendBytes(req, pr)
+			resp, err := q.ABCIQuery(ctx, path, req, height)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+			fs, err := wire.Fields(resp)
+			if err != nil {
+				return nil, fmt.Errorf("%s: decode the answer: %w", path, err)
+			}
+			key = nil
+			for _, f := range fs {
+				switch {
+				case f.Num == 1 && f.Type == protowire.BytesType:
+					items = append(items, f.Bytes)
+				case f.Num == 2 && f.Type == protowire.BytesType:
+					pfs, err := wire.Fields(f.Bytes)
+					if err != nil {
+						return nil, fmt.Errorf("%s: decode the page: %w", path, err)
+					}
+					for _, pf := range pfs {
+						if pf.Num == 1 && pf.Type == protowire.BytesType {
+							key = pf.Bytes
+						}
+					}
+				}
+			}
+			if len(key) == 0 {
+				break
+			}
+		}
+		out[path] = items
+	}
+	return out, nil
+}
+
+// StoreState writes the rows of a chain kind's state tables taken at a
+// snapshot (chains.StateAdapter): a row is inserted only when its item
+// (the table's key) has no row at or below its height, or its newest such
+// row holds other values; rewriting the same snapshot inserts nothing. It
+// returns the number of rows inserted. The tables' partitions must exist.
+func StoreState(ctx context.Context, db bun.IDB, tables []chains.StateTable, rows *chains.Rows) (int64, error) {
+	var total int64
+	for _, t := range tables {
+		all := rows.Of(t.Name)
+		for start := 0; start < len(all); start += insertChunk {
+			chunk := all[start:min(start+insertChunk, len(all))]
+			q, args, err := stateInsert(t, chunk)
+			if err != nil {
+				return total, err
+			}
+			res, err := db.ExecContext(ctx, q, args...)
+			if err != nil {
+				return total, fmt.Errorf("store %s: %w", t.Name, err)
+			}
+			n, _ := res.RowsAffected()
+			total += n
+		}
+	}
+	return total, nil
+}
+
+// stateInsert builds the INSERT of StoreState for one chunk of rows.
+func stateInsert(t chains.StateTable, rows [][]any) (string, []any, error) {
+	isKey := map[string]bool{"chain_id": true, "height": true}
+	var match []string
+	for _, k := range t.Key {
+		isKey[k] = true
+		match = append(match, fmt.Sprintf("l.%s = v.%s", k, k))
+	}
+	var values []string
+	for _, c := range t.Columns {
+		if !isKey[c] {
+			values = append(values, c)
+		}
+	}
+	var q strings.Builder
+	cols := strings.Join(t.Columns, ", ")
+	fmt.Fprintf(&q, "INSERT INTO %s (%s) SELECT %s FROM (VALUES ", t.Name, cols, cols)
+	args := make([]any, 0, len(rows)*len(t.Columns))
+	for i, r := range rows {
+		if len(r) != len(t.Columns) {
+			return "", nil, fmt.Errorf("store %s: a row has %d values for %d columns", t.Name, len(r), len(t.Columns))
+		}
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		q.WriteString("(" + strings.TrimSuffix(strings.Repeat("?, ", len(r)), ", ") + ")")
+		args = append(args, r...)
+	}
+	lv := "l." + strings.Join(values, ", l.")
+	vv := "v." + strings.Join(values, ", v.")
+	fmt.Fprintf(&q, ") AS v (%s) WHERE NOT EXISTS (SELECT 1 FROM (SELECT %s FROM %s l WHERE l.chain_id = v.chain_id AND %s AND l.height <= v.height ORDER BY l.height DESC LIMIT 1) l WHERE (%s) IS NOT DISTINCT FROM (%s)) ON CONFLICT DO NOTHING",
+		cols, lv, t.Name, strings.Join(match, " AND "), lv, vv)
+	return q.String(), args, nil
+}

@@ -1,0 +1,135 @@
+package snapshot_test
+
+import (
+	"context"
+	"log/slog"
+	"reflect"
+	"testing"
+
+	"github.com/chainlens/chainlens/chains"
+	"github.com/chainlens/chainlens/chains/dydx"
+	"github.com/chainlens/chainlens/indexer/snapshot"
+	"github.com/chainlens/chainlens/internal/dydxtest"
+	"github.com/chainlens/chainlens/internal/testdb"
+)
+
+// A market listed after genesis reaches the catalog through the state
+// snapshot: the recorded dYdX localnet is indexed, the node's recorded
+// catalog at its last height gains one listing, and the snapshot at that
+// height adds exactly its rows (in pages of 10: four pages of
+// perpetuals); the unchanged markets add none, and taking the snapshot
+// again adds nothing.
+func TestSnapshotFollowsTheDydxCatalog(t *testing.T) {
+	if testing.Short() {
+		t.Skip("indexes the dYdX recording")
+	}
+	ctx := context.Background()
+	db, _ := testdb.New(t)
+	cfg := dydxtest.Index(t, db)
+	q, err := dydxtest.NewCatalogQuerier()
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.Perpetuals = append(q.Perpetuals, dydxtest.Perpetual(302, "NEW-USD", 302, -7, 2))
+	q.MarketParams = append(q.MarketParams, dydxtest.MarketParam(302, "NEW-USD"))
+	q.MarketPrices = append(q.MarketPrices, dydxtest.MarketPrice(302, -8, 123456789))
+
+	type catalog struct {
+		Perpetual        int64  `bun:"perpetual_id"`
+		Height           int64  `bun:"height"`
+		Ticker           string `bun:"ticker"`
+		AtomicResolution int64  `bun:"atomic_resolution"`
+		MarketType       int64  `bun:"market_type"`
+		Pair             string `bun:"pair"`
+		Exponent         int64  `bun:"exponent"`
+	}
+	// The catalog as the API reads it: the newest row of each perpetual
+	// and market (api/perp).
+	read := func() []catalog {
+		t.Helper()
+		var out []catalog
+		if err := db.NewRaw(`SELECT p.perpetual_id, p.height, p.ticker, p.atomic_resolution, p.market_type, m.pair, m.exponent
+			FROM (SELECT DISTINCT ON (perpetual_id) * FROM dydx_perpetuals WHERE chain_id = ? ORDER BY perpetual_id, height DESC) p
+			JOIN (SELECT DISTINCT ON (market_id) * FROM dydx_markets WHERE chain_id = ? ORDER BY market_id, height DESC) m ON m.market_id = p.market_id
+			ORDER BY p.perpetual_id`, cfg.ID, cfg.ID).Scan(ctx, &out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	if got := read(); len(got) != 36 {
+		t.Fatalf("before the snapshot: %d perpetuals, want the 36 of genesis", len(got))
+	}
+
+	cfg.SnapshotEvery = dydxtest.LastHeight
+	s := snapshot.NewSnapshotter(db, q, cfg, slog.New(slog.DiscardHandler))
+	s.State = dydx.NewAdapter("dydx")
+	taken, err := s.Poll(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(taken, []int64{dydxtest.LastHeight}) {
+		t.Fatalf("took %v", taken)
+	}
+	got := read()
+	if len(got) != 37 {
+		t.Fatalf("after the snapshot: %d perpetuals, want 37", len(got))
+	}
+	want := catalog{302, dydxtest.LastHeight, "NEW-USD", -7, 2, "NEW-USD", -8}
+	if got[36] != want {
+		t.Errorf("the new listing: %+v, want %+v", got[36], want)
+	}
+	if got[0] != (catalog{0, 0, "BTC-USD", -10, 1, "BTC-USD", -5}) {
+		t.Errorf("BTC-USD: %+v (a genesis row, unchanged)", got[0])
+	}
+	count := func(table string) int {
+		n, err := db.NewSelect().TableExpr(table).Where("chain_id = ? AND height = ?", cfg.ID, dydxtest.LastHeight).Count(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if p, m := count("dydx_perpetuals"), count("dydx_markets"); p != 1 || m != 1 {
+		t.Errorf("rows at the snapshot height: %d perpetuals, %d markets; want 1 and 1", p, m)
+	}
+
+	// The same snapshot again, and a later one where BTC-USD changed: only
+	// the change is written.
+	items, err := snapshot.TakeLists(ctx, q, dydxtest.LastHeight, s.State.StateLists())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		height int64
+		edit   func(map[string][][]byte)
+		want   int64
+	}{
+		{"the same state again", dydxtest.LastHeight, func(map[string][][]byte) {}, 0},
+		{"BTC-USD becomes isolated", dydxtest.LastHeight + 1, func(it map[string][][]byte) {
+			it[dydx.PathAllPerpetuals][0] = dydxtest.Perpetual(0, "BTC-USD", 0, -10, 2)
+		}, 1},
+		{"the same again one block later", dydxtest.LastHeight + 2, func(it map[string][][]byte) {
+			it[dydx.PathAllPerpetuals][0] = dydxtest.Perpetual(0, "BTC-USD", 0, -10, 2)
+		}, 0},
+	} {
+		it := map[string][][]byte{}
+		for k, v := range items {
+			it[k] = append([][]byte(nil), v...)
+		}
+		c.edit(it)
+		rows := chains.NewRows()
+		if err := s.State.StateRows(cfg.ID, c.height, it, rows); err != nil {
+			t.Fatal(err)
+		}
+		n, err := snapshot.StoreState(ctx, db, s.State.StateTables(), rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != c.want {
+			t.Errorf("%s: %d rows written, want %d", c.name, n, c.want)
+		}
+	}
+	if got := read(); got[0] != (catalog{0, dydxtest.LastHeight + 1, "BTC-USD", -10, 2, "BTC-USD", -5}) {
+		t.Errorf("BTC-USD after the change: %+v", got[0])
+	}
+}

@@ -1,0 +1,1 @@
+DROP INDEX IF EXISTS perp_liquidations_unsized_idx;
