@@ -212,20 +212,27 @@ type StateTable struct {
 	Key []string
 }
 
+// StateQuery is a gRPC query a StateAdapter asks at every state snapshot,
+// through abci_query at the snapshot height. A paginated query follows the
+// cosmos-sdk convention: a PageRequest in field 1 of the request, the
+// repeated items in field 1 of the response and a PageResponse in field 2.
+// Otherwise the request is empty and field 1 of the response is the one
+// item (a module's Params).
+type StateQuery struct {
+	Path      string
+	Paginated bool
+}
+
 // StateAdapter is an Adapter that also reads part of a chain's state at
 // every state snapshot (config snapshot_every): what the chain changes
 // without saying so in its blocks, such as markets created by a
-// governance proposal or a permissionless listing. Each path of StateLists
-// is a paginated gRPC list query in the cosmos-sdk convention: the request
-// holds a PageRequest in field 1; the response holds the repeated items in
-// field 1 and a PageResponse in field 2.
+// governance proposal or a permissionless listing.
 type StateAdapter interface {
 	Adapter
-	// StateLists lists the gRPC paths of the list queries, asked at the
-	// snapshot height through abci_query.
-	StateLists() []string
+	// StateQueries lists the queries of a snapshot.
+	StateQueries() []StateQuery
 	// StateRows appends the rows of the state at height, from items: the
-	// protobuf bytes of each path's items, in the node's order.
+	// protobuf bytes of each query's items (by path), in the node's order.
 	StateRows(chainID string, height int64, items map[string][][]byte, out *Rows) error
 	// StateTables lists the tables StateRows writes, with their keys.
 	StateTables() []StateTable

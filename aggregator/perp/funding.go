@@ -28,7 +28,11 @@ import (
 //     funding.GetFundingIndexDelta does).
 //
 // A tick is computed only when the tick before it is indexed (or the chain
-// is indexed from its first block), so its samples are all known.
+// is indexed from its first block), so its samples are all known. Each
+// perpetual is replayed with its newest funding parameters, from its first
+// ones on: genesis, or the state snapshot that first listed it (a market
+// listed after genesis has no funding ticks between its listing and that
+// snapshot). Ticks already computed are kept, per perpetual.
 func fundingTicks(ctx context.Context, tx bun.Tx, chainID string, to int64) (int64, error) {
 	var params []struct {
 		Perpetual int64 `bun:"perpetual_id"`
@@ -39,9 +43,15 @@ func fundingTicks(ctx context.Context, tx bun.Tx, chainID string, to int64) (int
 		MinVotes  int64 `bun:"min_votes_per_sample"`
 		Market    int64 `bun:"market_id"`
 		Atomic    int64 `bun:"atomic_resolution"`
+		// After is the height after which the perpetual's ticks are due:
+		// its last computed tick, else just below its first funding
+		// parameters (genesis, or the state snapshot that first listed it).
+		After int64 `bun:"after"`
 	}
 	if err := tx.NewRaw(`SELECT DISTINCT ON (f.perpetual_id) f.perpetual_id, f.default_funding_ppm, f.max_abs_rate_ppm, f.tick_seconds,
-			f.sample_seconds, f.min_votes_per_sample, p.market_id, p.atomic_resolution
+			f.sample_seconds, f.min_votes_per_sample, p.market_id, p.atomic_resolution,
+			coalesce((SELECT max(height) FROM perp_funding_ticks t WHERE t.chain_id = f.chain_id AND t.perpetual_id = f.perpetual_id),
+				(SELECT min(height) FROM dydx_funding_params s WHERE s.chain_id = f.chain_id AND s.perpetual_id = f.perpetual_id) - 1) AS after
 		FROM dydx_funding_params f
 		JOIN LATERAL (SELECT market_id, atomic_resolution FROM dydx_perpetuals p WHERE p.chain_id = f.chain_id AND p.perpetual_id = f.perpetual_id
 			ORDER BY height DESC LIMIT 1) p ON true
@@ -50,6 +60,10 @@ func fundingTicks(ctx context.Context, tx bun.Tx, chainID string, to int64) (int
 	}
 	if len(params) == 0 {
 		return 0, nil // no genesis funding parameters: nothing to replay
+	}
+	after := params[0].After
+	for _, p := range params {
+		after = min(after, p.After)
 	}
 	var ticks []struct {
 		Height int64     `bun:"height"`
@@ -60,9 +74,9 @@ func fundingTicks(ctx context.Context, tx bun.Tx, chainID string, to int64) (int
 			SELECT height, lag(height, 1, 0::bigint) OVER (ORDER BY height) AS prev FROM dydx_funding_epochs
 			WHERE chain_id = ?0 AND name = ?1 AND height <= ?2) e
 		JOIN blocks b ON b.chain_id = ?0 AND b.height = e.height
-		WHERE NOT EXISTS (SELECT 1 FROM perp_funding_ticks f WHERE f.chain_id = ?0 AND f.height = e.height)
+		WHERE e.height > ?3
 			AND (e.prev > 0 OR (SELECT min(height) FROM blocks WHERE chain_id = ?0 AND height > 0) <= 1)
-		ORDER BY e.height`, chainID, dydx.EpochFundingTick, to).Scan(ctx, &ticks); err != nil {
+		ORDER BY e.height`, chainID, dydx.EpochFundingTick, to, after).Scan(ctx, &ticks); err != nil {
 		return 0, fmt.Errorf("funding ticks: %w", err)
 	}
 	if len(ticks) == 0 {
@@ -142,26 +156,36 @@ func fundingTicks(ctx context.Context, tx bun.Tx, chainID string, to int64) (int
 			}
 		}
 		for _, p := range params {
+			if t.Height <= p.After {
+				continue // computed already, or before the perpetual was listed
+			}
 			minSamples := (p.Tick + p.Sample - 1) / p.Sample
 			premium := average(padded(perTick[p.Perpetual], max(numSamples, minSamples)))
 			rate := min(max(premium+p.Default, -p.Bound), p.Bound)
 			delta := new(big.Int)
 			if rate != 0 {
+				// A market not updated yet since its listing has the price
+				// the listing set: 0 (x/prices CreateMarket), and so no
+				// funding payment.
 				var price struct {
 					Price    string `bun:"price"`
-					Exponent int64  `bun:"exponent"`
+					Exponent *int64 `bun:"exponent"`
 				}
-				if err := tx.NewRaw(`SELECT (SELECT price::text FROM dydx_prices WHERE chain_id = ?0 AND market_id = ?1 AND height <= ?2
-						ORDER BY height DESC LIMIT 1) AS price,
-					(SELECT exponent FROM dydx_markets WHERE chain_id = ?0 AND market_id = ?1 AND height <= ?2 ORDER BY height DESC LIMIT 1) AS exponent`,
+				if err := tx.NewRaw(`SELECT coalesce((SELECT price::text FROM dydx_prices WHERE chain_id = ?0 AND market_id = ?1 AND height <= ?2
+						ORDER BY height DESC LIMIT 1), '0') AS price,
+					(SELECT exponent FROM dydx_markets WHERE chain_id = ?0 AND market_id = ?1
+						ORDER BY height > ?2, abs(height - ?2) LIMIT 1) AS exponent`,
 					chainID, p.Market, t.Height).Scan(ctx, &price); err != nil {
 					return 0, fmt.Errorf("funding tick %d: market %d price: %w", t.Height, p.Market, err)
 				}
 				px, ok := new(big.Int).SetString(price.Price, 10)
 				if !ok {
-					return 0, fmt.Errorf("funding tick %d: market %d has no oracle price", t.Height, p.Market)
+					return 0, fmt.Errorf("funding tick %d: market %d price %q", t.Height, p.Market, price.Price)
 				}
-				delta = FundingIndexDelta(p.Tick, rate, px, price.Exponent, p.Atomic)
+				if price.Exponent == nil {
+					return 0, fmt.Errorf("funding tick %d: market %d is not in the catalog", t.Height, p.Market)
+				}
+				delta = FundingIndexDelta(p.Tick, rate, px, *price.Exponent, p.Atomic)
 			}
 			if _, err := tx.NewRaw(`INSERT INTO perp_funding_ticks (chain_id, height, perpetual_id, time, rate_ppm, premium_ppm, index_delta)
 				VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, chainID, t.Height, p.Perpetual, t.Time, rate, premium, delta.String()).Exec(ctx); err != nil {

@@ -105,3 +105,72 @@ func TestFundingTicksReproduceTheFundingIndex(t *testing.T) {
 		t.Errorf("%d tick rows after a rerun, want %d (%v)", n, 8*len(truth.Perpetual), err)
 	}
 }
+
+// A perpetual the funding replay learns of only from a later state
+// snapshot (listed after genesis): BTC-USD's genesis funding parameters and
+// catalog row are removed and its ticks replayed again, first without it,
+// then with its rows at height 300 (a snapshot). It gets exactly the ticks
+// after 300, equal to those the genesis parameters gave; the other
+// perpetuals keep theirs.
+func TestFundingOfAPerpetualListedLater(t *testing.T) {
+	ctx := t.Context()
+	db, _ := testdb.New(t)
+	ch := dydxtest.Index(t, db)
+	cfg := &config.Config{Chains: []config.Chain{ch}}
+	apitest.RunJobs(t, db, cfg)
+	type tick struct {
+		Perpetual int64  `bun:"perpetual_id"`
+		Height    int64  `bun:"height"`
+		Rate      int64  `bun:"rate_ppm"`
+		Delta     string `bun:"delta"`
+	}
+	ticks := func() []tick {
+		t.Helper()
+		var out []tick
+		if err := db.NewRaw(`SELECT perpetual_id, height, rate_ppm, index_delta::text AS delta FROM perp_funding_ticks
+			WHERE chain_id = ? ORDER BY perpetual_id, height`, ch.ID).Scan(ctx, &out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	all := ticks()
+	var want []tick // the genesis replay without BTC-USD's ticks up to 300
+	for _, x := range all {
+		if x.Perpetual != 0 || x.Height > 300 {
+			want = append(want, x)
+		}
+	}
+	if len(want) != len(all)-5 {
+		t.Fatalf("BTC-USD has %d ticks up to 300, want 5", len(all)-len(want))
+	}
+
+	exec := func(q string) {
+		t.Helper()
+		if _, err := db.NewRaw(q, ch.ID).Exec(ctx); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	exec(`CREATE TABLE saved_params AS SELECT * FROM dydx_funding_params WHERE chain_id = ?0 AND perpetual_id = 0`)
+	exec(`CREATE TABLE saved_perp AS SELECT * FROM dydx_perpetuals WHERE chain_id = ?0 AND perpetual_id = 0`)
+	exec(`DELETE FROM dydx_funding_params WHERE chain_id = ?0 AND perpetual_id = 0`)
+	exec(`DELETE FROM dydx_perpetuals WHERE chain_id = ?0 AND perpetual_id = 0`)
+	exec(`DELETE FROM perp_funding_ticks WHERE chain_id = ?0 AND perpetual_id = 0`)
+	apitest.RunJobs(t, db, cfg)
+	if got := ticks(); len(got) != len(all)-8 {
+		t.Fatalf("without BTC-USD's parameters: %d ticks, want %d", len(got), len(all)-8)
+	}
+
+	exec(`INSERT INTO dydx_funding_params SELECT chain_id, 300, perpetual_id, default_funding_ppm, max_abs_rate_ppm, tick_seconds,
+		sample_seconds, min_votes_per_sample FROM saved_params`)
+	exec(`INSERT INTO dydx_perpetuals SELECT chain_id, 300, perpetual_id, ticker, market_id, atomic_resolution, market_type FROM saved_perp`)
+	apitest.RunJobs(t, db, cfg)
+	got := ticks()
+	if len(got) != len(want) {
+		t.Fatalf("after the snapshot: %d ticks, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("tick %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}

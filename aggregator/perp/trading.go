@@ -87,14 +87,16 @@ func (j Trading) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, er
 		if err != nil {
 			return wm, n, err
 		}
-		// A snapshot may have brought a market into the catalog while no
-		// height was indexed.
+		// A state snapshot may have brought a market into the catalog
+		// while no height was indexed: size its liquidations, replay its
+		// funding.
 		res, err := tx.NewRaw(liquidationSizesSQL, j.ChainID, wm, wm).Exec(ctx)
 		if err != nil {
 			return wm, n, fmt.Errorf("perp_liquidations sizes: %w", err)
 		}
 		sized, _ := res.RowsAffected()
-		return wm, n + sized, nil
+		ticks, err := fundingTicks(ctx, tx, j.ChainID, wm)
+		return wm, n + sized + ticks, err
 	}
 	var done int64
 	if err := tx.NewRaw("SELECT coalesce((SELECT height FROM perp_report_state WHERE chain_id = ?), 0)", j.ChainID).Scan(ctx, &done); err != nil {

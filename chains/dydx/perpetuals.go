@@ -59,6 +59,10 @@ type perpetualParams struct {
 	MarketID         int64      `json:"market_id"`
 	AtomicResolution int64      `json:"atomic_resolution"`
 	MarketType       marketType `json:"market_type"`
+	// DefaultFunding and LiquidityTier are read from state snapshots only
+	// (genesisFundingRows reads the genesis ones itself).
+	DefaultFunding int64 `json:"-"`
+	LiquidityTier  int64 `json:"-"`
 }
 
 // marketType is PerpetualMarketType, written as its number or, in proto3

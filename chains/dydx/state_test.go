@@ -25,9 +25,7 @@ func TestStateRowsEqualTheGenesisCatalog(t *testing.T) {
 	}
 	a := dydx.NewAdapter("dydx")
 	state := chains.NewRows()
-	items := map[string][][]byte{
-		dydx.PathAllPerpetuals: q.Perpetuals, dydx.PathAllMarketParams: q.MarketParams, dydx.PathAllMarketPrices: q.MarketPrices,
-	}
+	items := q.Items()
 	if err := a.StateRows(dydxtest.ChainID, dydxtest.LastHeight, items, state); err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +55,7 @@ func TestStateRowsEqualTheGenesisCatalog(t *testing.T) {
 	for _, c := range []struct {
 		table string
 		n     int
-	}{{"dydx_perpetuals", 36}, {"dydx_markets", 38}} {
+	}{{"dydx_perpetuals", 36}, {"dydx_markets", 38}, {"dydx_funding_params", 36}} {
 		got := byID(state.Of(c.table))
 		want := byID(genesis.Of(c.table)) // the genesis file lists EIGEN-USD and BOME-USD before TEST-USD
 		if len(got) != c.n || len(want) != c.n {
@@ -79,20 +77,38 @@ func TestStateRowsEqualTheGenesisCatalog(t *testing.T) {
 	}
 }
 
+// Each case spoils one answer of the recorded state.
 func TestStateRowsRejects(t *testing.T) {
 	a := dydx.NewAdapter("dydx")
 	for _, c := range []struct {
-		name  string
-		items map[string][][]byte
+		name string
+		path string
+		item [][]byte
 	}{
-		{"a price without params", map[string][][]byte{dydx.PathAllMarketPrices: {dydxtest.MarketPrice(3, -9, 1)}}},
-		{"a perpetual without a ticker", map[string][][]byte{dydx.PathAllPerpetuals: {dydxtest.Perpetual(1, "", 1, -9, 1)}}},
-		{"a perpetual without params", map[string][][]byte{dydx.PathAllPerpetuals: {{0x10, 0x01}}}},
-		{"truncated bytes", map[string][][]byte{dydx.PathAllMarketParams: {{0x12, 0x09, 'B'}}}},
-		{"an id beyond uint32", map[string][][]byte{dydx.PathAllMarketParams: {dydxtest.MarketParam(1<<33, "X-USD")}}},
+		{"a price without params", dydx.PathAllMarketPrices, [][]byte{dydxtest.MarketPrice(3000, -9, 1)}},
+		{"a perpetual without a ticker", dydx.PathAllPerpetuals, [][]byte{dydxtest.Perpetual(1, "", 1, -9, 0, 0, 1)}},
+		{"a perpetual of an unknown liquidity tier", dydx.PathAllPerpetuals, [][]byte{dydxtest.Perpetual(1, "X-USD", 1, -9, 0, 77, 1)}},
+		{"a perpetual without params", dydx.PathAllPerpetuals, [][]byte{{0x10, 0x01}}},
+		{"truncated bytes", dydx.PathAllMarketParams, [][]byte{{0x12, 0x09, 'B'}}},
+		{"an id beyond uint32", dydx.PathAllMarketParams, [][]byte{dydxtest.MarketParam(1<<33, "X-USD")}},
+		{"no x/perpetuals params", dydx.PathPerpetualsParams, nil},
+		{"no funding epochs", dydx.PathEpochInfoAll, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if err := a.StateRows("c", 1, c.items, chains.NewRows()); err == nil {
+			q, err := dydxtest.NewCatalogQuerier()
+			if err != nil {
+				t.Fatal(err)
+			}
+			items := q.Items()
+			if err := a.StateRows("c", 1, items, chains.NewRows()); err != nil {
+				t.Fatalf("the recorded state: %v", err)
+			}
+			if c.item == nil {
+				delete(items, c.path)
+			} else {
+				items[c.path] = append(items[c.path], c.item...)
+			}
+			if err := a.StateRows("c", 1, items, chains.NewRows()); err == nil {
 				t.Error("accepted")
 			}
 		})

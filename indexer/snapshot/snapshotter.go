@@ -54,7 +54,7 @@ type Snapshotter struct {
 	// beyond it only the latest is. Default 1.
 	MaxPending int
 	// State, when set, is the chain kind's adapter of state tables (the
-	// dYdX market catalog): its list queries are taken with every snapshot
+	// dYdX market catalog): its queries are taken with every snapshot
 	// and its rows stored in the snapshot's transaction.
 	State chains.StateAdapter
 }
@@ -163,7 +163,7 @@ func (s *Snapshotter) takeAt(ctx context.Context, h int64) error {
 	state := chains.NewRows()
 	var tables []chains.StateTable
 	if s.State != nil {
-		items, err := TakeLists(ctx, s.q, h, s.State.StateLists())
+		items, err := TakeState(ctx, s.q, h, s.State.StateQueries())
 		if err != nil {
 			return fmt.Errorf("snapshot %s at %d: %w", s.chainID, h, err)
 		}

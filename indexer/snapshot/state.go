@@ -12,46 +12,49 @@ import (
 	"github.com/chainlens/chainlens/chains/wire"
 )
 
-// TakeLists runs each paginated list query of paths at height and returns
-// the protobuf bytes of their items, in the node's order. The requests and
-// responses follow the cosmos-sdk convention of chains.StateAdapter: a
-// PageRequest{key=1, limit=3} in field 1 of the request; the items in
-// field 1 of the response and a PageResponse{next_key=1} in field 2.
-func TakeLists(ctx context.Context, q Querier, height int64, paths []string) (map[string][][]byte, error) {
-	out := make(map[string][][]byte, len(paths))
-	for _, path := range paths {
+// TakeState runs the state queries of a chain kind at height and returns
+// the protobuf bytes of their items by path, in the node's order
+// (chains.StateQuery: a paginated query is followed page by page with
+// PageRequest{key=1, limit=3}; another query's answer is one item, its
+// field 1).
+func TakeState(ctx context.Context, q Querier, height int64, queries []chains.StateQuery) (map[string][][]byte, error) {
+	out := make(map[string][][]byte, len(queries))
+	for _, sq := range queries {
 		var items [][]byte
 		var key []byte
 		for page := 0; ; page++ {
 			if page == maxPages {
-				return nil, fmt.Errorf("%s: more than %d pages", path, maxPages)
+				return nil, fmt.Errorf("%s: more than %d pages", sq.Path, maxPages)
 			}
-			var pr []byte
-			if len(key) > 0 {
-				pr = protowire.AppendTag(pr, 1, protowire.BytesType)
-				pr = protowire.AppendBytes(pr, key)
+			var req []byte
+			if sq.Paginated {
+				var pr []byte
+				if len(key) > 0 {
+					pr = protowire.AppendTag(pr, 1, protowire.BytesType)
+					pr = protowire.AppendBytes(pr, key)
+				}
+				pr = protowire.AppendTag(pr, 3, protowire.VarintType)
+				pr = protowire.AppendVarint(pr, pageSize)
+				req = protowire.AppendTag(req, 1, protowire.BytesType)
+				req = protowire.AppendBytes(req, pr)
 			}
-			pr = protowire.AppendTag(pr, 3, protowire.VarintType)
-			pr = protowire.AppendVarint(pr, pageSize)
-			req := protowire.AppendTag(nil, 1, protowire.BytesType)
-			req = protowire.AppendBytes(req, pr)
-			resp, err := q.ABCIQuery(ctx, path, req, height)
+			resp, err := q.ABCIQuery(ctx, sq.Path, req, height)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w", path, err)
+				return nil, fmt.Errorf("%s: %w", sq.Path, err)
 			}
 			fs, err := wire.Fields(resp)
 			if err != nil {
-				return nil, fmt.Errorf("%s: decode the answer: %w", path, err)
+				return nil, fmt.Errorf("%s: decode the answer: %w", sq.Path, err)
 			}
 			key = nil
 			for _, f := range fs {
 				switch {
 				case f.Num == 1 && f.Type == protowire.BytesType:
 					items = append(items, f.Bytes)
-				case f.Num == 2 && f.Type == protowire.BytesType:
+				case f.Num == 2 && f.Type == protowire.BytesType && sq.Paginated:
 					pfs, err := wire.Fields(f.Bytes)
 					if err != nil {
-						return nil, fmt.Errorf("%s: decode the page: %w", path, err)
+						return nil, fmt.Errorf("%s: decode the page: %w", sq.Path, err)
 					}
 					for _, pf := range pfs {
 						if pf.Num == 1 && pf.Type == protowire.BytesType {
@@ -64,7 +67,7 @@ func TakeLists(ctx context.Context, q Querier, height int64, paths []string) (ma
 				break
 			}
 		}
-		out[path] = items
+		out[sq.Path] = items
 	}
 	return out, nil
 }

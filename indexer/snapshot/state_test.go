@@ -30,7 +30,7 @@ func TestSnapshotFollowsTheDydxCatalog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q.Perpetuals = append(q.Perpetuals, dydxtest.Perpetual(302, "NEW-USD", 302, -7, 2))
+	q.Perpetuals = append(q.Perpetuals, dydxtest.Perpetual(302, "NEW-USD", 302, -7, 150, 1, 2))
 	q.MarketParams = append(q.MarketParams, dydxtest.MarketParam(302, "NEW-USD"))
 	q.MarketPrices = append(q.MarketPrices, dydxtest.MarketPrice(302, -8, 123456789))
 
@@ -88,13 +88,24 @@ func TestSnapshotFollowsTheDydxCatalog(t *testing.T) {
 		}
 		return n
 	}
-	if p, m := count("dydx_perpetuals"), count("dydx_markets"); p != 1 || m != 1 {
-		t.Errorf("rows at the snapshot height: %d perpetuals, %d markets; want 1 and 1", p, m)
+	if p, m, f := count("dydx_perpetuals"), count("dydx_markets"), count("dydx_funding_params"); p != 1 || m != 1 || f != 1 {
+		t.Errorf("rows at the snapshot height: %d perpetuals, %d markets, %d funding params; want 1 each", p, m, f)
+	}
+	funding := make([]int64, 5)
+	if err := db.NewRaw(`SELECT default_funding_ppm, max_abs_rate_ppm, tick_seconds, sample_seconds, min_votes_per_sample
+		FROM dydx_funding_params WHERE chain_id = ? AND perpetual_id = 302`, cfg.ID).
+		Scan(ctx, &funding[0], &funding[1], &funding[2], &funding[3], &funding[4]); err != nil {
+		t.Fatal(err)
+	}
+	// Small-Cap tier: 600 % × (10 % − 10 % × 50 %) = 30 %; the localnet's
+	// 60 s ticks, 5 s samples and 2 votes per sample.
+	if !reflect.DeepEqual(funding, []int64{150, 300_000, 60, 5, 2}) {
+		t.Errorf("NEW-USD funding params %v", funding)
 	}
 
 	// The same snapshot again, and a later one where BTC-USD changed: only
 	// the change is written.
-	items, err := snapshot.TakeLists(ctx, q, dydxtest.LastHeight, s.State.StateLists())
+	items, err := snapshot.TakeState(ctx, q, dydxtest.LastHeight, s.State.StateQueries())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,10 +117,10 @@ func TestSnapshotFollowsTheDydxCatalog(t *testing.T) {
 	}{
 		{"the same state again", dydxtest.LastHeight, func(map[string][][]byte) {}, 0},
 		{"BTC-USD becomes isolated", dydxtest.LastHeight + 1, func(it map[string][][]byte) {
-			it[dydx.PathAllPerpetuals][0] = dydxtest.Perpetual(0, "BTC-USD", 0, -10, 2)
+			it[dydx.PathAllPerpetuals][0] = dydxtest.Perpetual(0, "BTC-USD", 0, -10, 20000, 0, 2)
 		}, 1},
 		{"the same again one block later", dydxtest.LastHeight + 2, func(it map[string][][]byte) {
-			it[dydx.PathAllPerpetuals][0] = dydxtest.Perpetual(0, "BTC-USD", 0, -10, 2)
+			it[dydx.PathAllPerpetuals][0] = dydxtest.Perpetual(0, "BTC-USD", 0, -10, 20000, 0, 2)
 		}, 0},
 	} {
 		it := map[string][][]byte{}
