@@ -1,6 +1,7 @@
 package perp
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math/big"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/chainlens/chainlens/chains/dydx"
 )
@@ -29,41 +31,23 @@ import (
 //
 // A tick is computed only when the tick before it is indexed (or the chain
 // is indexed from its first block), so its samples are all known. Each
-// perpetual is replayed with its newest funding parameters, from its first
-// ones on: genesis, or the state snapshot that first listed it (a market
-// listed after genesis has no funding ticks between its listing and that
-// snapshot). Ticks already computed are kept, per perpetual.
+// perpetual is replayed from its first funding parameters on (genesis, or
+// the state snapshot that first listed it: a market listed after genesis
+// has no funding ticks between its listing and that snapshot), each tick
+// and sample with the parameters and catalog entry in force at its height
+// (the newest at or below it, else the first). Ticks already computed are
+// kept, per perpetual.
 func fundingTicks(ctx context.Context, tx bun.Tx, chainID string, to int64) (int64, error) {
-	var params []struct {
-		Perpetual int64 `bun:"perpetual_id"`
-		Default   int64 `bun:"default_funding_ppm"`
-		Bound     int64 `bun:"max_abs_rate_ppm"`
-		Tick      int64 `bun:"tick_seconds"`
-		Sample    int64 `bun:"sample_seconds"`
-		MinVotes  int64 `bun:"min_votes_per_sample"`
-		Market    int64 `bun:"market_id"`
-		Atomic    int64 `bun:"atomic_resolution"`
-		// After is the height after which the perpetual's ticks are due:
-		// its last computed tick, else just below its first funding
-		// parameters (genesis, or the state snapshot that first listed it).
-		After int64 `bun:"after"`
+	perps, err := loadFundingPerpetuals(ctx, tx, chainID)
+	if err != nil {
+		return 0, err
 	}
-	if err := tx.NewRaw(`SELECT DISTINCT ON (f.perpetual_id) f.perpetual_id, f.default_funding_ppm, f.max_abs_rate_ppm, f.tick_seconds,
-			f.sample_seconds, f.min_votes_per_sample, p.market_id, p.atomic_resolution,
-			coalesce((SELECT max(height) FROM perp_funding_ticks t WHERE t.chain_id = f.chain_id AND t.perpetual_id = f.perpetual_id),
-				(SELECT min(height) FROM dydx_funding_params s WHERE s.chain_id = f.chain_id AND s.perpetual_id = f.perpetual_id) - 1) AS after
-		FROM dydx_funding_params f
-		JOIN LATERAL (SELECT market_id, atomic_resolution FROM dydx_perpetuals p WHERE p.chain_id = f.chain_id AND p.perpetual_id = f.perpetual_id
-			ORDER BY height DESC LIMIT 1) p ON true
-		WHERE f.chain_id = ? ORDER BY f.perpetual_id, f.height DESC`, chainID).Scan(ctx, &params); err != nil {
-		return 0, fmt.Errorf("dydx_funding_params: %w", err)
-	}
-	if len(params) == 0 {
+	if len(perps) == 0 {
 		return 0, nil // no genesis funding parameters: nothing to replay
 	}
-	after := params[0].After
-	for _, p := range params {
-		after = min(after, p.After)
+	after := perps[0].after
+	for _, p := range perps {
+		after = min(after, p.after)
 	}
 	var ticks []struct {
 		Height int64     `bun:"height"`
@@ -112,9 +96,9 @@ func fundingTicks(ctx context.Context, tx bun.Tx, chainID string, to int64) (int
 		summarize := func() {
 			s := samples[next]
 			sampled[next] = map[int64]int64{}
-			for _, p := range params {
-				if m := median(padded(votes[p.Perpetual], max(s.Msgs, p.MinVotes))); m != 0 {
-					sampled[next][p.Perpetual] = m
+			for _, p := range perps {
+				if m := median(padded(votes[p.id], max(s.Msgs, p.params(s.Height).MinVotes))); m != 0 {
+					sampled[next][p.id] = m
 				}
 			}
 			clear(votes)
@@ -155,12 +139,13 @@ func fundingTicks(ctx context.Context, tx bun.Tx, chainID string, to int64) (int
 				perTick[perp] = append(perTick[perp], m)
 			}
 		}
-		for _, p := range params {
-			if t.Height <= p.After {
+		for _, pp := range perps {
+			if t.Height <= pp.after {
 				continue // computed already, or before the perpetual was listed
 			}
+			p, c := pp.params(t.Height), pp.catalog(t.Height)
 			minSamples := (p.Tick + p.Sample - 1) / p.Sample
-			premium := average(padded(perTick[p.Perpetual], max(numSamples, minSamples)))
+			premium := average(padded(perTick[pp.id], max(numSamples, minSamples)))
 			rate := min(max(premium+p.Default, -p.Bound), p.Bound)
 			delta := new(big.Int)
 			if rate != 0 {
@@ -175,26 +160,129 @@ func fundingTicks(ctx context.Context, tx bun.Tx, chainID string, to int64) (int
 						ORDER BY height DESC LIMIT 1), '0') AS price,
 					(SELECT exponent FROM dydx_markets WHERE chain_id = ?0 AND market_id = ?1
 						ORDER BY height > ?2, abs(height - ?2) LIMIT 1) AS exponent`,
-					chainID, p.Market, t.Height).Scan(ctx, &price); err != nil {
-					return 0, fmt.Errorf("funding tick %d: market %d price: %w", t.Height, p.Market, err)
+					chainID, c.Market, t.Height).Scan(ctx, &price); err != nil {
+					return 0, fmt.Errorf("funding tick %d: market %d price: %w", t.Height, c.Market, err)
 				}
 				px, ok := new(big.Int).SetString(price.Price, 10)
 				if !ok {
-					return 0, fmt.Errorf("funding tick %d: market %d price %q", t.Height, p.Market, price.Price)
+					return 0, fmt.Errorf("funding tick %d: market %d price %q", t.Height, c.Market, price.Price)
 				}
 				if price.Exponent == nil {
-					return 0, fmt.Errorf("funding tick %d: market %d is not in the catalog", t.Height, p.Market)
+					return 0, fmt.Errorf("funding tick %d: market %d is not in the catalog", t.Height, c.Market)
 				}
-				delta = FundingIndexDelta(p.Tick, rate, px, *price.Exponent, p.Atomic)
+				delta = FundingIndexDelta(p.Tick, rate, px, *price.Exponent, c.Atomic)
 			}
 			if _, err := tx.NewRaw(`INSERT INTO perp_funding_ticks (chain_id, height, perpetual_id, time, rate_ppm, premium_ppm, index_delta)
-				VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, chainID, t.Height, p.Perpetual, t.Time, rate, premium, delta.String()).Exec(ctx); err != nil {
+				VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, chainID, t.Height, pp.id, t.Time, rate, premium, delta.String()).Exec(ctx); err != nil {
 				return 0, fmt.Errorf("perp_funding_ticks: %w", err)
 			}
 			rows++
 		}
 	}
 	return rows, nil
+}
+
+// fundingPerpetual is one perpetual's funding parameters and catalog
+// entries over time (genesis, then each state snapshot that changed them),
+// oldest first.
+type fundingPerpetual struct {
+	id int64
+	// after is the height after which its ticks are due: its last computed
+	// tick, else just below its first funding parameters (genesis, or the
+	// state snapshot that first listed it).
+	after   int64
+	history []fundingParams
+	entries []catalogEntry
+}
+
+type fundingParams struct {
+	Perpetual int64 `bun:"perpetual_id"`
+	Height    int64 `bun:"height"`
+	Default   int64 `bun:"default_funding_ppm"`
+	Bound     int64 `bun:"max_abs_rate_ppm"`
+	Tick      int64 `bun:"tick_seconds"`
+	Sample    int64 `bun:"sample_seconds"`
+	MinVotes  int64 `bun:"min_votes_per_sample"`
+}
+
+type catalogEntry struct {
+	Perpetual int64 `bun:"perpetual_id"`
+	Height    int64 `bun:"height"`
+	Market    int64 `bun:"market_id"`
+	Atomic    int64 `bun:"atomic_resolution"`
+}
+
+// inForce returns the newest of rows (oldest first, non-empty) at or below
+// height, else the oldest: a snapshot describes the state as of its height,
+// which held since the change it reflects.
+func inForce[T any](rows []T, height func(T) int64, h int64) T {
+	i, _ := slices.BinarySearchFunc(rows, h+1, func(r T, target int64) int {
+		return cmp.Compare(height(r), target)
+	})
+	return rows[max(i-1, 0)]
+}
+
+func (p fundingPerpetual) params(h int64) fundingParams {
+	return inForce(p.history, func(r fundingParams) int64 { return r.Height }, h)
+}
+
+func (p fundingPerpetual) catalog(h int64) catalogEntry {
+	return inForce(p.entries, func(r catalogEntry) int64 { return r.Height }, h)
+}
+
+// loadFundingPerpetuals reads every perpetual with funding parameters and a
+// catalog entry, with its histories and last computed tick.
+func loadFundingPerpetuals(ctx context.Context, tx bun.Tx, chainID string) ([]fundingPerpetual, error) {
+	var params []fundingParams
+	if err := tx.NewRaw(`SELECT perpetual_id, height, default_funding_ppm, max_abs_rate_ppm, tick_seconds, sample_seconds, min_votes_per_sample
+		FROM dydx_funding_params WHERE chain_id = ? ORDER BY perpetual_id, height`, chainID).Scan(ctx, &params); err != nil {
+		return nil, fmt.Errorf("dydx_funding_params: %w", err)
+	}
+	var entries []catalogEntry
+	if err := tx.NewRaw(`SELECT perpetual_id, height, market_id, atomic_resolution FROM dydx_perpetuals
+		WHERE chain_id = ? ORDER BY perpetual_id, height`, chainID).Scan(ctx, &entries); err != nil {
+		return nil, fmt.Errorf("dydx_perpetuals: %w", err)
+	}
+	byID := map[int64]*fundingPerpetual{}
+	var ids []int64
+	for _, p := range params {
+		fp, ok := byID[p.Perpetual]
+		if !ok {
+			fp = &fundingPerpetual{id: p.Perpetual, after: p.Height - 1}
+			byID[p.Perpetual] = fp
+			ids = append(ids, p.Perpetual)
+		}
+		fp.history = append(fp.history, p)
+	}
+	for _, e := range entries {
+		if fp, ok := byID[e.Perpetual]; ok {
+			fp.entries = append(fp.entries, e)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	var last []struct {
+		Perpetual int64  `bun:"perpetual_id"`
+		Height    *int64 `bun:"height"`
+	}
+	if err := tx.NewRaw(`SELECT p.id AS perpetual_id,
+			(SELECT max(height) FROM perp_funding_ticks t WHERE t.chain_id = ?0 AND t.perpetual_id = p.id) AS height
+		FROM unnest(?1::bigint[]) p(id)`, chainID, pgdialect.Array(ids)).Scan(ctx, &last); err != nil {
+		return nil, fmt.Errorf("perp_funding_ticks: %w", err)
+	}
+	for _, l := range last {
+		if l.Height != nil {
+			byID[l.Perpetual].after = *l.Height
+		}
+	}
+	out := make([]fundingPerpetual, 0, len(ids))
+	for _, id := range ids {
+		if fp := byID[id]; len(fp.entries) > 0 { // no catalog entry: no market to price it
+			out = append(out, *fp)
+		}
+	}
+	return out, nil
 }
 
 // FundingIndexDelta is funding.GetFundingIndexDelta: seconds × rate (ppm,

@@ -4,6 +4,7 @@ import (
 	"math/big"
 	"testing"
 
+	"github.com/chainlens/chainlens/aggregator/perp"
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/internal/apitest"
 	"github.com/chainlens/chainlens/internal/dydxtest"
@@ -171,6 +172,71 @@ func TestFundingOfAPerpetualListedLater(t *testing.T) {
 	for i := range want {
 		if got[i] != want[i] {
 			t.Errorf("tick %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}
+
+// A change of funding parameters seen by a later state snapshot applies
+// from its height on, also when the reports are rebuilt from scratch:
+// BTC-USD's default funding becomes 30,000 ppm at height 300; its ticks up
+// to 300 keep the genesis rates and index changes, the three after it use
+// the new rate at the oracle price of their height.
+func TestFundingParametersChangeAtTheirHeight(t *testing.T) {
+	ctx := t.Context()
+	db, _ := testdb.New(t)
+	ch := dydxtest.Index(t, db)
+	cfg := &config.Config{Chains: []config.Chain{ch}}
+	apitest.RunJobs(t, db, cfg)
+	type tick struct {
+		Height int64  `bun:"height"`
+		Rate   int64  `bun:"rate_ppm"`
+		Delta  string `bun:"delta"`
+	}
+	btc := func() []tick {
+		t.Helper()
+		var out []tick
+		if err := db.NewRaw(`SELECT height, rate_ppm, index_delta::text AS delta FROM perp_funding_ticks
+			WHERE chain_id = ? AND perpetual_id = 0 ORDER BY height`, ch.ID).Scan(ctx, &out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	before := btc()
+	if len(before) != 8 {
+		t.Fatalf("BTC-USD: %d ticks", len(before))
+	}
+	for _, q := range []string{
+		`INSERT INTO dydx_funding_params SELECT chain_id, 300, perpetual_id, 30000, max_abs_rate_ppm, tick_seconds, sample_seconds,
+			min_votes_per_sample FROM dydx_funding_params WHERE chain_id = ?0 AND perpetual_id = 0`,
+		`UPDATE aggregator_jobs SET watermark = 0 WHERE name = 'perp_trading'`, // a rebuild recomputes every tick
+	} {
+		if _, err := db.NewRaw(q, ch.ID).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	apitest.RunJobs(t, db, cfg)
+	after := btc()
+	if len(after) != 8 {
+		t.Fatalf("BTC-USD after the change: %d ticks", len(after))
+	}
+	for i, x := range after {
+		if x.Height < 300 {
+			if x != before[i] {
+				t.Errorf("tick %d before the change: %+v, was %+v", x.Height, x, before[i])
+			}
+			continue
+		}
+		var price string
+		var exponent int64
+		if err := db.NewRaw(`SELECT (SELECT price::text FROM dydx_prices WHERE chain_id = ?0 AND market_id = 0 AND height <= ?1 ORDER BY height DESC LIMIT 1),
+			(SELECT exponent FROM dydx_markets WHERE chain_id = ?0 AND market_id = 0 ORDER BY height DESC LIMIT 1)`, ch.ID, x.Height).
+			Scan(ctx, &price, &exponent); err != nil {
+			t.Fatal(err)
+		}
+		px, _ := new(big.Int).SetString(price, 10)
+		want := perp.FundingIndexDelta(60, 30000, px, exponent, -10).String()
+		if x.Rate != 30000 || x.Delta != want || want == before[i].Delta {
+			t.Errorf("tick %d after the change: %+v, want rate 30000 and index change %s (was %s)", x.Height, x, want, before[i].Delta)
 		}
 	}
 }

@@ -95,7 +95,7 @@ func (j Trading) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, er
 			return wm, n, fmt.Errorf("perp_liquidations sizes: %w", err)
 		}
 		sized, _ := res.RowsAffected()
-		ticks, err := fundingTicks(ctx, tx, j.ChainID, wm)
+		ticks, err := fundingTicks(ctx, tx, j.ChainID, tip) // tip < wm while a dead letter waits below the watermark
 		return wm, n + sized + ticks, err
 	}
 	var done int64

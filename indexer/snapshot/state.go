@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -21,7 +22,7 @@ func TakeState(ctx context.Context, q Querier, height int64, queries []chains.St
 	out := make(map[string][][]byte, len(queries))
 	for _, sq := range queries {
 		var items [][]byte
-		var key []byte
+		var key, prevKey []byte
 		for page := 0; ; page++ {
 			if page == maxPages {
 				return nil, fmt.Errorf("%s: more than %d pages", sq.Path, maxPages)
@@ -66,6 +67,10 @@ func TakeState(ctx context.Context, q Querier, height int64, queries []chains.St
 			if len(key) == 0 {
 				break
 			}
+			if bytes.Equal(key, prevKey) {
+				return nil, fmt.Errorf("%s: the node answered the same page key %x twice", sq.Path, key)
+			}
+			prevKey = key
 		}
 		out[sq.Path] = items
 	}

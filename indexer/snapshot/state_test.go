@@ -144,3 +144,36 @@ func TestSnapshotFollowsTheDydxCatalog(t *testing.T) {
 		t.Errorf("BTC-USD after the change: %+v", got[0])
 	}
 }
+
+// A node whose catalog answers cannot be read (here a perpetual naming a
+// liquidity tier the node does not list) costs the snapshot its state
+// tables only: the rest is stored, and the next snapshot retries them.
+func TestSnapshotKeptWhenTheCatalogFails(t *testing.T) {
+	if testing.Short() {
+		t.Skip("indexes the dYdX recording")
+	}
+	ctx := context.Background()
+	db, _ := testdb.New(t)
+	cfg := dydxtest.Index(t, db)
+	q, err := dydxtest.NewCatalogQuerier()
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.Perpetuals = append(q.Perpetuals, dydxtest.Perpetual(302, "NEW-USD", 302, -7, 0, 77, 2))
+	cfg.SnapshotEvery = dydxtest.LastHeight
+	s := snapshot.NewSnapshotter(db, q, cfg, slog.New(slog.DiscardHandler))
+	s.State = dydx.NewAdapter("dydx")
+	taken, err := s.Poll(ctx)
+	if err != nil || !reflect.DeepEqual(taken, []int64{dydxtest.LastHeight}) {
+		t.Fatalf("took %v, %v", taken, err)
+	}
+	for table, want := range map[string]int{"state_snapshots": 1, "dydx_perpetuals": 0, "dydx_funding_params": 0} {
+		n, err := db.NewSelect().TableExpr(table).Where("chain_id = ? AND height = ?", cfg.ID, dydxtest.LastHeight).Count(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (n > 0) != (want > 0) {
+			t.Errorf("%s: %d rows at the snapshot height", table, n)
+		}
+	}
+}
