@@ -134,7 +134,7 @@ chains:
 		t.Fatalf("index --until: %d %s", code, stderr)
 	}
 	status, _, _ := run(t, "status", "--config", cfg)
-	if !strings.Contains(status, "localosmosis") || !strings.Contains(status, " 120 ") {
+	if !strings.Contains(status, "localosmosis") || !strings.Contains(status, " 120 ") || !strings.Contains(status, "SNAPSHOT") || !strings.Contains(status, "  off  ") {
 		t.Fatalf("status after index --until 120:\n%s", status)
 	}
 	if _, stderr, code := run(t, "aggregate", "--config", cfg, "--once"); code != 0 {

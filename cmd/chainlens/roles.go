@@ -20,6 +20,7 @@ import (
 	"github.com/chainlens/chainlens/devchain/evmreplay"
 	"github.com/chainlens/chainlens/devchain/replaynode"
 	"github.com/chainlens/chainlens/indexer"
+	"github.com/chainlens/chainlens/indexer/snapshot"
 	"github.com/chainlens/chainlens/internal/app"
 	"github.com/chainlens/chainlens/store"
 )
@@ -177,11 +178,11 @@ func newStatusCmd(g *globals) *cobra.Command {
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "database: reachable\nmigrations: %d known, %d pending\n\n", len(ms), pending)
 			w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "CHAIN\tKIND\tINDEXED\tNODE TIP\tLAG\tLAST BLOCK TIME\tGENESIS\tDEAD LETTERS")
+			fmt.Fprintln(w, "CHAIN\tKIND\tINDEXED\tNODE TIP\tLAG\tLAST BLOCK TIME\tGENESIS\tSNAPSHOT\tDEAD LETTERS")
 			for _, ch := range cfg.Chains {
 				cp, err := indexer.LoadCheckpoint(ctx, db, ch.ID)
 				if errors.Is(err, indexer.ErrNoCheckpoint) {
-					fmt.Fprintf(w, "%s\t%s\tnot started\t-\t-\t-\t-\t-\n", ch.ID, ch.Kind)
+					fmt.Fprintf(w, "%s\t%s\tnot started\t-\t-\t-\t-\t-\t-\n", ch.ID, ch.Kind)
 					continue
 				}
 				if err != nil {
@@ -211,8 +212,20 @@ func newStatusCmd(g *globals) *cobra.Command {
 						genesis = fmt.Sprintf("imported (height %d, %d balance rows)", initial, rows)
 					}
 				}
-				fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\n", ch.ID, ch.Kind, cp.NextHeight-1, cp.TipHeight, max(0, cp.TipHeight-(cp.NextHeight-1)),
-					cp.LastTime.UTC().Format(time.RFC3339), genesis, dl)
+				// State snapshots (and the dYdX catalog, which follows them).
+				snap := "off"
+				if ch.SnapshotEvery > 0 {
+					last, err := snapshot.LastHeight(ctx, db, ch.ID)
+					if err != nil {
+						return err
+					}
+					snap = fmt.Sprintf("every %d, none yet", ch.SnapshotEvery)
+					if last > 0 {
+						snap = fmt.Sprintf("every %d, last at %d", ch.SnapshotEvery, last)
+					}
+				}
+				fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\n", ch.ID, ch.Kind, cp.NextHeight-1, cp.TipHeight, max(0, cp.TipHeight-(cp.NextHeight-1)),
+					cp.LastTime.UTC().Format(time.RFC3339), genesis, snap, dl)
 			}
 			return w.Flush()
 		}),
