@@ -4,6 +4,8 @@ import (
 	"math/big"
 	"testing"
 
+	"github.com/uptrace/bun"
+
 	"github.com/chainlens/chainlens/aggregator/perp"
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/internal/apitest"
@@ -115,27 +117,10 @@ func TestFundingTicksReproduceTheFundingIndex(t *testing.T) {
 // perpetuals keep theirs.
 func TestFundingOfAPerpetualListedLater(t *testing.T) {
 	ctx := t.Context()
-	db, _ := testdb.New(t)
-	ch := dydxtest.Index(t, db)
-	cfg := &config.Config{Chains: []config.Chain{ch}}
-	apitest.RunJobs(t, db, cfg)
-	type tick struct {
-		Perpetual int64  `bun:"perpetual_id"`
-		Height    int64  `bun:"height"`
-		Rate      int64  `bun:"rate_ppm"`
-		Delta     string `bun:"delta"`
-	}
-	ticks := func() []tick {
-		t.Helper()
-		var out []tick
-		if err := db.NewRaw(`SELECT perpetual_id, height, rate_ppm, index_delta::text AS delta FROM perp_funding_ticks
-			WHERE chain_id = ? ORDER BY perpetual_id, height`, ch.ID).Scan(ctx, &out); err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
+	db, ch, cfg := indexedLocalnet(t)
+	ticks := func() []fundingTick { return fundingTicksOf(t, db, ch.ID, -1) }
 	all := ticks()
-	var want []tick // the genesis replay without BTC-USD's ticks up to 300
+	var want []fundingTick // the genesis replay without BTC-USD's ticks up to 300
 	for _, x := range all {
 		if x.Perpetual != 0 || x.Height > 300 {
 			want = append(want, x)
@@ -183,24 +168,8 @@ func TestFundingOfAPerpetualListedLater(t *testing.T) {
 // the new rate at the oracle price of their height.
 func TestFundingParametersChangeAtTheirHeight(t *testing.T) {
 	ctx := t.Context()
-	db, _ := testdb.New(t)
-	ch := dydxtest.Index(t, db)
-	cfg := &config.Config{Chains: []config.Chain{ch}}
-	apitest.RunJobs(t, db, cfg)
-	type tick struct {
-		Height int64  `bun:"height"`
-		Rate   int64  `bun:"rate_ppm"`
-		Delta  string `bun:"delta"`
-	}
-	btc := func() []tick {
-		t.Helper()
-		var out []tick
-		if err := db.NewRaw(`SELECT height, rate_ppm, index_delta::text AS delta FROM perp_funding_ticks
-			WHERE chain_id = ? AND perpetual_id = 0 ORDER BY height`, ch.ID).Scan(ctx, &out); err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
+	db, ch, cfg := indexedLocalnet(t)
+	btc := func() []fundingTick { return fundingTicksOf(t, db, ch.ID, 0) }
 	before := btc()
 	if len(before) != 8 {
 		t.Fatalf("BTC-USD: %d ticks", len(before))
@@ -239,4 +208,34 @@ func TestFundingParametersChangeAtTheirHeight(t *testing.T) {
 			t.Errorf("tick %d after the change: %+v, want rate 30000 and index change %s (was %s)", x.Height, x, want, before[i].Delta)
 		}
 	}
+}
+
+// fundingTick is one row of perp_funding_ticks.
+type fundingTick struct {
+	Perpetual int64  `bun:"perpetual_id"`
+	Height    int64  `bun:"height"`
+	Rate      int64  `bun:"rate_ppm"`
+	Delta     string `bun:"delta"`
+}
+
+// indexedLocalnet indexes the recorded localnet and runs the jobs once.
+func indexedLocalnet(t *testing.T) (*bun.DB, config.Chain, *config.Config) {
+	t.Helper()
+	db, _ := testdb.New(t)
+	ch := dydxtest.Index(t, db)
+	cfg := &config.Config{Chains: []config.Chain{ch}}
+	apitest.RunJobs(t, db, cfg)
+	return db, ch, cfg
+}
+
+// fundingTicksOf reads the chain's funding ticks, of every perpetual when
+// perpetual is negative, ordered by perpetual and height.
+func fundingTicksOf(t *testing.T, db *bun.DB, chainID string, perpetual int64) []fundingTick {
+	t.Helper()
+	var out []fundingTick
+	if err := db.NewRaw(`SELECT perpetual_id, height, rate_ppm, index_delta::text AS delta FROM perp_funding_ticks
+		WHERE chain_id = ? AND (? < 0 OR perpetual_id = ?) ORDER BY perpetual_id, height`, chainID, perpetual, perpetual).Scan(t.Context(), &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -3,10 +3,8 @@ package perp_test
 import (
 	"testing"
 
-	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/internal/apitest"
 	"github.com/chainlens/chainlens/internal/dydxtest"
-	"github.com/chainlens/chainlens/internal/testdb"
 )
 
 // A market the catalog learns of only after its liquidations were
@@ -16,9 +14,7 @@ import (
 // and with no new height indexed.
 func TestLiquidationsOfAMarketListedLater(t *testing.T) {
 	ctx := t.Context()
-	db, _ := testdb.New(t)
-	ch := dydxtest.Index(t, db)
-	cfg := &config.Config{Chains: []config.Chain{ch}}
+	db, ch, cfg := indexedLocalnet(t) // the genesis catalog's run
 
 	// The perpetual of the recording's liquidations, and the sizes the
 	// genesis catalog gives them.
@@ -27,7 +23,6 @@ func TestLiquidationsOfAMarketListedLater(t *testing.T) {
 		Scan(ctx, &perp); err != nil {
 		t.Fatal(err)
 	}
-	apitest.RunJobs(t, db, cfg)
 	sizes := func() (sized, unsized int, sum string) {
 		t.Helper()
 		if err := db.NewRaw(`SELECT count(size), count(*) - count(size), coalesce(sum(size), 0)::text FROM perp_liquidations

@@ -3,7 +3,6 @@ package perp_test
 import (
 	"bufio"
 	"cmp"
-	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -12,8 +11,6 @@ import (
 	"io"
 	"math/big"
 	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -916,15 +913,7 @@ func TestPerpEndpointsOnLocalnet(t *testing.T) {
 // upper-case hex SHA-256 of the tx bytes.
 func proposedOperationsHashes(t *testing.T) map[int64]string {
 	t.Helper()
-	f, err := os.Open(filepath.Join(dydxtest.Dir(), "blocks.jsonl.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	zr := dydxtest.Gunzip(t, "blocks.jsonl.gz")
 	out := map[int64]string{}
 	sc := bufio.NewScanner(zr)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)

@@ -1,10 +1,7 @@
 package dydx_test
 
 import (
-	"compress/gzip"
 	"io"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
@@ -30,16 +27,7 @@ func TestStateRowsEqualTheGenesisCatalog(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	f, err := os.Open(filepath.Join(dydxtest.Dir(), "genesis.json.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := io.ReadAll(zr)
+	doc, err := io.ReadAll(dydxtest.Gunzip(t, "genesis.json.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}

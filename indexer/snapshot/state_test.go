@@ -6,8 +6,11 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/uptrace/bun"
+
 	"github.com/chainlens/chainlens/chains"
 	"github.com/chainlens/chainlens/chains/dydx"
+	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/indexer/snapshot"
 	"github.com/chainlens/chainlens/internal/dydxtest"
 	"github.com/chainlens/chainlens/internal/testdb"
@@ -20,16 +23,8 @@ import (
 // perpetuals); the unchanged markets add none, and taking the snapshot
 // again adds nothing.
 func TestSnapshotFollowsTheDydxCatalog(t *testing.T) {
-	if testing.Short() {
-		t.Skip("indexes the dYdX recording")
-	}
 	ctx := context.Background()
-	db, _ := testdb.New(t)
-	cfg := dydxtest.Index(t, db)
-	q, err := dydxtest.NewCatalogQuerier()
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, cfg, q := indexedCatalog(t)
 	q.Perpetuals = append(q.Perpetuals, dydxtest.Perpetual(302, "NEW-USD", 302, -7, 150, 1, 2))
 	q.MarketParams = append(q.MarketParams, dydxtest.MarketParam(302, "NEW-USD"))
 	q.MarketPrices = append(q.MarketPrices, dydxtest.MarketPrice(302, -8, 123456789))
@@ -149,16 +144,8 @@ func TestSnapshotFollowsTheDydxCatalog(t *testing.T) {
 // liquidity tier the node does not list) costs the snapshot its state
 // tables only: the rest is stored, and the next snapshot retries them.
 func TestSnapshotKeptWhenTheCatalogFails(t *testing.T) {
-	if testing.Short() {
-		t.Skip("indexes the dYdX recording")
-	}
 	ctx := context.Background()
-	db, _ := testdb.New(t)
-	cfg := dydxtest.Index(t, db)
-	q, err := dydxtest.NewCatalogQuerier()
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, cfg, q := indexedCatalog(t)
 	q.Perpetuals = append(q.Perpetuals, dydxtest.Perpetual(302, "NEW-USD", 302, -7, 0, 77, 2))
 	cfg.SnapshotEvery = dydxtest.LastHeight
 	s := snapshot.NewSnapshotter(db, q, cfg, slog.New(slog.DiscardHandler))
@@ -176,4 +163,20 @@ func TestSnapshotKeptWhenTheCatalogFails(t *testing.T) {
 			t.Errorf("%s: %d rows at the snapshot height", table, n)
 		}
 	}
+}
+
+// indexedCatalog indexes the recorded dYdX localnet and returns it with
+// the node's recorded catalog answers.
+func indexedCatalog(t *testing.T) (*bun.DB, config.Chain, *dydxtest.CatalogQuerier) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("indexes the dYdX recording")
+	}
+	db, _ := testdb.New(t)
+	cfg := dydxtest.Index(t, db)
+	q, err := dydxtest.NewCatalogQuerier()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db, cfg, q
 }

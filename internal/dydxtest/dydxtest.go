@@ -4,7 +4,9 @@
 package dydxtest
 
 import (
+	"compress/gzip"
 	"encoding/json"
+	"io"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -198,4 +200,20 @@ func MarketPrices(t testing.TB) map[int64]Price {
 		out[p.ID] = Price{p.Exponent, p.Price}
 	}
 	return out
+}
+
+// Gunzip opens a gzipped file of the recording (blocks.jsonl.gz,
+// genesis.json.gz); it is closed when the test ends.
+func Gunzip(t testing.TB, name string) io.Reader {
+	t.Helper()
+	f, err := os.Open(filepath.Join(Dir(), name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return zr
 }
