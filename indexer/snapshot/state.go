@@ -103,8 +103,14 @@ func StoreState(ctx context.Context, db bun.IDB, tables []chains.StateTable, row
 	return total, nil
 }
 
-// stateInsert builds the INSERT of StoreState for one chunk of rows.
+// stateInsert builds the INSERT of StoreState for one chunk of rows. The
+// rows' literals take the table's column types: each row is a SELECT in a
+// UNION ALL led by an empty select of the table (a VALUES list resolves a
+// column of NULLs, or of JSON for a jsonb column, to text on its own).
 func stateInsert(t chains.StateTable, rows [][]any) (string, []any, error) {
+	if len(t.Key) == 0 {
+		return "", nil, fmt.Errorf("store %s: a state table needs a key", t.Name)
+	}
 	isKey := map[string]bool{"chain_id": true, "height": true}
 	var match []string
 	for _, k := range t.Key {
@@ -117,23 +123,24 @@ func stateInsert(t chains.StateTable, rows [][]any) (string, []any, error) {
 			values = append(values, c)
 		}
 	}
+	if len(values) == 0 {
+		return "", nil, fmt.Errorf("store %s: a state table needs a column besides chain_id, height and its key", t.Name)
+	}
 	var q strings.Builder
 	cols := strings.Join(t.Columns, ", ")
-	fmt.Fprintf(&q, "INSERT INTO %s (%s) SELECT %s FROM (VALUES ", t.Name, cols, cols)
+	fmt.Fprintf(&q, "INSERT INTO %s (%s) SELECT %s FROM (SELECT %s FROM %s WHERE false", t.Name, cols, cols, cols, t.Name)
 	args := make([]any, 0, len(rows)*len(t.Columns))
-	for i, r := range rows {
+	row := strings.TrimSuffix(strings.Repeat("?, ", len(t.Columns)), ", ")
+	for _, r := range rows {
 		if len(r) != len(t.Columns) {
 			return "", nil, fmt.Errorf("store %s: a row has %d values for %d columns", t.Name, len(r), len(t.Columns))
 		}
-		if i > 0 {
-			q.WriteString(", ")
-		}
-		q.WriteString("(" + strings.TrimSuffix(strings.Repeat("?, ", len(r)), ", ") + ")")
+		q.WriteString(" UNION ALL SELECT " + row)
 		args = append(args, r...)
 	}
 	lv := "l." + strings.Join(values, ", l.")
 	vv := "v." + strings.Join(values, ", v.")
-	fmt.Fprintf(&q, ") AS v (%s) WHERE NOT EXISTS (SELECT 1 FROM (SELECT %s FROM %s l WHERE l.chain_id = v.chain_id AND %s AND l.height <= v.height ORDER BY l.height DESC LIMIT 1) l WHERE (%s) IS NOT DISTINCT FROM (%s)) ON CONFLICT DO NOTHING",
-		cols, lv, t.Name, strings.Join(match, " AND "), lv, vv)
+	fmt.Fprintf(&q, ") AS v WHERE NOT EXISTS (SELECT 1 FROM (SELECT %s FROM %s l WHERE l.chain_id = v.chain_id AND %s AND l.height <= v.height ORDER BY l.height DESC LIMIT 1) l WHERE (%s) IS NOT DISTINCT FROM (%s)) ON CONFLICT DO NOTHING",
+		lv, t.Name, strings.Join(match, " AND "), lv, vv)
 	return q.String(), args, nil
 }

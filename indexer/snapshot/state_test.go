@@ -2,6 +2,7 @@ package snapshot_test
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"reflect"
 	"testing"
@@ -179,4 +180,48 @@ func indexedCatalog(t *testing.T) (*bun.DB, config.Chain, *dydxtest.CatalogQueri
 		t.Fatal(err)
 	}
 	return db, cfg, q
+}
+
+// StoreState types the rows by the table: a column of NULLs, a jsonb
+// column and a bigint column take their literals; equal rows at a later
+// height add nothing, a changed one (NULL to a value counts) adds a row.
+func TestStoreStateTypesByTheTable(t *testing.T) {
+	ctx := context.Background()
+	db, _ := testdb.New(t)
+	if _, err := db.ExecContext(ctx, `CREATE TABLE st (chain_id text NOT NULL, height bigint NOT NULL, id integer NOT NULL,
+		note text, data jsonb, amount numeric, PRIMARY KEY (chain_id, height, id))`); err != nil {
+		t.Fatal(err)
+	}
+	table := chains.StateTable{Table: chains.Table{Name: "st", Columns: []string{"chain_id", "height", "id", "note", "data", "amount"}}, Key: []string{"id"}}
+	for _, c := range []struct {
+		name string
+		rows [][]any
+		want int64
+	}{
+		{"first", [][]any{{"c", int64(10), int64(1), nil, json.RawMessage(`{"a":1}`), "12.5"}, {"c", int64(10), int64(2), nil, nil, nil}}, 2},
+		{"unchanged", [][]any{{"c", int64(20), int64(1), nil, json.RawMessage(`{"a": 1}`), "12.50"}, {"c", int64(20), int64(2), nil, nil, nil}}, 0},
+		{"a NULL becomes a value", [][]any{{"c", int64(30), int64(1), nil, json.RawMessage(`{"a":1}`), "12.5"}, {"c", int64(30), int64(2), "x", nil, nil}}, 1},
+		{"another chain", [][]any{{"d", int64(30), int64(2), "x", nil, nil}}, 1},
+	} {
+		rows := chains.NewRows()
+		for _, r := range c.rows {
+			rows.Add("st", r...)
+		}
+		n, err := snapshot.StoreState(ctx, db, []chains.StateTable{table}, rows)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if n != c.want {
+			t.Errorf("%s: %d rows written, want %d", c.name, n, c.want)
+		}
+	}
+	bad := chains.StateTable{Table: table.Table}
+	if _, err := snapshot.StoreState(ctx, db, []chains.StateTable{bad}, chains.NewRows()); err != nil {
+		t.Errorf("no rows, no key: %v (nothing to write)", err)
+	}
+	rows := chains.NewRows()
+	rows.Add("st", "c", int64(40), int64(3), nil, nil, nil)
+	if _, err := snapshot.StoreState(ctx, db, []chains.StateTable{bad}, rows); err == nil {
+		t.Error("a table without a key was accepted")
+	}
 }
