@@ -1,0 +1,1 @@
+DROP INDEX IF EXISTS dydx_prices_market_idx;
