@@ -189,9 +189,9 @@ func MarketPrice(id, exponent int64, price uint64) []byte {
 	return protowire.AppendVarint(b, price)
 }
 
-// ABCIQuery answers a catalog list query at LastHeight: the page that the
-// request's PageRequest key (an item offset written by an earlier answer)
-// starts.
+// ABCIQuery answers a state query at LastHeight: x/perpetuals Params as
+// one item, a list query with the page that the request's PageRequest key
+// (an item offset written by an earlier answer) starts.
 func (q *CatalogQuerier) ABCIQuery(_ context.Context, path string, data []byte, height int64) ([]byte, error) {
 	if height != LastHeight {
 		return nil, fmt.Errorf("recorded catalog: height %d: the recording holds the state at %d only", height, LastHeight)
