@@ -38,6 +38,12 @@ func Series() *Schema {
 	return &Schema{Type: "object", Properties: []Property{P("labels", Str())}, AdditionalProperties: Num()}
 }
 
+// NullableSeries is a generic lens series row whose values may be null
+// (a value the data cannot give, such as a USD value without a price).
+func NullableSeries() *Schema {
+	return &Schema{Type: "object", Properties: []Property{P("labels", Str())}, AdditionalProperties: Null(Num())}
+}
+
 // P is a required object member.
 func P(name string, s *Schema) Property { return Property{Name: name, Schema: s} }
 

@@ -132,7 +132,7 @@ func perpLensOps() []Operation {
 					Enum:        []string{"native_liquid", "native_staked", "usdc", "other", "total"},
 					Description: "balance category columns"},
 			}),
-			Desc(Arr(Series()), "daily USD balances of the treasury sub-DAO wallets by category")),
+			Desc(Arr(NullableSeries()), "daily USD balances of the treasury sub-DAO wallets by category; null where a balance has no USD price")),
 		get(PerpLens, "/total_rewards", "Total rewards",
 			concat(dateRange(), []Param{rewardsUnit()}),
 			Arr(obj(

@@ -10,7 +10,7 @@ func stakingOps() []Operation {
 				{Name: "consumers", In: InQuery, Type: String, Multi: true, Default: "total",
 					Description: "consumer chain ids, or total"},
 			}),
-			Desc(Arr(Series()), "daily USD rewards from each requested consumer chain")),
+			Desc(Arr(NullableSeries()), "daily USD rewards from each requested consumer chain; null where a reward has no USD price")),
 		get(Staking, "/staking/liquid/share_by_provider", "Liquid staking share by provider",
 			concat(dateRange(), []Param{
 				{Name: "providers", In: InQuery, Type: String, Multi: true, Default: "total",

@@ -1,8 +1,9 @@
 // Package staking serves the multi-chain staking group from the report
 // tables of the liquid_staking job (aggregator/liquidstaking), which reads
 // the Cosmos Hub's staking and x/liquid events and the state snapshots of
-// the providers' delegations (indexer/snapshot). /aez/revenue_share_by_consumer
-// needs USD prices of the consumer reward denoms and answers 501 until then.
+// the providers' delegations (indexer/snapshot), and
+// /aez/revenue_share_by_consumer from the ics_rewards job
+// (aggregator/icsrewards) priced by the dex chain's dex_prices job.
 package staking
 
 import (
@@ -17,6 +18,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	aggdex "github.com/chainlens/chainlens/aggregator/dex"
 	aggls "github.com/chainlens/chainlens/aggregator/liquidstaking"
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
@@ -35,12 +37,16 @@ type Service struct {
 	chainID  string
 	ok       bool
 	exponent int // display exponent of the bond denom
+	dex      aggdex.Market
 }
 
 // New returns the service of the first configured chain of kind cosmoshub.
 func New(cfg *config.Config, db *bun.DB) *Service {
 	ch, ok := aggls.Chain(cfg)
 	s := &Service{db: db, chainID: ch.ID, ok: ok, exponent: 6}
+	if d, ok := aggdex.Chain(cfg); ok {
+		s.dex = aggdex.NewMarket(d)
+	}
 	bond := ch.StakingDenom
 	if bond == "" {
 		bond = "uatom"
@@ -55,7 +61,8 @@ func New(cfg *config.Config, db *bun.DB) *Service {
 
 // Handlers binds the built operations.
 func (s *Service) Handlers() map[string]api.Handler {
-	return map[string]api.Handler{OpFlowByProvider: s.flowByProvider, OpShareByProvider: s.shareByProvider}
+	return map[string]api.Handler{OpFlowByProvider: s.flowByProvider, OpShareByProvider: s.shareByProvider,
+		OpRevenueShareByConsumer: s.revenueShareByConsumer}
 }
 
 func (s *Service) begin(ctx context.Context) (api.Freshness, error) {

@@ -143,9 +143,6 @@ func TestFlowByProvider(t *testing.T) {
 	if resp, body := srv.Get(t, "/staking/liquid/flow_by_provider?provider=lido"); resp.StatusCode != 400 {
 		t.Errorf("unknown provider: %d %s", resp.StatusCode, body)
 	}
-	if resp, _ := srv.Get(t, "/aez/revenue_share_by_consumer"); resp.StatusCode != 501 {
-		t.Errorf("revenue_share_by_consumer: %d, not built", resp.StatusCode)
-	}
 }
 
 // TestShareByProvider stores delegation snapshots as the snapshotter does

@@ -14,6 +14,7 @@ import (
 	aggdex "github.com/chainlens/chainlens/aggregator/dex"
 	aggdex2 "github.com/chainlens/chainlens/aggregator/dex2"
 	"github.com/chainlens/chainlens/aggregator/ibc"
+	aggics "github.com/chainlens/chainlens/aggregator/icsrewards"
 	aggls "github.com/chainlens/chainlens/aggregator/liquidstaking"
 	aggperp "github.com/chainlens/chainlens/aggregator/perp"
 	aggsa "github.com/chainlens/chainlens/aggregator/smartaccounts"
@@ -102,6 +103,10 @@ func Jobs(cfg *config.Config) []aggregator.Job {
 	}
 	if ch, ok := aggls.Chain(cfg); ok {
 		jobs = append(jobs, aggls.Job{Chain: ch, Providers: cfg.Staking.Providers})
+	}
+	if ch, ok := aggics.Chain(cfg); ok {
+		dex, _ := aggdex.Chain(cfg)
+		jobs = append(jobs, aggics.Job{Chain: ch, Dex: dex})
 	}
 	if ch, ok := aggsa.Chain(cfg); ok {
 		jobs = append(jobs, aggsa.Job{Chain: ch})

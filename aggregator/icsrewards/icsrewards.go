@@ -1,0 +1,234 @@
+// Package icsrewards builds the Hub's record of interchain-security rewards
+// received from consumer chains (chain-events.md §8.3), which the
+// multi-chain staking group values in USD (/aez/revenue_share_by_consumer).
+package icsrewards
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"github.com/chainlens/chainlens/config"
+	"github.com/chainlens/chainlens/store"
+)
+
+// JobName is the name of the job.
+const JobName = "ics_rewards"
+
+// Chain returns the provider chain: the first configured chain of kind cosmoshub.
+func Chain(cfg *config.Config) (config.Chain, bool) { return cfg.FirstChain("cosmoshub") }
+
+// maxHeights bounds the heights one run reads.
+const maxHeights = 50_000
+
+// Job writes ics_rewards: one row per reward the provider module recorded
+// on receipt, from its received_ics_rewards events (ICS ≥ v6.1) or the
+// update_consumer events that carried the same attributes in the release
+// before (both hold consumer_id, consumer_chain_id, reward_denom and
+// reward_amount), in successful txs past the watermark. The token's base
+// denom comes from the ICS-20 packet received before the event in the same
+// tx (the rewards arrive as an IBC transfer to the consumer rewards pool).
+// A watermark of 0 rebuilds from scratch.
+type Job struct {
+	Chain config.Chain
+	// Dex is the chain whose prices value the rewards (the dex chain, kind
+	// osmosis); with no ID no denoms are matched.
+	Dex config.Chain
+}
+
+// Name is the job name.
+func (Job) Name() string { return JobName }
+
+// reward is one ics_rewards row.
+type reward struct {
+	bun.BaseModel `bun:"table:ics_rewards"`
+
+	ChainID         string    `bun:"chain_id,pk"`
+	Height          int64     `bun:"height,pk"`
+	TxIndex         int       `bun:"tx_index,pk"`
+	EventIndex      int       `bun:"event_index,pk"`
+	Time            time.Time `bun:"time"`
+	ConsumerID      string    `bun:"consumer_id"`
+	ConsumerChainID string    `bun:"consumer_chain_id"`
+	Denom           string    `bun:"denom"`
+	BaseDenom       string    `bun:"base_denom"`
+	Amount          string    `bun:"amount,type:numeric"`
+}
+
+// Run advances ics_rewards from wm to the indexed tip.
+func (j Job) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
+	id := j.Chain.ID
+	tip, err := store.ContiguousTip(ctx, tx, id)
+	if err != nil {
+		return wm, 0, err
+	}
+	if wm == 0 {
+		if err := store.DeleteChainRows(ctx, tx, id, "ics_rewards", "ics_reward_denoms"); err != nil {
+			return 0, 0, err
+		}
+	}
+	if wm, err = store.SkipToFirst(ctx, tx, "blocks", id, wm); err != nil {
+		return 0, 0, err
+	}
+	if tip <= wm {
+		// No new height; a token may have got its first price meanwhile.
+		matched, err := j.matchDenoms(ctx, tx)
+		return wm, matched, err
+	}
+	to := min(tip, wm+maxHeights)
+	var found []struct {
+		Height          int64          `bun:"height"`
+		TxIndex         int            `bun:"tx_index"`
+		EventIndex      int            `bun:"event_index"`
+		Time            time.Time      `bun:"time"`
+		ConsumerID      string         `bun:"consumer_id"`
+		ConsumerChainID string         `bun:"consumer_chain_id"`
+		Denom           string         `bun:"denom"`
+		Amount          string         `bun:"amount"`
+		SrcPort         sql.NullString `bun:"src_port"`
+		SrcChannel      sql.NullString `bun:"src_channel"`
+		DstPort         sql.NullString `bun:"dst_port"`
+		DstChannel      sql.NullString `bun:"dst_channel"`
+		PacketDenom     sql.NullString `bun:"packet_denom"`
+	}
+	if err := tx.NewRaw(rewardsSQL, id, wm, to).Scan(ctx, &found); err != nil {
+		return 0, 0, fmt.Errorf("ics rewards: %w", err)
+	}
+	rows := make([]reward, 0, len(found))
+	for _, f := range found {
+		base := ""
+		switch {
+		case f.PacketDenom.Valid:
+			base = BaseDenom(ReceivedPath(f.SrcPort.String, f.SrcChannel.String, f.DstPort.String, f.DstChannel.String, f.PacketDenom.String))
+		case !strings.HasPrefix(f.Denom, "ibc/"):
+			base = f.Denom // a denom of the Hub itself
+		}
+		rows = append(rows, reward{ChainID: id, Height: f.Height, TxIndex: f.TxIndex, EventIndex: f.EventIndex, Time: f.Time,
+			ConsumerID: f.ConsumerID, ConsumerChainID: f.ConsumerChainID, Denom: f.Denom, BaseDenom: base, Amount: f.Amount})
+	}
+	var n int64
+	if len(rows) > 0 {
+		res, err := tx.NewInsert().Model(&rows).On("CONFLICT DO NOTHING").Exec(ctx)
+		if err != nil {
+			return 0, 0, fmt.Errorf("ics_rewards: %w", err)
+		}
+		n, _ = res.RowsAffected()
+	}
+	matched, err := j.matchDenoms(ctx, tx)
+	if err != nil {
+		return 0, 0, err
+	}
+	return to, n + matched, nil
+}
+
+// matchDenoms writes ics_reward_denoms for the rewarded base denoms not
+// matched yet: the dex chain's denom of the token, when exactly one
+// candidate has a price there (the base denom itself, or the voucher of
+// each channel the dex chain received the base denom on). A token with no
+// priced candidate yet is looked at again on the next run.
+func (j Job) matchDenoms(ctx context.Context, tx bun.Tx) (int64, error) {
+	if j.Dex.ID == "" {
+		return 0, nil
+	}
+	var bases []string
+	if err := tx.NewRaw(`SELECT DISTINCT base_denom FROM ics_rewards r WHERE chain_id = ? AND base_denom <> ''
+		AND NOT EXISTS (SELECT 1 FROM ics_reward_denoms d WHERE d.chain_id = r.chain_id AND d.base_denom = r.base_denom)
+		ORDER BY base_denom`, j.Chain.ID).Scan(ctx, &bases); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return 0, fmt.Errorf("unmatched reward denoms: %w", err)
+	}
+	var n int64
+	for _, base := range bases {
+		var hops []struct {
+			Port    string `bun:"dst_port"`
+			Channel string `bun:"dst_channel"`
+		}
+		if err := tx.NewRaw(`SELECT DISTINCT dst_port, dst_channel FROM ibc_packets WHERE chain_id = ? AND kind = 'recv' AND denom = ?`,
+			j.Dex.ID, base).Scan(ctx, &hops); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return 0, fmt.Errorf("receipts of %s on %s: %w", base, j.Dex.ID, err)
+		}
+		candidates := []string{base}
+		for _, h := range hops {
+			candidates = append(candidates, VoucherDenom(h.Port+"/"+h.Channel+"/"+base))
+		}
+		var priced []string
+		if err := tx.NewRaw(`SELECT DISTINCT denom FROM osmosis_asset_prices WHERE chain_id = ? AND denom = ANY(?) ORDER BY denom`,
+			j.Dex.ID, pgdialect.Array(candidates)).Scan(ctx, &priced); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return 0, fmt.Errorf("prices of %s on %s: %w", base, j.Dex.ID, err)
+		}
+		if len(priced) != 1 {
+			continue
+		}
+		if _, err := tx.NewRaw(`INSERT INTO ics_reward_denoms (chain_id, base_denom, dex_chain_id, dex_denom) VALUES (?, ?, ?, ?)
+			ON CONFLICT (chain_id, base_denom) DO NOTHING`, j.Chain.ID, base, j.Dex.ID, priced[0]).Exec(ctx); err != nil {
+			return 0, fmt.Errorf("match %s: %w", base, err)
+		}
+		n++
+	}
+	return n, nil
+}
+
+// VoucherDenom is the ICS-20 voucher denom of a full denom path:
+// ibc/ + upper-hex SHA-256 of the path; a path without hops is the denom
+// itself.
+func VoucherDenom(path string) string {
+	if BaseDenom(path) == path {
+		return path
+	}
+	sum := sha256.Sum256([]byte(path))
+	return "ibc/" + strings.ToUpper(hex.EncodeToString(sum[:]))
+}
+
+// rewardsSQL: ?0 chain, ?1 watermark, ?2 last height. Each reward event of
+// a successful tx with its block time and the last ICS-20 receipt before
+// it in the tx.
+const rewardsSQL = `WITH e AS (
+		SELECT e.height, e.tx_index, e.event_index, b.time,
+			(SELECT a->>'value' FROM jsonb_array_elements(e.attributes) a WHERE a->>'key' = 'consumer_id' LIMIT 1) AS consumer_id,
+			(SELECT a->>'value' FROM jsonb_array_elements(e.attributes) a WHERE a->>'key' = 'consumer_chain_id' LIMIT 1) AS consumer_chain_id,
+			(SELECT a->>'value' FROM jsonb_array_elements(e.attributes) a WHERE a->>'key' = 'reward_denom' LIMIT 1) AS denom,
+			(SELECT a->>'value' FROM jsonb_array_elements(e.attributes) a WHERE a->>'key' = 'reward_amount' LIMIT 1) AS amount
+		FROM events e
+		JOIN txs t ON t.chain_id = e.chain_id AND t.height = e.height AND t.tx_index = e.tx_index AND t.code = 0
+		JOIN blocks b ON b.chain_id = e.chain_id AND b.height = e.height
+		WHERE e.chain_id = ?0 AND e.height > ?1 AND e.height <= ?2
+			AND e.type IN ('received_ics_rewards', 'update_consumer'))
+	SELECT e.height, e.tx_index, e.event_index, e.time, coalesce(e.consumer_id, '') AS consumer_id, e.consumer_chain_id, e.denom, e.amount,
+		p.src_port, p.src_channel, p.dst_port, p.dst_channel, p.denom AS packet_denom
+	FROM e LEFT JOIN LATERAL (
+		SELECT p.src_port, p.src_channel, p.dst_port, p.dst_channel, p.denom FROM ibc_packets p
+		WHERE p.chain_id = ?0 AND p.height = e.height AND p.tx_index = e.tx_index AND p.kind = 'recv' AND p.event_index < e.event_index
+		ORDER BY p.event_index DESC LIMIT 1) p ON true
+	WHERE e.amount ~ '^[0-9]+$' AND e.consumer_chain_id <> '' AND e.denom <> ''
+	ORDER BY e.height, e.tx_index, e.event_index`
+
+// ReceivedPath is the receiving chain's full denom path of an ICS-20
+// packet's denom (the sender-side path): a token returning to the chain it
+// came from drops the sender's hop, any other gains the receiving hop
+// (ICS-20 ReceiverChainIsSource).
+func ReceivedPath(srcPort, srcChannel, dstPort, dstChannel, denom string) string {
+	if rest, ok := strings.CutPrefix(denom, srcPort+"/"+srcChannel+"/"); ok {
+		return rest
+	}
+	return dstPort + "/" + dstChannel + "/" + denom
+}
+
+// BaseDenom is the base denom of a full denom path: the path without its
+// leading port/channel hops ("transfer/channel-1/untrn" → "untrn"; a base
+// denom holding slashes, such as factory/<creator>/<sub>, stays whole).
+func BaseDenom(path string) string {
+	for {
+		parts := strings.SplitN(path, "/", 3)
+		if len(parts) < 3 || !strings.HasPrefix(parts[1], "channel-") {
+			return path
+		}
+		path = parts[2]
+	}
+}

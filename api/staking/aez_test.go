@@ -1,0 +1,174 @@
+package staking_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	aggics "github.com/chainlens/chainlens/aggregator/icsrewards"
+	"github.com/chainlens/chainlens/config"
+	"github.com/chainlens/chainlens/internal/apitest"
+	"github.com/chainlens/chainlens/internal/localnet"
+	"github.com/chainlens/chainlens/internal/testdb"
+)
+
+// Vouchers of the chain registry (osmosis and cosmoshub assetlists).
+const (
+	ntrnOnHub      = "ibc/0025F8A87464A471E66B234C4F93AEC5B4DA3D42D7986451A059273426290DD5" // transfer/channel-569/untrn
+	ntrnOnOsmosis  = "ibc/126DA09104B71B164883842B769C0E9EC1486C0887D27A9999E395C2C8FB5682" // transfer/channel-874/untrn
+	strdOnOsmosis  = "ibc/A8CA5EE328FA10C9519DF6057DA1F69682D28F7D0F5CCC7ECB72E3DCA2D157A4" // transfer/channel-326/ustrd
+	dexChain       = "osmosis-1"
+	rewardsAddress = "cosmos1ap0mh6xzfn8943urr84q6ae7zfnar48am2erhd"
+)
+
+// TestRevenueShareByConsumer adds interchain-security rewards to real txs
+// of the indexed Hub recording, as the indexer stores a relayer's
+// MsgRecvPacket (an ibc_packets receipt and the provider module's event
+// after it): no recording holds a consumer chain, the events follow
+// chain-events.md §8.3. The dex chain's receipts and hourly prices are
+// stored as its indexer and dex_prices job do.
+func TestRevenueShareByConsumer(t *testing.T) {
+	ctx := context.Background()
+	db, _ := testdb.New(t)
+	hub := localnet.Hub.Index(t, db)
+	var ok, failed []struct {
+		Height  int64     `bun:"height"`
+		TxIndex int       `bun:"tx_index"`
+		Time    time.Time `bun:"time"`
+	}
+	for _, q := range []struct {
+		dst  any
+		code string
+	}{{&ok, "= 0"}, {&failed, "<> 0"}} {
+		if err := db.NewRaw(`SELECT t.height, t.tx_index, b.time FROM txs t JOIN blocks b USING (chain_id, height)
+			WHERE t.chain_id = ? AND t.code `+q.code+` ORDER BY t.height, t.tx_index LIMIT 2`, hub.ID).Scan(ctx, q.dst); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(ok) < 2 || len(failed) < 1 {
+		t.Fatalf("recording: %d successful and %d failed txs", len(ok), len(failed))
+	}
+	// recv adds a receipt of packetDenom on the Hub's channel at event
+	// 900+10i of the tx, then the reward event of its kind.
+	recv := func(tx struct {
+		Height  int64     `bun:"height"`
+		TxIndex int       `bun:"tx_index"`
+		Time    time.Time `bun:"time"`
+	}, i int, kind, consumerID, consumer, channel, packetDenom, amount string) {
+		t.Helper()
+		ev := 900 + 10*i
+		denom := aggics.VoucherDenom("transfer/" + channel + "/" + packetDenom)
+		mustExec(t, db, `INSERT INTO ibc_packets (chain_id, height, tx_index, event_index, msg_index, kind, src_port, src_channel,
+			dst_port, dst_channel, sequence, timeout_timestamp, denom, amount, sender, receiver, success)
+			VALUES (?, ?, ?, ?, -1, 'recv', 'transfer', 'channel-1', 'transfer', ?, ?, 0, ?, ?, 'consumer1x', ?, true)`,
+			hub.ID, tx.Height, tx.TxIndex, ev, channel, 100+i, packetDenom, amount, rewardsAddress)
+		attrs, _ := json.Marshal([]map[string]string{{"key": "module", "value": "provider"}, {"key": "consumer_id", "value": consumerID},
+			{"key": "consumer_chain_id", "value": consumer}, {"key": "reward_denom", "value": denom}, {"key": "reward_amount", "value": amount}})
+		mustExec(t, db, `INSERT INTO events (chain_id, height, tx_index, event_index, msg_index, mode, type, attributes)
+			VALUES (?, ?, ?, ?, -1, '', ?, ?)`, hub.ID, tx.Height, tx.TxIndex, ev+3, kind, string(attrs))
+	}
+	if d := aggics.VoucherDenom("transfer/channel-569/untrn"); d != ntrnOnHub {
+		t.Fatalf("NTRN on the Hub: %s", d)
+	}
+	recv(ok[0], 0, "received_ics_rewards", "0", "neutron-1", "channel-569", "untrn", "2500000")
+	recv(ok[1], 1, "update_consumer", "0", "neutron-1", "channel-569", "untrn", "1000000") // ICS v6.0's event
+	recv(ok[1], 2, "received_ics_rewards", "1", "stride-1", "channel-391", "ustrd", "7000000")
+	recv(failed[0], 3, "received_ics_rewards", "0", "neutron-1", "channel-569", "untrn", "999000000") // a failed tx: no reward
+
+	apitest.RunJobs(t, db, &config.Config{Chains: []config.Chain{hub}})
+	var stored int
+	if err := db.NewRaw(`SELECT count(*) FROM ics_rewards WHERE chain_id = ? AND base_denom IN ('untrn', 'ustrd')`, hub.ID).Scan(ctx, &stored); err != nil || stored != 3 {
+		t.Fatalf("ics_rewards: %d rows with their base denoms (%v), want 3", stored, err)
+	}
+
+	// The dex chain received NTRN over channel-874 and STRD over
+	// channel-326 and prices NTRN from 21:00 and STRD from later on.
+	day := ok[0].Time.UTC().Truncate(24 * time.Hour)
+	hour := ok[0].Time.UTC().Truncate(time.Hour)
+	if !ok[1].Time.UTC().Truncate(time.Hour).Equal(hour) {
+		t.Fatalf("the two txs are in different hours: %s, %s", ok[0].Time, ok[1].Time)
+	}
+	for i, r := range []struct{ channel, denom string }{{"channel-874", "untrn"}, {"channel-326", "ustrd"}, {"channel-874", "untrn"}} {
+		mustExec(t, db, `INSERT INTO ibc_packets (chain_id, height, tx_index, event_index, msg_index, kind, src_port, src_channel,
+			dst_port, dst_channel, sequence, timeout_timestamp, denom, amount, sender, receiver, success)
+			VALUES (?, 5, 0, ?, -1, 'recv', 'transfer', 'channel-9', 'transfer', ?, ?, 0, ?, '1', 'x', 'osmo1x', true)`,
+			dexChain, i, r.channel, i, r.denom)
+	}
+	price := func(denom string, at time.Time, usd string) {
+		mustExec(t, db, `INSERT INTO osmosis_asset_prices (chain_id, denom, hour, price_usd) VALUES (?, ?, ?, ?)`, dexChain, denom, at, usd)
+	}
+	price(ntrnOnOsmosis, hour.Add(-time.Hour), "0.5")
+	price(ntrnOnOsmosis, hour, "0.4")
+	price(ntrnOnOsmosis, hour.Add(time.Hour), "9") // after the receipts
+	dex := config.Chain{ID: dexChain, Kind: "osmosis", Bech32Prefix: "osmo", Assets: []config.Asset{
+		{Denom: "uusdc", Symbol: "USDC", Exponent: 6}, {Denom: ntrnOnOsmosis, Symbol: "NTRN", Exponent: 6}, {Denom: strdOnOsmosis, Symbol: "STRD", Exponent: 6}}}
+	job := aggics.Job{Chain: hub, Dex: dex}
+	match := func() {
+		t.Helper()
+		if err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			_, _, err := job.Run(ctx, tx, 169) // no new height: matches the tokens priced since
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	match()
+
+	cfg := &config.Config{Chains: []config.Chain{hub, dex}}
+	cfg.API = apitest.DefaultAPI(t, true)
+	srv := apitest.Serve(t, db, cfg, day.Add(48*time.Hour))
+	label := day.Format(time.DateTime)
+	check := func(path, want string) {
+		t.Helper()
+		resp, body := srv.Get(t, path)
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s: %d %s", path, resp.StatusCode, body)
+		}
+		_, doc := srv.Get(t, "/openapi.json")
+		apitest.Validate(t, doc, "GET", path, resp, body)
+		if !sameJSON(t, body, want) {
+			t.Errorf("%s:\n got %s\nwant %s", path, body, want)
+		}
+	}
+	// NTRN: 2.5 + 1 at 0.4 USD; STRD has no price yet.
+	check("/aez/revenue_share_by_consumer?consumers=neutron-1,stride-1,total",
+		`[{"labels":"`+label+`","neutron-1":1.4,"stride-1":null,"total":null}]`)
+	check("/aez/revenue_share_by_consumer", `[{"labels":"`+label+`","total":null}]`)
+
+	// STRD gets a price: the next run matches it.
+	price(strdOnOsmosis, hour, "2")
+	match()
+	check("/aez/revenue_share_by_consumer?consumers=neutron-1,stride-1,total",
+		`[{"labels":"`+label+`","neutron-1":1.4,"stride-1":14,"total":15.4}]`)
+	check("/aez/revenue_share_by_consumer?consumers=stride-1&start_date="+day.Add(24*time.Hour).Format(time.DateOnly), `[]`)
+	if resp, body := srv.Get(t, "/aez/revenue_share_by_consumer?consumers=cosmoshub-4"); resp.StatusCode != 400 {
+		t.Errorf("unknown consumer: %d %s", resp.StatusCode, body)
+	}
+}
+
+// sameJSON compares two JSON documents, numbers by their text.
+func sameJSON(t *testing.T, got []byte, want string) bool {
+	t.Helper()
+	decode := func(b []byte) any {
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.UseNumber()
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+		return v
+	}
+	return reflect.DeepEqual(decode(got), decode([]byte(want)))
+}
+
+func mustExec(t *testing.T, db *bun.DB, query string, args ...any) {
+	t.Helper()
+	if _, err := db.NewRaw(query, args...).Exec(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
