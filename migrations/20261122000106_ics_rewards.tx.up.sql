@@ -35,7 +35,7 @@ CREATE TABLE ics_reward_denoms (
     base_denom   text NOT NULL,
     dex_chain_id text NOT NULL,
     dex_denom    text NOT NULL,
-    PRIMARY KEY (chain_id, base_denom)
+    PRIMARY KEY (chain_id, base_denom, dex_chain_id)
 );
 
 --bun:split

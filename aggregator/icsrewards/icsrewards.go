@@ -30,10 +30,11 @@ func Chain(cfg *config.Config) (config.Chain, bool) { return cfg.FirstChain("cos
 const maxHeights = 50_000
 
 // Job writes ics_rewards: one row per reward the provider module recorded
-// on receipt, from its received_ics_rewards events (ICS ≥ v6.1) or the
-// update_consumer events that carried the same attributes in the release
-// before (both hold consumer_id, consumer_chain_id, reward_denom and
-// reward_amount), in successful txs past the watermark. The token's base
+// on receipt, from its received_ics_rewards events (ICS ≥ v6.1, Gaia ≥
+// v20; earlier providers emitted none, so earlier rewards are not seen) or
+// update_consumer events carrying the same attributes (consumer_id,
+// consumer_chain_id, reward_denom, reward_amount; seen in an interim
+// release's source), in successful txs past the watermark, one per receipt. The token's base
 // denom comes from the ICS-20 packet received before the event in the same
 // tx (the rewards arrive as an IBC transfer to the consumer rewards pool).
 // A watermark of 0 rebuilds from scratch.
@@ -98,16 +99,33 @@ func (j Job) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error)
 		DstPort         sql.NullString `bun:"dst_port"`
 		DstChannel      sql.NullString `bun:"dst_channel"`
 		PacketDenom     sql.NullString `bun:"packet_denom"`
+		PacketEvent     sql.NullInt64  `bun:"packet_event"`
 	}
 	if err := tx.NewRaw(rewardsSQL, id, wm, to).Scan(ctx, &found); err != nil {
 		return 0, 0, fmt.Errorf("ics rewards: %w", err)
 	}
 	rows := make([]reward, 0, len(found))
+	type receipt struct {
+		height int64
+		tx     int
+		event  int64
+	}
+	counted := map[receipt]bool{}
 	for _, f := range found {
 		base := ""
 		switch {
 		case f.PacketDenom.Valid:
-			base = BaseDenom(ReceivedPath(f.SrcPort.String, f.SrcChannel.String, f.DstPort.String, f.DstChannel.String, f.PacketDenom.String))
+			// One reward per receipt, whatever events a release emitted for it.
+			r := receipt{f.Height, f.TxIndex, f.PacketEvent.Int64}
+			if counted[r] {
+				continue
+			}
+			counted[r] = true
+			// The receipt must be of the rewarded token (its voucher is the
+			// provider's reward denom); else the token stays unknown.
+			if path := ReceivedPath(f.SrcPort.String, f.SrcChannel.String, f.DstPort.String, f.DstChannel.String, f.PacketDenom.String); VoucherDenom(path) == f.Denom {
+				base = BaseDenom(path)
+			}
 		case !strings.HasPrefix(f.Denom, "ibc/"):
 			base = f.Denom // a denom of the Hub itself
 		}
@@ -129,20 +147,25 @@ func (j Job) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error)
 	return to, n + matched, nil
 }
 
-// matchDenoms writes ics_reward_denoms for the rewarded base denoms not
-// matched yet: the dex chain's denom of the token, when exactly one
-// candidate has a price there (the base denom itself, or the voucher of
-// each channel the dex chain received the base denom on). A token with no
-// priced candidate yet is looked at again on the next run.
+// matchDenoms rewrites ics_reward_denoms for every rewarded base denom
+// (a handful): the dex chain's denom of the token is the one candidate with
+// a price there (the base denom itself, or the voucher of each channel the
+// dex chain received the base denom on); of several priced candidates, the
+// one the dex chain's configured assets list, if only one is. A token with
+// no such candidate has no row, and is looked at again on the next run, as
+// are the others (a second channel may get a price, a config may change).
 func (j Job) matchDenoms(ctx context.Context, tx bun.Tx) (int64, error) {
 	if j.Dex.ID == "" {
 		return 0, nil
 	}
 	var bases []string
-	if err := tx.NewRaw(`SELECT DISTINCT base_denom FROM ics_rewards r WHERE chain_id = ? AND base_denom <> ''
-		AND NOT EXISTS (SELECT 1 FROM ics_reward_denoms d WHERE d.chain_id = r.chain_id AND d.base_denom = r.base_denom)
-		ORDER BY base_denom`, j.Chain.ID).Scan(ctx, &bases); err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return 0, fmt.Errorf("unmatched reward denoms: %w", err)
+	if err := tx.NewRaw(`SELECT DISTINCT base_denom FROM ics_rewards WHERE chain_id = ? AND base_denom <> '' ORDER BY base_denom`,
+		j.Chain.ID).Scan(ctx, &bases); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return 0, fmt.Errorf("reward denoms: %w", err)
+	}
+	listed := map[string]bool{}
+	for _, a := range j.Dex.Assets {
+		listed[a.Denom] = true
 	}
 	var n int64
 	for _, base := range bases {
@@ -163,14 +186,30 @@ func (j Job) matchDenoms(ctx context.Context, tx bun.Tx) (int64, error) {
 			j.Dex.ID, pgdialect.Array(candidates)).Scan(ctx, &priced); err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return 0, fmt.Errorf("prices of %s on %s: %w", base, j.Dex.ID, err)
 		}
+		if len(priced) > 1 {
+			var inConfig []string
+			for _, d := range priced {
+				if listed[d] {
+					inConfig = append(inConfig, d)
+				}
+			}
+			priced = inConfig
+		}
 		if len(priced) != 1 {
+			if _, err := tx.NewRaw(`DELETE FROM ics_reward_denoms WHERE chain_id = ? AND base_denom = ? AND dex_chain_id = ?`,
+				j.Chain.ID, base, j.Dex.ID).Exec(ctx); err != nil {
+				return 0, fmt.Errorf("unmatch %s: %w", base, err)
+			}
 			continue
 		}
-		if _, err := tx.NewRaw(`INSERT INTO ics_reward_denoms (chain_id, base_denom, dex_chain_id, dex_denom) VALUES (?, ?, ?, ?)
-			ON CONFLICT (chain_id, base_denom) DO NOTHING`, j.Chain.ID, base, j.Dex.ID, priced[0]).Exec(ctx); err != nil {
+		res, err := tx.NewRaw(`INSERT INTO ics_reward_denoms (chain_id, base_denom, dex_chain_id, dex_denom) VALUES (?, ?, ?, ?)
+			ON CONFLICT (chain_id, base_denom, dex_chain_id) DO UPDATE SET dex_denom = EXCLUDED.dex_denom
+			WHERE ics_reward_denoms.dex_denom <> EXCLUDED.dex_denom`, j.Chain.ID, base, j.Dex.ID, priced[0]).Exec(ctx)
+		if err != nil {
 			return 0, fmt.Errorf("match %s: %w", base, err)
 		}
-		n++
+		m, _ := res.RowsAffected()
+		n += m
 	}
 	return n, nil
 }
@@ -201,9 +240,9 @@ const rewardsSQL = `WITH e AS (
 		WHERE e.chain_id = ?0 AND e.height > ?1 AND e.height <= ?2
 			AND e.type IN ('received_ics_rewards', 'update_consumer'))
 	SELECT e.height, e.tx_index, e.event_index, e.time, coalesce(e.consumer_id, '') AS consumer_id, e.consumer_chain_id, e.denom, e.amount,
-		p.src_port, p.src_channel, p.dst_port, p.dst_channel, p.denom AS packet_denom
+		p.src_port, p.src_channel, p.dst_port, p.dst_channel, p.denom AS packet_denom, p.event_index AS packet_event
 	FROM e LEFT JOIN LATERAL (
-		SELECT p.src_port, p.src_channel, p.dst_port, p.dst_channel, p.denom FROM ibc_packets p
+		SELECT p.src_port, p.src_channel, p.dst_port, p.dst_channel, p.denom, p.event_index FROM ibc_packets p
 		WHERE p.chain_id = ?0 AND p.height = e.height AND p.tx_index = e.tx_index AND p.kind = 'recv' AND p.event_index < e.event_index
 		ORDER BY p.event_index DESC LIMIT 1) p ON true
 	WHERE e.amount ~ '^[0-9]+$' AND e.consumer_chain_id <> '' AND e.denom <> ''

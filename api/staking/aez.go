@@ -40,6 +40,16 @@ func (s *Service) revenueShareByConsumer(ctx context.Context, req *api.Request) 
 		return nil, err
 	}
 	fresh := api.Freshness{Chains: []api.ChainHeight{h}}
+	if s.dex.ChainID != "" {
+		// The values also read the dex chain's prices.
+		d, err := api.JobHeight(ctx, s.db, s.dex.ChainID, "dex_prices")
+		switch {
+		case err == nil:
+			fresh.Chains = append(fresh.Chains, d)
+		case !errors.Is(err, problem.ErrNotIndexed):
+			return nil, err
+		}
+	}
 	cols := req.Params.Strings("consumers")
 	if len(cols) == 0 {
 		cols = []string{"total"}

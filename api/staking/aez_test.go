@@ -76,14 +76,26 @@ func TestRevenueShareByConsumer(t *testing.T) {
 		t.Fatalf("NTRN on the Hub: %s", d)
 	}
 	recv(ok[0], 0, "received_ics_rewards", "0", "neutron-1", "channel-569", "untrn", "2500000")
-	recv(ok[1], 1, "update_consumer", "0", "neutron-1", "channel-569", "untrn", "1000000") // ICS v6.0's event
+	recv(ok[1], 1, "update_consumer", "0", "neutron-1", "channel-569", "untrn", "1000000") // an interim release's event
 	recv(ok[1], 2, "received_ics_rewards", "1", "stride-1", "channel-391", "ustrd", "7000000")
 	recv(failed[0], 3, "received_ics_rewards", "0", "neutron-1", "channel-569", "untrn", "999000000") // a failed tx: no reward
+	recv(ok[0], 4, "received_ics_rewards", "2", "elys-1", "channel-536", "uusdc", "3000000")
+	// A second event about receipt 0 counts once; a consumer update
+	// without reward attributes is no reward.
+	for i, attrs := range []string{
+		`[{"key":"module","value":"provider"},{"key":"consumer_id","value":"0"},{"key":"consumer_chain_id","value":"neutron-1"},` +
+			`{"key":"reward_denom","value":"` + ntrnOnHub + `"},{"key":"reward_amount","value":"2500000"},{"key":"reward_distribution","value":"scheduled"}]`,
+		`[{"key":"module","value":"provider"},{"key":"consumer_id","value":"0"},{"key":"consumer_chain_id","value":"neutron-1"},{"key":"consumer_phase","value":"CONSUMER_PHASE_LAUNCHED"}]`,
+	} {
+		mustExec(t, db, `INSERT INTO events (chain_id, height, tx_index, event_index, msg_index, mode, type, attributes)
+			VALUES (?, ?, ?, ?, -1, '', 'update_consumer', ?)`, hub.ID, ok[0].Height, ok[0].TxIndex, 905+i, attrs)
+	}
 
 	apitest.RunJobs(t, db, &config.Config{Chains: []config.Chain{hub}})
 	var stored int
-	if err := db.NewRaw(`SELECT count(*) FROM ics_rewards WHERE chain_id = ? AND base_denom IN ('untrn', 'ustrd')`, hub.ID).Scan(ctx, &stored); err != nil || stored != 3 {
-		t.Fatalf("ics_rewards: %d rows with their base denoms (%v), want 3", stored, err)
+	if err := db.NewRaw(`SELECT count(*) FROM ics_rewards WHERE chain_id = ? AND base_denom = (CASE consumer_chain_id
+		WHEN 'neutron-1' THEN 'untrn' WHEN 'stride-1' THEN 'ustrd' WHEN 'elys-1' THEN 'uusdc' END)`, hub.ID).Scan(ctx, &stored); err != nil || stored != 4 {
+		t.Fatalf("ics_rewards: %d rows with their consumers' base denoms (%v), want 4", stored, err)
 	}
 
 	// The dex chain received NTRN over channel-874 and STRD over
@@ -93,7 +105,8 @@ func TestRevenueShareByConsumer(t *testing.T) {
 	if !ok[1].Time.UTC().Truncate(time.Hour).Equal(hour) {
 		t.Fatalf("the two txs are in different hours: %s, %s", ok[0].Time, ok[1].Time)
 	}
-	for i, r := range []struct{ channel, denom string }{{"channel-874", "untrn"}, {"channel-326", "ustrd"}, {"channel-874", "untrn"}} {
+	for i, r := range []struct{ channel, denom string }{{"channel-874", "untrn"}, {"channel-326", "ustrd"}, {"channel-874", "untrn"},
+		{"channel-750", "uusdc"}, {"channel-208", "uusdc"}} {
 		mustExec(t, db, `INSERT INTO ibc_packets (chain_id, height, tx_index, event_index, msg_index, kind, src_port, src_channel,
 			dst_port, dst_channel, sequence, timeout_timestamp, denom, amount, sender, receiver, success)
 			VALUES (?, 5, 0, ?, -1, 'recv', 'transfer', 'channel-9', 'transfer', ?, ?, 0, ?, '1', 'x', 'osmo1x', true)`,
@@ -105,19 +118,23 @@ func TestRevenueShareByConsumer(t *testing.T) {
 	price(ntrnOnOsmosis, hour.Add(-time.Hour), "0.5")
 	price(ntrnOnOsmosis, hour, "0.4")
 	price(ntrnOnOsmosis, hour.Add(time.Hour), "9") // after the receipts
+	// USDC arrives over two channels, both priced.
+	usdcNoble := aggics.VoucherDenom("transfer/channel-750/uusdc")
+	price(usdcNoble, hour, "1")
+	price(aggics.VoucherDenom("transfer/channel-208/uusdc"), hour, "1")
 	dex := config.Chain{ID: dexChain, Kind: "osmosis", Bech32Prefix: "osmo", Assets: []config.Asset{
-		{Denom: "uusdc", Symbol: "USDC", Exponent: 6}, {Denom: ntrnOnOsmosis, Symbol: "NTRN", Exponent: 6}, {Denom: strdOnOsmosis, Symbol: "STRD", Exponent: 6}}}
-	job := aggics.Job{Chain: hub, Dex: dex}
-	match := func() {
+		{Denom: "factory/osmo147h5x9pcj7lm0cttlaefx6sqq5vdfnmwfcqxkmjd7exqm9gc7grqhr75m0/alloyed/allUSDC", Symbol: "USDC", Exponent: 6},
+		{Denom: ntrnOnOsmosis, Symbol: "NTRN", Exponent: 6}, {Denom: strdOnOsmosis, Symbol: "STRD", Exponent: 6}}}
+	match := func(dex config.Chain, wm int64) {
 		t.Helper()
 		if err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-			_, _, err := job.Run(ctx, tx, 169) // no new height: matches the tokens priced since
+			_, _, err := aggics.Job{Chain: hub, Dex: dex}.Run(ctx, tx, wm) // at the tip: matches the tokens priced since
 			return err
 		}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	match()
+	match(dex, localnet.Hub.LastHeight)
 
 	cfg := &config.Config{Chains: []config.Chain{hub, dex}}
 	cfg.API = apitest.DefaultAPI(t, true)
@@ -136,17 +153,22 @@ func TestRevenueShareByConsumer(t *testing.T) {
 		}
 	}
 	// NTRN: 2.5 + 1 at 0.4 USD; STRD has no price yet.
-	check("/aez/revenue_share_by_consumer?consumers=neutron-1,stride-1,total",
-		`[{"labels":"`+label+`","neutron-1":1.4,"stride-1":null,"total":null}]`)
+	all := "/aez/revenue_share_by_consumer?consumers=neutron-1,stride-1,elys-1,total"
+	check(all, `[{"labels":"`+label+`","neutron-1":1.4,"stride-1":null,"elys-1":null,"total":null}]`)
 	check("/aez/revenue_share_by_consumer", `[{"labels":"`+label+`","total":null}]`)
 
-	// STRD gets a price: the next run matches it.
+	// STRD gets a price, and the dex chain's assets name Noble's USDC: the
+	// next run matches both.
 	price(strdOnOsmosis, hour, "2")
-	match()
-	check("/aez/revenue_share_by_consumer?consumers=neutron-1,stride-1,total",
-		`[{"labels":"`+label+`","neutron-1":1.4,"stride-1":14,"total":15.4}]`)
+	dex.Assets = append(dex.Assets, config.Asset{Denom: usdcNoble, Symbol: "USDC", Exponent: 6})
+	match(dex, localnet.Hub.LastHeight)
+	want := `[{"labels":"` + label + `","neutron-1":1.4,"stride-1":14,"elys-1":3,"total":18.4}]`
+	check(all, want)
+	match(dex, 0) // a rebuild gives the same
+	check(all, want)
 	check("/aez/revenue_share_by_consumer?consumers=stride-1&start_date="+day.Add(24*time.Hour).Format(time.DateOnly), `[]`)
-	if resp, body := srv.Get(t, "/aez/revenue_share_by_consumer?consumers=cosmoshub-4"); resp.StatusCode != 400 {
+	resp, body := srv.Get(t, "/aez/revenue_share_by_consumer?consumers=cosmoshub-4")
+	if resp.StatusCode != 400 || !bytes.Contains(body, []byte(`"name":"consumers"`)) {
 		t.Errorf("unknown consumer: %d %s", resp.StatusCode, body)
 	}
 }
