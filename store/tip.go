@@ -66,3 +66,29 @@ func SkipToFirst(ctx context.Context, db bun.IDB, table, chainID string, wm int6
 	}
 	return wm, nil
 }
+
+// NextRange is the heights (from, to] a report job over the CometBFT chain
+// chainID reads next from its watermark wm: up to the contiguous indexed
+// tip, at most max heights. A watermark of 0 is a rebuild: the job's tables
+// lose the chain's rows first. A chain indexed from a late start height
+// begins at its first block (the genesis state at height 0 is read by no
+// such job). to <= from when nothing is new; from is then the watermark to
+// keep.
+func NextRange(ctx context.Context, db bun.IDB, chainID string, wm, max int64, tables ...string) (int64, int64, error) {
+	tip, err := ContiguousTip(ctx, db, chainID)
+	if err != nil {
+		return wm, wm, err
+	}
+	if wm == 0 {
+		if err := DeleteChainRows(ctx, db, chainID, tables...); err != nil {
+			return 0, 0, err
+		}
+	}
+	if wm, err = SkipToFirst(ctx, db, "blocks", chainID, wm); err != nil {
+		return 0, 0, err
+	}
+	if tip <= wm {
+		return wm, wm, nil
+	}
+	return wm, min(tip, wm+max), nil
+}

@@ -67,24 +67,15 @@ type reward struct {
 // Run advances ics_rewards from wm to the indexed tip.
 func (j Job) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
 	id := j.Chain.ID
-	tip, err := store.ContiguousTip(ctx, tx, id)
+	wm, to, err := store.NextRange(ctx, tx, id, wm, maxHeights, "ics_rewards", "ics_reward_denoms")
 	if err != nil {
-		return wm, 0, err
-	}
-	if wm == 0 {
-		if err := store.DeleteChainRows(ctx, tx, id, "ics_rewards", "ics_reward_denoms"); err != nil {
-			return 0, 0, err
-		}
-	}
-	if wm, err = store.SkipToFirst(ctx, tx, "blocks", id, wm); err != nil {
 		return 0, 0, err
 	}
-	if tip <= wm {
+	if to <= wm {
 		// No new height; a token may have got its first price meanwhile.
 		matched, err := j.matchDenoms(ctx, tx)
 		return wm, matched, err
 	}
-	to := min(tip, wm+maxHeights)
 	var found []struct {
 		Height          int64          `bun:"height"`
 		TxIndex         int            `bun:"tx_index"`

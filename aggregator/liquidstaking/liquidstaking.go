@@ -43,24 +43,13 @@ func (Job) Name() string { return JobName }
 // Run advances liquid_flows from wm to the indexed tip.
 func (j Job) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
 	id := j.Chain.ID
-	tip, err := store.ContiguousTip(ctx, tx, id)
+	wm, to, err := store.NextRange(ctx, tx, id, wm, maxHeights, "liquid_flows", "liquid_provider_daily")
 	if err != nil {
-		return wm, 0, err
-	}
-	if wm == 0 {
-		if err := store.DeleteChainRows(ctx, tx, id, "liquid_flows", "liquid_provider_daily"); err != nil {
-			return 0, 0, err
-		}
-	}
-	// A chain indexed from a late start height: begin at its first block
-	// (the genesis state at height 0 is not read by these jobs).
-	if wm, err = store.SkipToFirst(ctx, tx, "blocks", id, wm); err != nil {
 		return 0, 0, err
 	}
-	if tip <= wm {
+	if to <= wm {
 		return wm, 0, nil
 	}
-	to := min(tip, wm+maxHeights)
 	var accounts, names []string
 	for name, list := range j.Providers {
 		for _, a := range list {

@@ -54,24 +54,13 @@ func (Job) Name() string { return JobName }
 // Run advances the reports from wm.
 func (j Job) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
 	id := j.Chain.ID
-	tip, err := store.ContiguousTip(ctx, tx, id)
+	wm, to, err := store.NextRange(ctx, tx, id, wm, maxHeights, Tables...)
 	if err != nil {
-		return wm, 0, err
-	}
-	if wm == 0 {
-		if err := store.DeleteChainRows(ctx, tx, id, Tables...); err != nil {
-			return 0, 0, err
-		}
-	}
-	// A chain indexed from a late start height: begin at its first block
-	// (the genesis state at height 0 is not read by these jobs).
-	if wm, err = store.SkipToFirst(ctx, tx, "blocks", id, wm); err != nil {
 		return 0, 0, err
 	}
-	if tip <= wm {
+	if to <= wm {
 		return wm, 0, nil
 	}
-	to := min(tip, wm+maxHeights)
 	res, err := tx.NewRaw(`INSERT INTO sa_accounts (chain_id, account, code_id, account_number, creator, height)
 		SELECT chain_id, account, code_id, account_number, creator, height FROM xion_smart_accounts
 		WHERE chain_id = ? AND height > ? AND height <= ? ON CONFLICT DO NOTHING`, id, wm, to).Exec(ctx)
