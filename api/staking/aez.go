@@ -12,6 +12,7 @@ import (
 
 	"cosmossdk.io/math"
 
+	aggdex "github.com/chainlens/chainlens/aggregator/dex"
 	aggics "github.com/chainlens/chainlens/aggregator/icsrewards"
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
@@ -42,7 +43,7 @@ func (s *Service) revenueShareByConsumer(ctx context.Context, req *api.Request) 
 	fresh := api.Freshness{Chains: []api.ChainHeight{h}}
 	if s.dex.ChainID != "" {
 		// The values also read the dex chain's prices.
-		d, err := api.JobHeight(ctx, s.db, s.dex.ChainID, "dex_prices")
+		d, err := api.JobHeight(ctx, s.db, s.dex.ChainID, aggdex.Prices{}.Name())
 		switch {
 		case err == nil:
 			fresh.Chains = append(fresh.Chains, d)

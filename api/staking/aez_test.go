@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -148,6 +149,10 @@ func TestRevenueShareByConsumer(t *testing.T) {
 		}
 		_, doc := srv.Get(t, "/openapi.json")
 		apitest.Validate(t, doc, "GET", path, resp, body)
+		// The dex chain's prices job never ran here: only the Hub's height.
+		if h := resp.Header.Get("X-Data-Height"); h != fmt.Sprint(localnet.Hub.LastHeight) {
+			t.Errorf("%s: X-Data-Height %q", path, h)
+		}
 		if !sameJSON(t, body, want) {
 			t.Errorf("%s:\n got %s\nwant %s", path, body, want)
 		}
