@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/procfs"
+
 	"github.com/chainlens/chainlens/chains"
 	"github.com/chainlens/chainlens/chains/cosmos"
 	"github.com/chainlens/chainlens/config"
@@ -60,6 +62,21 @@ func readResults(b testing.TB, path string) []json.RawMessage {
 		out = append(out, env.Result)
 	}
 	return out
+}
+
+// cpuTimes reads the machine's CPU seconds (all states) and those stolen by
+// the hypervisor: on a shared VM, steal is what makes a run slow.
+func cpuTimes(b testing.TB) (all, steal float64) {
+	fs, err := procfs.NewDefaultFS()
+	if err != nil {
+		b.Fatal(err)
+	}
+	st, err := fs.Stat()
+	if err != nil {
+		b.Fatal(err)
+	}
+	t := st.CPUTotal
+	return t.User + t.Nice + t.System + t.Idle + t.Iowait + t.IRQ + t.SoftIRQ + t.Steal, t.Steal
 }
 
 func maxRSSMB() float64 {
@@ -125,6 +142,7 @@ func BenchmarkIngest(b *testing.B) {
 			}
 
 			var pipeline, copyOnly time.Duration
+			all0, steal0 := cpuTimes(b)
 			for b.Loop() {
 				truncateAll(b, db)
 				x := NewCosmos(cfg, db, memSource{name.chainID, raws}, adapter, slog.New(slog.DiscardHandler), m)
@@ -148,7 +166,9 @@ func BenchmarkIngest(b *testing.B) {
 				copyOnly += time.Since(start)
 				conn.Close()
 			}
+			all1, steal1 := cpuTimes(b)
 			n := float64(b.N)
+			b.ReportMetric(100*(steal1-steal0)/max(all1-all0, 1e-9), "steal_%")
 			b.ReportMetric(n*float64(len(raws))/pipeline.Seconds(), "blocks/s")
 			b.ReportMetric(n*float64(events)/pipeline.Seconds(), "events/s")
 			b.ReportMetric(n*float64(rows)/pipeline.Seconds(), "rows/s")

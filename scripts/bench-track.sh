@@ -68,13 +68,17 @@ end
 LUA
 # CPU time per event, steadier than events/s on a shared machine: the
 # server's (utime+stime of its process) and the whole machine's (busy
-# jiffies of /proc/stat: server, Postgres and wrk together).
+# jiffies of /proc/stat: server, Postgres and wrk together). Steal (time the
+# hypervisor gave to other guests while ours wanted to run) is reported on
+# its own: it is not work done here, and it is what makes a slow day slow.
 server_pid=${pids[0]}
 proc_cpu() { awk '{print $14 + $15}' "/proc/$server_pid/stat"; }
-machine_busy() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8 + $9}' /proc/stat; }
-srv0=$(proc_cpu); busy0=$(machine_busy)
+machine_busy() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8}' /proc/stat; }
+machine_steal() { awk '/^cpu / {print $9}' /proc/stat; }
+machine_all() { awk '/^cpu / {s = 0; for (i = 2; i <= 9; i++) s += $i; print s}' /proc/stat; }
+srv0=$(proc_cpu); busy0=$(machine_busy); steal0=$(machine_steal); all0=$(machine_all)
 out=$(wrk -t2 -c"$CONNS" -d"$DURATION" --latency -s "$work/track.lua" "http://127.0.0.1:$api_port")
-srv1=$(proc_cpu); busy1=$(machine_busy)
+srv1=$(proc_cpu); busy1=$(machine_busy); steal1=$(machine_steal); all1=$(machine_all)
 track_rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
 track_p50=$(awk '/^ +50%/ {print $2}' <<<"$out")
 track_p99=$(awk '/^ +99%/ {print $2}' <<<"$out")
@@ -93,7 +97,7 @@ secs=${DURATION%s}
 pg_tps=$(pgbench -n -c "$CONNS" -j 2 -T "$secs" -f "$work/insert.sql" "$url" 2>/dev/null | awk '/^tps/ {print $3}')
 ratio=$(python3 -c "print(f'{$track_rps/$pg_tps:.2f}')")
 hz=$(getconf CLK_TCK)
-cpu_per_event=$(python3 -c "print(f'server {($srv1-$srv0)*1e6/$hz/$reqs:.0f} µs, machine {($busy1-$busy0)*1e6/$hz/$reqs:.0f} µs')")
+cpu_per_event=$(python3 -c "print(f'server {($srv1-$srv0)*1e6/$hz/$reqs:.0f} µs, machine {($busy1-$busy0)*1e6/$hz/$reqs:.0f} µs; steal {100*($steal1-$steal0)/max(1,$all1-$all0):.0f} % of the cores')")
 echo "bench-track: CPU per event: $cpu_per_event" >&2
 echo "bench-track: $reqs requests, ${non2xx:-0} non-2xx, $rows rows stored after the run, ${batches:-?} batches" >&2
 echo "| connections | /track events/s | p50 | p99 | pgbench INSERT tx/s | ratio |"
