@@ -52,23 +52,26 @@ type DepthHour struct {
 type depthPool struct {
 	id      int64
 	typ     string
+	created time.Time
 	denoms  []string
 	weights map[string]math.Int
 }
 
 // loadDepthPool reads the pool from osmosis_pools; unknown → 404, a pool
-// type whose depth is not computed (CosmWasm) → 501.
+// type whose depth is not computed (CosmWasm) → 400 naming pool_id, a
+// balancer or stableswap pool indexed before its weights were → 503.
 func (s *Service) loadDepthPool(ctx context.Context, req *api.Request) (depthPool, error) {
 	id, err := strconv.ParseInt(req.Params.String("pool_id"), 10, 64)
 	if err != nil || id < 1 {
 		return depthPool{}, problem.BadParam("pool_id", "must be a pool id (digits)")
 	}
 	var rows []struct {
-		Type    string   `bun:"type"`
-		Denoms  []string `bun:"denoms,array"`
-		Weights []string `bun:"weights,array"`
+		Type    string    `bun:"type"`
+		Time    time.Time `bun:"time"`
+		Denoms  []string  `bun:"denoms,array"`
+		Weights []string  `bun:"weights,array"`
 	}
-	if err := s.db.NewRaw("SELECT type, denoms, weights::text[] AS weights FROM osmosis_pools WHERE chain_id = ? AND pool_id = ?",
+	if err := s.db.NewRaw("SELECT type, time, denoms, weights::text[] AS weights FROM osmosis_pools WHERE chain_id = ? AND pool_id = ?",
 		s.market.ChainID, id).Scan(ctx, &rows); err != nil {
 		return depthPool{}, fmt.Errorf("pool %d: %w", id, err)
 	}
@@ -82,14 +85,14 @@ func (s *Service) loadDepthPool(ctx context.Context, req *api.Request) (depthPoo
 		if len(r.Denoms) != 2 {
 			return depthPool{}, fmt.Errorf("pool %d: denoms %v", id, r.Denoms)
 		}
-		return depthPool{id: id, typ: r.Type, denoms: r.Denoms}, nil // base = token0, quote = token1
+		return depthPool{id: id, typ: r.Type, created: r.Time, denoms: r.Denoms}, nil // base = token0, quote = token1
 	default:
-		return depthPool{}, problem.Status(http.StatusNotImplemented, "pool %d is a %s pool: its depth is not computed", id, r.Type)
+		return depthPool{}, problem.BadParam("pool_id", fmt.Sprintf("pool %d is a %s pool: depth is computed for balancer, stableswap and concentrated-liquidity pools", id, r.Type))
 	}
 	if len(r.Weights) != len(r.Denoms) || len(r.Denoms) < 2 {
-		return depthPool{}, problem.Status(http.StatusNotImplemented, "pool %d: its weights are not indexed (reindex the chain)", id)
+		return depthPool{}, fmt.Errorf("pool %d: its weights are not indexed (reindex the chain): %w", id, problem.ErrNotIndexed)
 	}
-	p := depthPool{id: id, typ: r.Type, denoms: slices.Sorted(slices.Values(r.Denoms)), weights: map[string]math.Int{}}
+	p := depthPool{id: id, typ: r.Type, created: r.Time, denoms: slices.Sorted(slices.Values(r.Denoms)), weights: map[string]math.Int{}}
 	for i, d := range r.Denoms {
 		w, ok := math.NewIntFromString(r.Weights[i])
 		if !ok || !w.IsPositive() {
@@ -127,22 +130,23 @@ func (p depthPool) sell(in, out string, reserves map[string]math.Int, r math.Leg
 }
 
 // depthAt computes both sides for a price move of pct percent from the
-// reserves and USD prices; ok is false when the pool holds nothing.
-func (s *Service) depthAt(p depthPool, reserves map[string]math.Int, prices map[string]math.LegacyDec, cl *aggdex.CLPool, pct math.LegacyDec) (base, quote depthSide, ok bool, err error) {
+// reserves and USD prices. A pool that holds nothing (a concentrated-
+// liquidity pool without liquidity, a gamm pool with an empty reserve)
+// has zero depth on both sides.
+func (s *Service) depthAt(p depthPool, reserves map[string]math.Int, prices map[string]math.LegacyDec, cl *aggdex.CLPool, pct math.LegacyDec) (base, quote depthSide, err error) {
 	b, q := p.denoms[0], p.denoms[1]
-	if p.typ == "concentrated" {
-		if cl == nil {
-			return base, quote, false, nil
-		}
-	} else {
-		for _, d := range p.denoms {
-			if r, has := reserves[d]; !has || !r.IsPositive() {
-				return base, quote, false, nil
-			}
-		}
-	}
 	down := math.LegacyOneDec().Sub(pct.QuoInt64(100))
 	up := math.LegacyOneDec().Add(pct.QuoInt64(100))
+	empty := p.typ == "concentrated" && cl == nil
+	for _, d := range p.denoms {
+		if r, has := reserves[d]; p.typ != "concentrated" && (!has || !r.IsPositive()) {
+			empty = true
+		}
+	}
+	if empty {
+		zero := math.LegacyZeroDec()
+		return depthSide{denom: b, amount: zero, usd: zero, factor: down}, depthSide{denom: q, amount: zero, usd: zero, factor: up}, nil
+	}
 	side := func(in, out string, r, factor math.LegacyDec) (depthSide, error) {
 		var amt math.Int
 		var err error
@@ -167,7 +171,7 @@ func (s *Service) depthAt(p depthPool, reserves map[string]math.Int, prices map[
 		return
 	}
 	quote, err = side(q, b, math.LegacyOneDec().Quo(up), up)
-	return base, quote, err == nil, err
+	return base, quote, err
 }
 
 func pow10(n int) math.LegacyDec { return math.LegacyNewDec(10).Power(uint64(n)) }
@@ -351,18 +355,16 @@ func (s *Service) depthCurrent(ctx context.Context, req *api.Request) (*api.Resp
 	if err != nil {
 		return nil, fmt.Errorf("pool %d: %w", p.id, err)
 	}
-	base, quote, ok, err := s.depthAt(p, reserves, prices, cl, pct)
+	base, quote, err := s.depthAt(p, reserves, prices, cl, pct)
 	if err != nil {
 		return nil, err
-	}
-	if !ok {
-		return nil, problem.Status(http.StatusNotFound, "pool %d holds no liquidity", p.id)
 	}
 	return &api.Response{Body: DepthRecord{BaseSellDepth: base.render(), QuoteSellDepth: quote.render()}, Freshness: fresh}, nil
 }
 
 // depthOverTime is the depth at the end of every hour whose start is in
-// the range, from the pool's first reserves to the hour of the last indexed block.
+// the range, from the hour the pool was created to the hour of the last
+// indexed block (an hour in which the pool held nothing has zero depth).
 func (s *Service) depthOverTime(ctx context.Context, req *api.Request) (*api.Response, error) {
 	fresh, err := s.begin(ctx)
 	if err != nil {
@@ -383,6 +385,9 @@ func (s *Service) depthOverTime(ctx context.Context, req *api.Request) (*api.Res
 	first := r.Start.UTC().Truncate(time.Hour)
 	if first.Before(r.Start) {
 		first = first.Add(time.Hour)
+	}
+	if created := p.created.UTC().Truncate(time.Hour); first.Before(created) {
+		first = created
 	}
 	last := r.End.UTC().Truncate(time.Hour)
 	if tip := fresh.Chains[0].Time.UTC().Truncate(time.Hour); tip.Before(last) {
@@ -405,13 +410,11 @@ func (s *Service) depthOverTime(ctx context.Context, req *api.Request) (*api.Res
 		if err != nil {
 			return nil, fmt.Errorf("pool %d: %w", p.id, err)
 		}
-		base, quote, ok, err := s.depthAt(p, reserves, prices, cl, pct)
+		base, quote, err := s.depthAt(p, reserves, prices, cl, pct)
 		if err != nil {
 			return nil, err
 		}
-		if ok {
-			out = append(out, DepthHour{Hour: h.Format(time.DateTime), BaseSellDepth: base.renderNumbers(), QuoteSellDepth: quote.renderNumbers()})
-		}
+		out = append(out, DepthHour{Hour: h.Format(time.DateTime), BaseSellDepth: base.renderNumbers(), QuoteSellDepth: quote.renderNumbers()})
 	}
 	return &api.Response{Body: out, Freshness: fresh}, nil
 }

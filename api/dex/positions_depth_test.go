@@ -118,6 +118,31 @@ func TestPositionsAndDepthOnLocalnet(t *testing.T) {
 		{"depth over time, no start", "/pools/depth/3/over_time?percent=2", 400, "start_date", false},
 		{"depth over time, concentrated liquidity", "/pools/depth/2/over_time?percent=10&start_date=2026-11-21&end_date=2026-11-22", 200, depth2Numbers, false},
 	}
+	// Pools beside the recording's: a CosmWasm pool (depth not computed), a
+	// balancer pool created at block 10 that never received liquidity, and
+	// a balancer pool indexed before weights were.
+	if _, err := db.ExecContext(context.Background(), `INSERT INTO osmosis_pools
+		(chain_id, height, tx_index, event_index, msg_index, time, pool_id, type, creator, denoms, weights)
+		SELECT ?, 10, 90 + n, 0, 0, (SELECT time FROM blocks WHERE chain_id = ? AND height = 10), 90 + n, t, 'osmo1creator', '{uion,uosmo}', w
+		FROM (VALUES (0, 'cosmwasm', NULL::numeric[]), (1, 'balancer', '{1,1}'), (2, 'balancer', NULL)) v(n, t, w)`, ch.ID, ch.ID); err != nil {
+		t.Fatal(err)
+	}
+	const (
+		emptyNow  = `{"base_sell_depth":{"token_denom":"uion","token_amount":"0","usd_amount":"0","depth":0.98},"quote_sell_depth":{"token_denom":"uosmo","token_amount":"0","usd_amount":"0","depth":1.02}}`
+		emptyHour = `[{"hour":"2026-11-21 21:00:00","base_sell_depth":{"token_denom":"uion","token_amount":0,"usd_amount":0,"depth":0.95},"quote_sell_depth":{"token_denom":"uosmo","token_amount":0,"usd_amount":0,"depth":1.05}}]`
+	)
+	cases = append(cases, []struct {
+		name, path string
+		status     int
+		body       string
+		prefix     bool
+	}{
+		{"depth, a pool without liquidity is zero deep", "/pools/depth/91/current", 200, emptyNow, false},
+		{"depth over time, a pool without liquidity: zeros from its creation hour", "/pools/depth/91/over_time?percent=5&start_date=2026-11-20", 200, emptyHour, false},
+		{"depth, CosmWasm pool", "/pools/depth/90/current", 400, `"name":"pool_id","reason":"pool 90 is a cosmwasm pool`, false},
+		{"depth over time, CosmWasm pool", "/pools/depth/90/over_time?percent=2&start_date=2026-11-21", 400, "cosmwasm", false},
+		{"depth, weights not indexed", "/pools/depth/92/current", 503, "weights are not indexed", false},
+	}...)
 	t.Run("replayed concentrated-liquidity state equals the node's", func(t *testing.T) {
 		checkCLState(t, db)
 	})
