@@ -45,6 +45,10 @@ type ChainHeight struct {
 	ChainID string
 	Height  int64
 	Time    time.Time
+	// First is the time of the first indexed block (zero when unknown):
+	// the series of the chain start at its bucket, as nothing is known of
+	// the time before.
+	First time.Time
 }
 
 // Handler computes the JSON answer of an analytics or engagement operation.

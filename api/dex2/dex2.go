@@ -11,6 +11,7 @@ package dex2
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"time"
@@ -422,7 +423,8 @@ func (s *Service) swapVolume(ctx context.Context, req *api.Request) (*api.Respon
 	return st.envelope(data, column{Name: "time", Type: "string"}, column{Name: "volume", Type: "string", Units: d0}), nil
 }
 
-// volume is the USD volume of the fills with a known value per UTC day.
+// volume is the USD volume of the fills with a known value per UTC day of
+// the range (up to the last aggregated block; 0 on a day without fills).
 func (s *Service) volume(ctx context.Context, req *api.Request) (*api.Response, error) {
 	rng, err := req.Params.DateRange(req.Now, false)
 	if err != nil {
@@ -432,22 +434,35 @@ func (s *Service) volume(ctx context.Context, req *api.Request) (*api.Response, 
 	if err != nil {
 		return nil, err
 	}
+	days, err := api.Buckets(rng.Start, rng.End, st.fresh.Chains[0], api.Day)
+	if err != nil {
+		return nil, err
+	}
+	type out struct {
+		Day   string      `json:"day"`
+		Value json.Number `json:"value"`
+	}
+	body := make([]out, 0, len(days))
+	if len(days) == 0 {
+		return &api.Response{Body: body, Freshness: st.fresh}, nil
+	}
 	var rows []struct {
 		Day time.Time `bun:"day"`
 		USD string    `bun:"usd"`
 	}
 	if err := s.db.NewRaw(`SELECT day, usd::text AS usd FROM dex2_volume_daily
-		WHERE chain_id = ? AND day >= (?::timestamptz AT TIME ZONE 'UTC')::date AND day <= (?::timestamptz AT TIME ZONE 'UTC')::date
-		ORDER BY day`, s.chainID, rng.Start, rng.End).Scan(ctx, &rows); err != nil {
+		WHERE chain_id = ? AND day >= ?::date AND day <= ?::date
+		ORDER BY day`, s.chainID, days[0].Format(time.DateOnly), days[len(days)-1].Format(time.DateOnly)).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("volume: %w", err)
 	}
-	type out struct {
-		Day   string `json:"day"`
-		Value any    `json:"value"`
-	}
-	body := make([]out, 0, len(rows))
-	for _, r := range rows {
-		body = append(body, out{r.Day.Format(time.DateOnly), api.Number(r.USD)})
+	i := 0
+	for _, d := range days {
+		v := json.Number("0")
+		if i < len(rows) && rows[i].Day.Equal(d) {
+			v = api.Number(rows[i].USD)
+			i++
+		}
+		body = append(body, out{d.Format(time.DateOnly), v})
 	}
 	return &api.Response{Body: body, Freshness: st.fresh}, nil
 }

@@ -338,6 +338,11 @@ func TestDex2OnRecordedLocalnet(t *testing.T) {
 		if got.Cmp(want) != 0 || want.Sign() == 0 {
 			t.Errorf("USD volume %s, want %s", days[0].Value, want.FloatString(6))
 		}
+		// A day belongs to the range when its start is in it.
+		srv.GetJSON(t, "/trading/volume?start_date=2026-11-21T01:00:00Z", &days)
+		if len(days) != 0 {
+			t.Errorf("a range starting after midnight holds the day: %+v", days)
+		}
 	})
 
 	t.Run("swap volume", func(t *testing.T) {

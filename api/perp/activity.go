@@ -132,7 +132,7 @@ func (s *Service) distinctTraders(ctx context.Context, bs []time.Time, res strin
 	}
 	if err := s.db.NewRaw(`SELECT date_trunc(?0, hour, 'UTC') AS bucket, count(DISTINCT address) AS traders
 		FROM perp_trader_hourly WHERE chain_id = ?1 AND hour >= ?2 AND hour < ?3 GROUP BY 1`,
-		res, s.chainID, bs[0], next(bs[len(bs)-1], res)).Scan(ctx, &rows); err != nil {
+		res, s.chainID, bs[0], api.NextBucket(bs[len(bs)-1], res)).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("traders per %s: %w", res, err)
 	}
 	for _, r := range rows {
@@ -153,7 +153,7 @@ func (s *Service) shareByPool(ctx context.Context, req *api.Request) (*api.Respo
 	if len(bs) == 0 {
 		return &api.Response{Body: out, Freshness: fresh}, nil
 	}
-	from, to := bs[0], next(bs[len(bs)-1], "day")
+	from, to := bs[0], api.NextBucket(bs[len(bs)-1], "day")
 	var top []int64
 	if err := s.db.NewRaw(`SELECT perpetual_id FROM perp_market_hourly WHERE chain_id = ? AND hour >= ? AND hour < ?
 		GROUP BY perpetual_id HAVING sum(volume_usdc) > 0 ORDER BY sum(volume_usdc) DESC, perpetual_id LIMIT 10`,
@@ -260,7 +260,7 @@ func (s *Service) bucketCounts(ctx context.Context, query string, bs []time.Time
 		B      int64     `bun:"b"`
 		C      int64     `bun:"c"`
 	}
-	if err := s.db.NewRaw(query, res, s.chainID, bs[0], next(bs[len(bs)-1], res)).Scan(ctx, &rows); err != nil {
+	if err := s.db.NewRaw(query, res, s.chainID, bs[0], api.NextBucket(bs[len(bs)-1], res)).Scan(ctx, &rows); err != nil {
 		return nil, err
 	}
 	at := make(map[time.Time]int, len(bs))
@@ -297,7 +297,7 @@ func (s *Service) distributionByActivity(ctx context.Context, req *api.Request) 
 	if len(bs) == 0 {
 		return &api.Response{Body: out, Freshness: fresh}, nil
 	}
-	end := next(bs[len(bs)-1], res)
+	end := api.NextBucket(bs[len(bs)-1], res)
 	// Traders by the bucket of their first fill, and those who started
 	// before the first bucket.
 	var firsts []struct {
@@ -378,7 +378,7 @@ func (s *Service) retention(ctx context.Context, req *api.Request) (*api.Respons
 			count(DISTINCT a.address) FILTER (WHERE a.week = c.cohort + interval '504 hours'),
 			count(DISTINCT a.address) FILTER (WHERE a.week = c.cohort + interval '672 hours')] AS weeks
 		FROM c LEFT JOIN a ON a.address = c.address GROUP BY c.cohort`,
-		s.chainID, bs[0], next(bs[len(bs)-1], "week")).Scan(ctx, &rows); err != nil {
+		s.chainID, bs[0], api.NextBucket(bs[len(bs)-1], "week")).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("cohorts: %w", err)
 	}
 	at := map[time.Time]int{}

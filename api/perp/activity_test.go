@@ -53,7 +53,9 @@ func TestActivityDistributions(t *testing.T) {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	exec("INSERT INTO blocks (chain_id, height, hash, time, proposer, app_hash, num_txs) VALUES (?, 10, 'h', ?, 'p', 'a', 0)", chain, tip)
+	// The first indexed block precedes every fill (series start at its bucket).
+	exec("INSERT INTO blocks (chain_id, height, hash, time, proposer, app_hash, num_txs) VALUES (?, 1, 'g', ?, 'p', 'a', 0), (?, 10, 'h', ?, 'p', 'a', 0)",
+		chain, time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC), chain, tip)
 	exec("INSERT INTO aggregator_jobs (name, watermark) VALUES ('perp_trading', 10)")
 	for a, f := range first {
 		exec("INSERT INTO perp_traders (chain_id, address, all_time_trades, first_fill_at, last_fill_at) VALUES (?, ?, 1, ?, ?)", chain, a, at(f), at(f))
@@ -128,7 +130,8 @@ func TestRetentionAcrossDST(t *testing.T) {
 		sql  string
 		args []any
 	}{
-		{"INSERT INTO blocks (chain_id, height, hash, time, proposer, app_hash, num_txs) VALUES (?, 10, 'h', ?, 'p', 'a', 0)", []any{chain, tip}},
+		{"INSERT INTO blocks (chain_id, height, hash, time, proposer, app_hash, num_txs) VALUES (?, 1, 'g', ?, 'p', 'a', 0), (?, 10, 'h', ?, 'p', 'a', 0)",
+			[]any{chain, time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), chain, tip}},
 		{"INSERT INTO aggregator_jobs (name, watermark) VALUES ('perp_trading', 10)", nil},
 		{"INSERT INTO perp_traders (chain_id, address, all_time_trades, first_fill_at, last_fill_at) VALUES (?, 'A', 2, ?, ?)",
 			[]any{chain, time.Date(2026, 3, 24, 10, 0, 0, 0, time.UTC), time.Date(2026, 3, 31, 10, 0, 0, 0, time.UTC)}},

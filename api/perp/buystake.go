@@ -28,7 +28,9 @@ func (s *Service) buyStake(ctx context.Context, req *api.Request) (*api.Response
 	if s.buyStakeAddress == "" {
 		return nil, fmt.Errorf("no perp.buystake_address is configured: %w", problem.ErrNotIndexed)
 	}
-	fresh, bs, err := s.window(ctx, req, "hour")
+	// Hourly rows by design, with no resolution parameter: the 92-day
+	// limit of a client-chosen hourly resolution does not apply.
+	fresh, bs, err := s.windowOf(ctx, req, api.Hour, false)
 	if err != nil {
 		return nil, err
 	}

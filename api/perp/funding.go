@@ -56,12 +56,12 @@ func (s *Service) fundingRate(ctx context.Context, req *api.Request) (*api.Respo
 		Rate int64     `bun:"rate_ppm"`
 	}
 	if err := s.db.NewRaw(`SELECT time, rate_ppm FROM perp_funding_ticks WHERE chain_id = ? AND perpetual_id = ? AND time >= ? AND time < ?
-		ORDER BY time`, s.chainID, id, bs[0], next(bs[len(bs)-1], res)).Scan(ctx, &ticks); err != nil {
+		ORDER BY time`, s.chainID, id, bs[0], api.NextBucket(bs[len(bs)-1], res)).Scan(ctx, &ticks); err != nil {
 		return nil, fmt.Errorf("perp_funding_ticks: %w", err)
 	}
 	var i int
 	for _, b := range bs {
-		end := next(b, res)
+		end := api.NextBucket(b, res)
 		var sum, n int64
 		for ; i < len(ticks) && ticks[i].Time.Before(end); i++ {
 			sum += ticks[i].Rate

@@ -12,73 +12,26 @@ import (
 
 const day = 24 * time.Hour
 
-// truncate returns the start of the bucket of resolution res (hour, day,
-// ISO week from Monday, calendar month; UTC) that holds t.
-func truncate(t time.Time, res string) time.Time {
-	t = t.UTC()
-	switch res {
-	case "hour":
-		return t.Truncate(time.Hour)
-	case "week":
-		d := t.Truncate(day)
-		return d.AddDate(0, 0, -((int(d.Weekday()) + 6) % 7))
-	case "month":
-		return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
-	default:
-		return t.Truncate(day)
-	}
-}
-
-// next returns the start of the bucket after the one starting at b.
-func next(b time.Time, res string) time.Time {
-	switch res {
-	case "hour":
-		return b.Add(time.Hour)
-	case "week":
-		return b.AddDate(0, 0, 7)
-	case "month":
-		return b.AddDate(0, 1, 0)
-	default:
-		return b.AddDate(0, 0, 1)
-	}
-}
-
-// buckets lists the starts of the buckets of resolution res whose start
-// is in [start, end] and not after the data's last block (tip); a range
-// starting after tip is 503 (not indexed yet).
-func buckets(start, end, tip time.Time, res string) ([]time.Time, error) {
-	if start.After(tip) {
-		return nil, fmt.Errorf("the reports reach %s, before start_date: %w", tip.UTC().Format(time.DateTime), problem.ErrNotIndexed)
-	}
-	last := end
-	if tip.Before(last) {
-		last = tip
-	}
-	b := truncate(start, res)
-	if b.Before(start) {
-		b = next(b, res)
-	}
-	var out []time.Time
-	for ; !b.After(last); b = next(b, res) {
-		out = append(out, b)
-	}
-	return out, nil
-}
-
 // window checks that the reports are there (their freshness) and resolves
 // the date range of req into the starts of the buckets of resolution res in
-// it, up to the last aggregated block (see buckets); hourly buckets limit
-// the range to 92 days.
+// it (see api.Buckets); a client's choice of hourly buckets (time_resolution
+// or granularity) limits the range to 92 days.
 func (s *Service) window(ctx context.Context, req *api.Request, res string) (api.Freshness, []time.Time, error) {
+	return s.windowOf(ctx, req, res, res == api.Hour)
+}
+
+// windowOf is window, with the 92-day limit only when limitHours is set
+// (an endpoint whose rows are hourly by design has no such limit).
+func (s *Service) windowOf(ctx context.Context, req *api.Request, res string, limitHours bool) (api.Freshness, []time.Time, error) {
 	fresh, err := s.begin(ctx)
 	if err != nil {
 		return api.Freshness{}, nil, err
 	}
-	r, err := req.Params.DateRange(req.Now, res == "hour")
+	r, err := req.Params.DateRange(req.Now, limitHours)
 	if err != nil {
 		return api.Freshness{}, nil, err
 	}
-	bs, err := buckets(r.Start, r.End, fresh.Chains[0].Time, res)
+	bs, err := api.Buckets(r.Start, r.End, fresh.Chains[0], res)
 	return fresh, bs, err
 }
 
@@ -100,7 +53,7 @@ func (s *Service) bucketSums(ctx context.Context, expr string, bs []time.Time, r
 	}
 	if err := s.db.NewRaw(`SELECT date_trunc(?0, hour, 'UTC') AS bucket, (`+expr+`)::text AS value FROM perp_market_hourly
 		WHERE chain_id = ?1 AND hour >= ?2 AND hour < ?3 AND (?4 OR perpetual_id = ?5)
-		GROUP BY 1`, res, s.chainID, bs[0], next(bs[len(bs)-1], res), all, market).Scan(ctx, &rows); err != nil {
+		GROUP BY 1`, res, s.chainID, bs[0], api.NextBucket(bs[len(bs)-1], res), all, market).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("perp_market_hourly: %w", err)
 	}
 	sums := make(map[time.Time]string, len(rows))

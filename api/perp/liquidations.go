@@ -125,7 +125,7 @@ func (s *Service) liquidationFlow(ctx context.Context, req *api.Request) (*api.R
 			max(notional_usdc)::text AS top,
 			(array_agg(tx_hash ORDER BY notional_usdc DESC, height, tx_index, event_index))[1] AS top_tx
 		FROM perp_liquidations WHERE chain_id = ?1 AND time >= ?2 AND time < ?3 AND (?4 OR perpetual_id = ?5)
-		GROUP BY 1, 2`, res, s.chainID, bs[0], next(bs[len(bs)-1], res), all, id).Scan(ctx, &rows); err != nil {
+		GROUP BY 1, 2`, res, s.chainID, bs[0], api.NextBucket(bs[len(bs)-1], res), all, id).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("liquidation flow: %w", err)
 	}
 	at := map[time.Time]int{}

@@ -43,7 +43,7 @@ func (s *Service) moduleAccounts(ctx context.Context, req *api.Request) (*api.Re
 	if err != nil {
 		return nil, err
 	}
-	end := next(bs[len(bs)-1], "day")
+	end := api.NextBucket(bs[len(bs)-1], "day")
 	var rows []struct {
 		Account string    `bun:"account"`
 		Day     time.Time `bun:"day"`
@@ -57,7 +57,7 @@ func (s *Service) moduleAccounts(ctx context.Context, req *api.Request) (*api.Re
 	var prices []change
 	exponent := native.Exponent
 	if dollar {
-		if prices, err = s.changes(ctx, "perp_price_hourly", "market_id", "price", []int64{native.Market}, next(bs[0], "day"), end); err != nil {
+		if prices, err = s.changes(ctx, "perp_price_hourly", "market_id", "price", []int64{native.Market}, api.NextBucket(bs[0], "day"), end); err != nil {
 			return nil, err
 		}
 	}
@@ -65,7 +65,7 @@ func (s *Service) moduleAccounts(ctx context.Context, req *api.Request) (*api.Re
 	var price *big.Rat
 	var i, j int
 	for _, b := range bs {
-		dayEnd := next(b, "day")
+		dayEnd := api.NextBucket(b, "day")
 		for ; i < len(rows) && rows[i].Day.Before(dayEnd); i++ {
 			if balance[rows[i].Account], err = rat(rows[i].Balance); err != nil {
 				return nil, err

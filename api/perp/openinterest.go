@@ -79,7 +79,7 @@ func (s *Service) openInterest(ctx context.Context, req *api.Request) (*api.Resp
 	for _, c := range catalog {
 		perps, markets = append(perps, c.Perp), append(markets, c.Market)
 	}
-	firstEnd, lastEnd := next(bs[0], res), next(bs[len(bs)-1], res)
+	firstEnd, lastEnd := api.NextBucket(bs[0], res), api.NextBucket(bs[len(bs)-1], res)
 	ois, err := s.changes(ctx, "perp_open_interest_hourly", "perpetual_id", "open_interest", perps, firstEnd, lastEnd)
 	if err != nil {
 		return nil, err
@@ -91,7 +91,7 @@ func (s *Service) openInterest(ctx context.Context, req *api.Request) (*api.Resp
 	oi, price := map[int64]*big.Rat{}, map[int64]*big.Rat{}
 	var i, j int
 	for n, b := range bs {
-		end := next(b, res)
+		end := api.NextBucket(b, res)
 		for ; i < len(ois) && ois[i].Hour.Before(end); i++ {
 			if oi[ois[i].Key], err = rat(ois[i].Value); err != nil {
 				return nil, err

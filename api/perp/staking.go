@@ -77,7 +77,7 @@ func (s *Service) stakingDays(ctx context.Context, first, last, tip time.Time) (
 		}
 		return nil, fmt.Errorf("native token: %w", err)
 	}
-	end := next(last, "day")
+	end := api.NextBucket(last, "day")
 	var tokens []struct {
 		Validator string    `bun:"validator"`
 		Day       time.Time `bun:"day"`
@@ -87,7 +87,7 @@ func (s *Service) stakingDays(ctx context.Context, first, last, tip time.Time) (
 		WHERE chain_id = ? AND day < ? ORDER BY day`, s.chainID, end).Scan(ctx, &tokens); err != nil {
 		return nil, fmt.Errorf("validator tokens: %w", err)
 	}
-	prices, err := s.changes(ctx, "perp_price_hourly", "market_id", "price", []int64{native.Market}, next(first, "day"), end)
+	prices, err := s.changes(ctx, "perp_price_hourly", "market_id", "price", []int64{native.Market}, api.NextBucket(first, "day"), end)
 	if err != nil {
 		return nil, err
 	}
@@ -120,8 +120,8 @@ func (s *Service) stakingDays(ctx context.Context, first, last, tip time.Time) (
 	var price *big.Rat
 	var out []stakingDay
 	i, j := 0, 0
-	for d := first; !d.After(last); d = next(d, "day") {
-		dayEnd := next(d, "day")
+	for d := first; !d.After(last); d = api.NextBucket(d, "day") {
+		dayEnd := api.NextBucket(d, "day")
 		for ; i < len(tokens) && tokens[i].Day.Before(dayEnd); i++ {
 			v, err := rat(tokens[i].Tokens)
 			if err != nil {

@@ -40,7 +40,7 @@ func (s *Service) treasurySubDAO(ctx context.Context, req *api.Request) (*api.Re
 	if err != nil {
 		return nil, err
 	}
-	end := next(bs[len(bs)-1], "day")
+	end := api.NextBucket(bs[len(bs)-1], "day")
 	var rows []struct {
 		Day    time.Time `bun:"day"`
 		Denom  string    `bun:"denom"`
@@ -52,7 +52,7 @@ func (s *Service) treasurySubDAO(ctx context.Context, req *api.Request) (*api.Re
 		s.chainID, pgStrings(s.treasury), end).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("perp_wallet_daily: %w", err)
 	}
-	prices, err := s.changes(ctx, "perp_price_hourly", "market_id", "price", []int64{native.Market}, next(bs[0], "day"), end)
+	prices, err := s.changes(ctx, "perp_price_hourly", "market_id", "price", []int64{native.Market}, api.NextBucket(bs[0], "day"), end)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +61,7 @@ func (s *Service) treasurySubDAO(ctx context.Context, req *api.Request) (*api.Re
 	var price *big.Rat
 	var i, j int
 	for _, b := range bs {
-		dayEnd := next(b, "day")
+		dayEnd := api.NextBucket(b, "day")
 		for ; i < len(rows) && rows[i].Day.Before(dayEnd); i++ {
 			l, err := rat(rows[i].Liquid)
 			if err != nil {

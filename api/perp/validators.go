@@ -100,14 +100,14 @@ func (s *Service) shareByValidator(ctx context.Context, req *api.Request) (*api.
 		Tokens    string    `bun:"tokens"`
 	}
 	if err := s.db.NewRaw(`SELECT validator, day, tokens::text AS tokens FROM perp_validator_tokens_daily
-		WHERE chain_id = ? AND day < ? ORDER BY day`, s.chainID, next(bs[len(bs)-1], "day")).Scan(ctx, &rows); err != nil {
+		WHERE chain_id = ? AND day < ? ORDER BY day`, s.chainID, api.NextBucket(bs[len(bs)-1], "day")).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("validator tokens: %w", err)
 	}
 	unit := pow10(-decimals)
 	tokens := map[string]*big.Rat{}
 	i := 0
 	for _, b := range bs {
-		for ; i < len(rows) && rows[i].Day.Before(next(b, "day")); i++ {
+		for ; i < len(rows) && rows[i].Day.Before(api.NextBucket(b, "day")); i++ {
 			v, err := rat(rows[i].Tokens)
 			if err != nil {
 				return nil, err

@@ -2,6 +2,7 @@ package stablecoins
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -135,7 +136,9 @@ func (s *Service) crossChain(ctx context.Context, req *api.Request) (*api.Respon
 	return &api.Response{Body: body, Freshness: q.fresh}, nil
 }
 
-// netflowOverTime is, per bucket with flows, the net bridged value of each
+// netflowOverTime is, per bucket of the window (from the bucket of the
+// first indexed block of the chains read to the one of the newest
+// aggregated block; 0 without flows), the net bridged value of each
 // requested chain and the total over every supported chain.
 func (s *Service) netflowOverTime(ctx context.Context, req *api.Request) (*api.Response, error) {
 	q, err := s.begin(ctx, req, true)
@@ -160,21 +163,54 @@ func (s *Service) netflowOverTime(ctx context.Context, req *api.Request) (*api.R
 	}
 	cols := append(slices.Clone(want), "total")
 	body := []api.SeriesRow{}
+	var ids []string
+	var newest time.Time
+	for _, c := range q.fresh.Chains {
+		ids = append(ids, c.ChainID)
+		if c.Time.After(newest) {
+			newest = c.Time
+		}
+	}
+	var first sql.NullTime
+	if err := s.db.NewRaw(`SELECT min((SELECT time FROM evm_blocks b WHERE b.chain_id = c ORDER BY height LIMIT 1)) FROM unnest(?::text[]) c`,
+		pgdialect.Array(ids)).Scan(ctx, &first); err != nil {
+		return nil, fmt.Errorf("first indexed blocks: %w", err)
+	}
+	if !first.Valid {
+		return &api.Response{Body: body, Freshness: q.fresh}, nil
+	}
+	if q.step <= 0 {
+		return nil, fmt.Errorf("netflow over time: no bucket size")
+	}
+	// A bucket belongs to the window when its start does.
+	b := q.from.Truncate(q.step)
+	if b.Before(q.from) {
+		b = b.Add(q.step)
+	}
+	if f := first.Time.UTC().Truncate(q.step); f.After(b) {
+		b = f
+	}
+	last := q.to
+	if newest.Before(last) {
+		last = newest.UTC()
+	}
+	at := map[time.Time]int{}
+	for ; !b.After(last); b = b.Add(q.step) {
+		vals := make([]json.Number, len(cols))
+		for i := range vals {
+			vals[i] = "0"
+		}
+		at[b] = len(body)
+		body = append(body, api.SeriesRow{Labels: label(b), Columns: cols, Values: vals})
+	}
 	for _, r := range rows {
-		if r.Bucket.Before(q.from) {
-			continue // a bucket belongs to the window when its start does
+		i, ok := at[r.Bucket.UTC()]
+		if !ok {
+			continue // outside the window's buckets
 		}
-		l := label(r.Bucket)
-		if len(body) == 0 || body[len(body)-1].Labels != l {
-			vals := make([]json.Number, len(cols))
-			for i := range vals {
-				vals[i] = "0"
-			}
-			body = append(body, api.SeriesRow{Labels: l, Columns: cols, Values: vals})
-		}
-		row := &body[len(body)-1]
-		if i := slices.Index(want, r.Chain); i >= 0 {
-			row.Values[i] = api.Number(r.Net)
+		row := &body[i]
+		if k := slices.Index(want, r.Chain); k >= 0 {
+			row.Values[k] = api.Number(r.Net)
 		}
 		row.Values[len(cols)-1] = api.Number(add(string(row.Values[len(cols)-1]), r.Net))
 	}

@@ -113,11 +113,12 @@ func Supported() []string {
 
 // query is what every windowed request selects.
 type query struct {
-	chains  []string  // chains read (the chain_id filter, else all configured)
-	tokens  []token   // the selected chains' tokens (the token_symbol filter, else all)
-	from    time.Time // window start, inclusive (a whole minute)
-	to      time.Time // window end (now)
-	bucket  string    // time_agg as a Postgres interval, over-time endpoints
+	chains  []string      // chains read (the chain_id filter, else all configured)
+	tokens  []token       // the selected chains' tokens (the token_symbol filter, else all)
+	from    time.Time     // window start, inclusive (a whole minute)
+	to      time.Time     // window end (now)
+	bucket  string        // time_agg as a Postgres interval, over-time endpoints
+	step    time.Duration // time_agg
 	fresh   api.Freshness
 	byAddr  map[string]token
 	allSelf []string // every configured chain (bridge dedupe)
@@ -126,8 +127,8 @@ type query struct {
 var ranges = map[string]time.Duration{"10m": 10 * time.Minute, "30m": 30 * time.Minute, "1h": time.Hour,
 	"3h": 3 * time.Hour, "6h": 6 * time.Hour, "24h": 24 * time.Hour}
 
-var buckets = map[string]string{"1m": "1 minute", "2m": "2 minutes", "5m": "5 minutes", "10m": "10 minutes",
-	"30m": "30 minutes", "1h": "1 hour"}
+var buckets = map[string]time.Duration{"1m": time.Minute, "2m": 2 * time.Minute, "5m": 5 * time.Minute, "10m": 10 * time.Minute,
+	"30m": 30 * time.Minute, "1h": time.Hour}
 
 // begin resolves the common parameters and the freshness of the chains
 // read: 503 when no EVM chain (or not the requested one) is indexed, or
@@ -159,7 +160,9 @@ func (s *Service) begin(ctx context.Context, req *api.Request, otherSide bool) (
 			q.from = q.from.Add(time.Minute) // buckets whose start is in the window
 		}
 	}
-	q.bucket = buckets[req.Params.String("time_agg")]
+	if d, ok := buckets[req.Params.String("time_agg")]; ok {
+		q.step, q.bucket = d, fmt.Sprintf("%d seconds", int64(d/time.Second))
+	}
 	latest := time.Time{}
 	named := req.Params.String("chain_id") != "" && !otherSide
 	var missing error

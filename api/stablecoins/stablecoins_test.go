@@ -427,6 +427,33 @@ func checkBridge(t *testing.T, srv apitest.Server) {
 	if len(net[0]) != 4 {
 		t.Errorf("columns: %v", net[0])
 	}
+	// Minute buckets: one row per minute from the first indexed block's to
+	// the last aggregated block's, zero without flows, adding up to the hour.
+	var minutes []map[string]any
+	srv.GetJSON(t, "/stablecoins/bridge/netflow-over-time?time_range=1h&time_agg=1m&chain_ids=ethereum-1", &minutes)
+	if len(minutes) < 2 {
+		t.Fatalf("minute buckets: %v", minutes)
+	}
+	sum, zeros := new(big.Rat), 0
+	for i, m := range minutes {
+		at, err := time.Parse(time.DateTime, m["labels"].(string))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i > 0 {
+			prev, _ := time.Parse(time.DateTime, minutes[i-1]["labels"].(string))
+			if at.Sub(prev) != time.Minute {
+				t.Errorf("row %d: %s after %s, want consecutive minutes", i, at, prev)
+			}
+		}
+		n, _ := m["total"].(json.Number)
+		if n == "0" {
+			zeros++
+		}
+		sum.Add(sum, ratOf(t, string(n)))
+	}
+	sameNumber(t, "minutes add up to the hour", json.Number(sum.FloatString(18)), new(big.Rat).Sub(escIn, escOut).FloatString(18))
+	t.Logf("%d minute rows, %d without flows", len(minutes), zeros)
 }
 
 func checkCategories(t *testing.T, srv apitest.Server) {

@@ -21,7 +21,8 @@ import (
 // OpRevenueShareByConsumer is the interchain-security revenue endpoint.
 const OpRevenueShareByConsumer = "GET /aez/revenue_share_by_consumer"
 
-// revenueShareByConsumer is, per UTC day with rewards, the USD value of the
+// revenueShareByConsumer is, per UTC day of the range (up to the last
+// aggregated block; 0 on a day without rewards), the USD value of the
 // interchain-security rewards the Hub received from each requested consumer
 // chain (ics_rewards), each receipt valued at the dex chain's hourly close
 // of its token for the hour it arrived in (or the last hour before with a
@@ -66,6 +67,14 @@ func (s *Service) revenueShareByConsumer(ctx context.Context, req *api.Request) 
 				c, strings.Join(append(known, "total"), ", ")))
 		}
 	}
+	days, err := api.Buckets(rng.Start, rng.End, h, api.Day)
+	if err != nil {
+		return nil, err
+	}
+	body := []api.SeriesRow{}
+	if len(days) == 0 {
+		return &api.Response{Body: body, Freshness: fresh}, nil
+	}
 	var rows []struct {
 		Day      time.Time      `bun:"day"`
 		Consumer string         `bun:"consumer_chain_id"`
@@ -78,17 +87,16 @@ func (s *Service) revenueShareByConsumer(ctx context.Context, req *api.Request) 
 				WHERE p.chain_id = d.dex_chain_id AND p.denom = d.dex_denom AND p.hour <= r.time ORDER BY p.hour DESC LIMIT 1) AS price
 		FROM ics_rewards r
 		LEFT JOIN ics_reward_denoms d ON d.chain_id = r.chain_id AND d.base_denom = r.base_denom AND d.dex_chain_id = ?
-		WHERE r.chain_id = ? AND r.time >= ? AND r.time <= ?
-		ORDER BY r.time, r.height, r.tx_index, r.event_index`, s.dex.ChainID, s.chainID, rng.Start, rng.End).Scan(ctx, &rows); err != nil {
+		WHERE r.chain_id = ? AND r.time >= ? AND r.time < ?
+		ORDER BY r.time, r.height, r.tx_index, r.event_index`, s.dex.ChainID, s.chainID, days[0], api.NextBucket(days[len(days)-1], api.Day)).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("ics rewards: %w", err)
 	}
 	type sum struct {
 		usd     math.LegacyDec
 		unknown bool
 	}
-	body := []api.SeriesRow{}
-	for i := 0; i < len(rows); {
-		day := rows[i].Day
+	i := 0
+	for _, day := range days {
 		per := map[string]*sum{}
 		total := &sum{usd: math.LegacyZeroDec()}
 		for ; i < len(rows) && rows[i].Day.Equal(day); i++ {

@@ -171,7 +171,11 @@ func TestRevenueShareByConsumer(t *testing.T) {
 	check(all, want)
 	match(dex, 0) // a rebuild gives the same
 	check(all, want)
-	check("/aez/revenue_share_by_consumer?consumers=stride-1&start_date="+day.Add(24*time.Hour).Format(time.DateOnly), `[]`)
+	check(all+"&start_date="+day.Format(time.DateOnly)+"T01:00:00Z", `[]`) // a day belongs to the range when its start is in it
+	// A range after the last aggregated block is not indexed yet.
+	if resp, body := srv.Get(t, "/aez/revenue_share_by_consumer?consumers=stride-1&start_date="+day.Add(24*time.Hour).Format(time.DateOnly)); resp.StatusCode != 503 {
+		t.Errorf("a range after the tip: %d %s, want 503", resp.StatusCode, body)
+	}
 	resp, body := srv.Get(t, "/aez/revenue_share_by_consumer?consumers=cosmoshub-4")
 	if resp.StatusCode != 400 || !bytes.Contains(body, []byte(`"name":"consumers"`)) {
 		t.Errorf("unknown consumer: %d %s", resp.StatusCode, body)

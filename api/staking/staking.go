@@ -76,8 +76,10 @@ func (s *Service) begin(ctx context.Context) (api.Freshness, error) {
 	return api.Freshness{Chains: []api.ChainHeight{h}}, nil
 }
 
-// flowByProvider is, per UTC day with flows, the ATOM that entered and left
-// the provider (or all providers) and the largest single flow each way.
+// flowByProvider is, per UTC day of the range (up to the last aggregated
+// block), the ATOM that entered and left the provider (or all providers)
+// and the largest single flow each way; a day without flows has zeros and
+// no tx ids.
 func (s *Service) flowByProvider(ctx context.Context, req *api.Request) (*api.Response, error) {
 	rng, err := req.Params.DateRange(req.Now, false)
 	if err != nil {
@@ -86,6 +88,23 @@ func (s *Service) flowByProvider(ctx context.Context, req *api.Request) (*api.Re
 	fresh, err := s.begin(ctx)
 	if err != nil {
 		return nil, err
+	}
+	days, err := api.Buckets(rng.Start, rng.End, fresh.Chains[0], api.Day)
+	if err != nil {
+		return nil, err
+	}
+	type out struct {
+		Labels   string      `json:"labels"`
+		In       json.Number `json:"total_inflow"`
+		Out      json.Number `json:"total_outflow"`
+		TopIn    json.Number `json:"top_inflow"`
+		TopInTx  string      `json:"top_inflow_tx_id"`
+		TopOut   json.Number `json:"top_outflow"`
+		TopOutTx string      `json:"top_outflow_tx_id"`
+	}
+	body := make([]out, 0, len(days))
+	if len(days) == 0 {
+		return &api.Response{Body: body, Freshness: fresh}, nil
 	}
 	provider := req.Params.String("provider")
 	scale := "1e-" + strconv.Itoa(s.exponent)
@@ -100,7 +119,7 @@ func (s *Service) flowByProvider(ctx context.Context, req *api.Request) (*api.Re
 	}
 	if err := s.db.NewRaw(`WITH f AS (
 			SELECT date_trunc('day', time, 'UTC') AS day, direction, amount * ?::numeric AS atom, tx_hash, height, tx_index, event_index
-			FROM liquid_flows WHERE chain_id = ? AND (? = 'total' OR provider = ?) AND time >= ? AND time <= ?)
+			FROM liquid_flows WHERE chain_id = ? AND (? = 'total' OR provider = ?) AND time >= ? AND time < ?)
 		SELECT day,
 			coalesce(sum(atom) FILTER (WHERE direction = 'in'), 0)::text AS total_in,
 			coalesce(sum(atom) FILTER (WHERE direction = 'out'), 0)::text AS total_out,
@@ -108,29 +127,28 @@ func (s *Service) flowByProvider(ctx context.Context, req *api.Request) (*api.Re
 			coalesce(max(atom) FILTER (WHERE direction = 'out'), 0)::text AS top_out,
 			(array_agg(tx_hash ORDER BY atom DESC, height, tx_index, event_index) FILTER (WHERE direction = 'in'))[1] AS top_in_tx,
 			(array_agg(tx_hash ORDER BY atom DESC, height, tx_index, event_index) FILTER (WHERE direction = 'out'))[1] AS top_out_tx
-		FROM f GROUP BY day ORDER BY day`, scale, s.chainID, provider, provider, rng.Start, rng.End).Scan(ctx, &rows); err != nil {
+		FROM f GROUP BY day ORDER BY day`, scale, s.chainID, provider, provider, days[0], api.NextBucket(days[len(days)-1], api.Day)).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("liquid flows: %w", err)
 	}
-	type out struct {
-		Labels   string      `json:"labels"`
-		In       json.Number `json:"total_inflow"`
-		Out      json.Number `json:"total_outflow"`
-		TopIn    json.Number `json:"top_inflow"`
-		TopInTx  string      `json:"top_inflow_tx_id"`
-		TopOut   json.Number `json:"top_outflow"`
-		TopOutTx string      `json:"top_outflow_tx_id"`
-	}
-	body := make([]out, 0, len(rows))
-	for _, r := range rows {
-		body = append(body, out{r.Day.UTC().Format(time.DateTime), api.Number(r.In), api.Number(r.Out), api.Number(r.TopIn), r.InTx.String,
-			api.Number(r.TopOut), r.OutTx.String})
+	i := 0
+	for _, d := range days {
+		if i < len(rows) && rows[i].Day.Equal(d) {
+			r := rows[i]
+			body = append(body, out{d.Format(time.DateTime), api.Number(r.In), api.Number(r.Out), api.Number(r.TopIn), r.InTx.String,
+				api.Number(r.TopOut), r.OutTx.String})
+			i++
+			continue
+		}
+		body = append(body, out{d.Format(time.DateTime), "0", "0", "0", "", "0", ""})
 	}
 	return &api.Response{Body: body, Freshness: fresh}, nil
 }
 
-// shareByProvider is, per UTC day with a delegation snapshot, the ATOM
-// delegated by each requested provider's accounts at the day's last
-// snapshot; total = all providers.
+// shareByProvider is, per UTC day of the range (up to the last aggregated
+// block), the ATOM delegated by each requested provider's accounts at the
+// day's end: at the last delegation snapshot of that day or, on a day
+// without one, of the latest day before it; total = all providers. Days
+// before the first snapshot have no row (nothing is known of them).
 func (s *Service) shareByProvider(ctx context.Context, req *api.Request) (*api.Response, error) {
 	rng, err := req.Params.DateRange(req.Now, false)
 	if err != nil {
@@ -140,39 +158,56 @@ func (s *Service) shareByProvider(ctx context.Context, req *api.Request) (*api.R
 	if err != nil {
 		return nil, err
 	}
+	days, err := api.Buckets(rng.Start, rng.End, fresh.Chains[0], api.Day)
+	if err != nil {
+		return nil, err
+	}
+	body := []api.SeriesRow{}
+	if len(days) == 0 {
+		return &api.Response{Body: body, Freshness: fresh}, nil
+	}
 	cols := req.Params.Strings("providers")
 	if len(cols) == 0 {
 		cols = []string{"total"}
 	}
+	// Every snapshot day has a row per configured provider; the first day
+	// read is the latest snapshot day at or before the range's first day.
 	var rows []struct {
 		Day      time.Time `bun:"day"`
 		Provider string    `bun:"provider"`
 		Amount   string    `bun:"amount"`
 	}
-	if err := s.db.NewRaw(`SELECT day, provider, (amount * ?::numeric)::text AS amount FROM liquid_provider_daily
-		WHERE chain_id = ? AND day >= (?::timestamptz AT TIME ZONE 'UTC')::date AND day <= (?::timestamptz AT TIME ZONE 'UTC')::date
-		ORDER BY day, provider`, "1e-"+strconv.Itoa(s.exponent), s.chainID, rng.Start, rng.End).Scan(ctx, &rows); err != nil {
+	if err := s.db.NewRaw(`SELECT day, provider, (amount * ?0::numeric)::text AS amount FROM liquid_provider_daily
+		WHERE chain_id = ?1 AND day <= ?3::date
+			AND day >= coalesce((SELECT max(day) FROM liquid_provider_daily WHERE chain_id = ?1 AND day <= ?2::date), ?2::date)
+		ORDER BY day, provider`, "1e-"+strconv.Itoa(s.exponent), s.chainID, days[0].Format(time.DateOnly),
+		days[len(days)-1].Format(time.DateOnly)).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("provider balances: %w", err)
 	}
-	body := []api.SeriesRow{}
-	for _, r := range rows {
-		l := r.Day.UTC().Format(time.DateTime)
-		if len(body) == 0 || body[len(body)-1].Labels != l {
-			vals := make([]json.Number, len(cols))
-			for i := range vals {
-				vals[i] = "0"
+	var at map[string]string // provider → amount at the latest snapshot day so far
+	i := 0
+	for _, d := range days {
+		for i < len(rows) && !rows[i].Day.After(d) {
+			at = map[string]string{}
+			for day := rows[i].Day; i < len(rows) && rows[i].Day.Equal(day); i++ {
+				at[rows[i].Provider] = rows[i].Amount
 			}
-			body = append(body, api.SeriesRow{Labels: l, Columns: cols, Values: vals})
 		}
-		row := &body[len(body)-1]
-		for i, c := range cols {
-			if c == r.Provider {
-				row.Values[i] = api.Number(r.Amount)
-			}
+		if at == nil {
+			continue // before the first snapshot
+		}
+		vals := make([]json.Number, len(cols))
+		for k, c := range cols {
+			vals[k] = "0"
 			if c == "total" {
-				row.Values[i] = api.Number(addDecimal(string(row.Values[i]), r.Amount))
+				for _, a := range at {
+					vals[k] = api.Number(addDecimal(string(vals[k]), a))
+				}
+			} else if a, ok := at[c]; ok {
+				vals[k] = api.Number(a)
 			}
 		}
+		body = append(body, api.SeriesRow{Labels: d.Format(time.DateTime), Columns: cols, Values: vals})
 	}
 	return &api.Response{Body: body, Freshness: fresh}, nil
 }

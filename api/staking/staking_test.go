@@ -125,6 +125,10 @@ func TestFlowByProvider(t *testing.T) {
 		if len(got) != 1 || got[0].Labels != "2026-11-21 00:00:00" {
 			t.Fatalf("%s: %s (the recording spans one UTC day)", provider, body)
 		}
+		// A day belongs to the range when its start is in it.
+		if _, body := srv.Get(t, path+"&start_date=2026-11-21T01:00:00Z"); strings.TrimSpace(string(body)) != "[]" {
+			t.Errorf("a range starting after midnight: %s", body)
+		}
 		g := got[0]
 		check := func(what string, n json.Number, w *big.Rat) {
 			r, _ := new(big.Rat).SetString(string(n))
@@ -159,15 +163,17 @@ func TestShareByProvider(t *testing.T) {
 		return snapshot.Row{Kind: snapshot.KindDelegation, Key: delegator + "/" + validator, Denom: "uatom", Amount: amount}
 	}
 	taken := snapshot.Row{Kind: snapshot.KindTaken, Key: snapshot.KindDelegation, Data: json.RawMessage(`{"rows": 2}`)}
-	day1 := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	// Two snapshots on the day before the recording's (its last one
+	// counts), none on the recording's day: the series, which starts on the
+	// day of the first indexed block, carries the last snapshot forward.
+	day0 := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
 	for _, s := range []struct {
 		height int64
 		at     time.Time
 		rows   []snapshot.Row
 	}{
-		{10, day1, []snapshot.Row{del(stride, val1, "1000000"), del(pstake, val1, "5"), taken}},
-		{20, day1.Add(time.Hour), []snapshot.Row{del(stride, val1, "2000000"), del(stride, val2, "981750000"), taken}},
-		{150, day1.Add(24 * time.Hour), []snapshot.Row{del(pstake, val2, "4038000000"), taken}},
+		{10, day0, []snapshot.Row{del(stride, val1, "1000000"), del(pstake, val1, "5"), taken}},
+		{20, day0.Add(time.Hour), []snapshot.Row{del(stride, val1, "2000000"), del(stride, val2, "981750000"), taken}},
 	} {
 		if err := snapshot.Store(ctx, db, ch.ID, s.height, s.at, s.rows); err != nil {
 			t.Fatal(err)
@@ -179,16 +185,18 @@ func TestShareByProvider(t *testing.T) {
 	srv := apitest.Serve(t, db, cfg, time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC))
 	var got []map[string]any
 	srv.GetJSON(t, "/staking/liquid/share_by_provider?providers=stride,pstake,drop,total", &got)
-	want := `[{"drop":"0","labels":"2026-11-21 00:00:00","pstake":"0","stride":"983.75","total":"983.75"},` +
-		`{"drop":"0","labels":"2026-11-22 00:00:00","pstake":"4038","stride":"0","total":"4038"}]`
+	want := `[{"drop":"0","labels":"2026-11-21 00:00:00","pstake":"0","stride":"983.75","total":"983.75"}]`
 	if !sameSeries(got, want) {
 		b, _ := json.Marshal(got)
 		t.Errorf("got %s\nwant %s", b, want)
 	}
 	var total []map[string]any
 	srv.GetJSON(t, "/staking/liquid/share_by_provider", &total)
-	if len(total) != 2 || fmt.Sprint(total[1]["total"]) != "4038" || len(total[0]) != 2 {
+	if len(total) != 1 || fmt.Sprint(total[0]["total"]) != "983.75" || len(total[0]) != 2 {
 		t.Errorf("default total: %v", total)
+	}
+	if _, body := srv.Get(t, "/staking/liquid/share_by_provider?start_date=2026-11-21T01:00:00Z"); strings.TrimSpace(string(body)) != "[]" {
+		t.Errorf("a range starting after midnight: %s", body)
 	}
 }
 
