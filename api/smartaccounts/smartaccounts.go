@@ -11,9 +11,11 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cosmos/cosmos-sdk/types/bech32"
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/uptrace/bun"
 
 	aggsa "github.com/chainlens/chainlens/aggregator/smartaccounts"
@@ -177,8 +179,13 @@ func (s *Service) authenticators(ctx context.Context, req *api.Request) (*api.Re
 	return &api.Response{Body: rec, Freshness: st.fresh}, nil
 }
 
-// accountsUsing lists the accounts with the authenticator, by account.
+// accountsUsing lists the accounts with the authenticator, by account. A
+// wallet address (EthWallet) is stored lower-cased: its checksummed form
+// names it too.
 func (s *Service) accountsUsing(ctx context.Context, value string) ([]string, error) {
+	if common.IsHexAddress(value) {
+		value = strings.ToLower(value)
+	}
 	var accounts []string
 	if err := s.db.NewRaw(`SELECT DISTINCT account FROM sa_authenticators WHERE chain_id = ? AND authenticator = ? ORDER BY account`,
 		s.chainID, value).Scan(ctx, &accounts); err != nil {

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
+
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/internal/apitest"
 	"github.com/chainlens/chainlens/internal/localnet"
@@ -95,6 +97,7 @@ func TestSmartAccountsOnRecordedLocalnet(t *testing.T) {
 			t.Errorf("%s auth_id %d: %+v", addr, want[0].Index, one.Authenticators)
 		}
 	}
+	ethWallets := 0
 	for value, accounts := range byValue {
 		sort.Strings(accounts)
 		var got struct {
@@ -117,6 +120,23 @@ func TestSmartAccountsOnRecordedLocalnet(t *testing.T) {
 		if len(details) != len(accounts) || len(details[0].Authenticators) == 0 {
 			t.Errorf("%s details: %+v", value, details)
 		}
+		if common.IsHexAddress(value) {
+			// A wallet address in its checksummed (mixed-case) form names
+			// the same authenticator.
+			ethWallets++
+			mixed := common.HexToAddress(value).Hex()
+			srv.GetJSON(t, "/v3/authenticators/"+mixed+"/smartAccounts", &got)
+			names = names[:0]
+			for _, a := range got.Accounts {
+				names = append(names, a.Account)
+			}
+			if mixed == value || got.Authenticator != mixed || !slices.Equal(names, accounts) {
+				t.Errorf("%s as %s: %+v, want %v", value, mixed, got, accounts)
+			}
+		}
+	}
+	if ethWallets == 0 {
+		t.Error("no EthWallet authenticator in the recording")
 	}
 	if len(byValue) < 6 {
 		t.Fatalf("only %d authenticators", len(byValue))
