@@ -60,7 +60,7 @@ func smartAccount() *Schema {
 		P("code_id", nNum()),
 		P("account_number", nStr()),
 		P("authenticators", Arr(Obj(
-			P("type", strEnum("EthWallet", "Secp256K1", "Ed25519", "JWT", "Passkey", "Sr25519", "ZKEmail")),
+			P("type", strEnum("EthWallet", "Secp256K1", "Secp256R1", "Ed25519", "JWT", "Passkey", "Sr25519", "ZKEmail")),
 			P("authenticator", Str()),
 			P("authenticator_index", Num()),
 		))),
