@@ -2,6 +2,7 @@ package perp_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/big"
 	"testing"
 	"time"
@@ -20,6 +21,15 @@ func TestBuyStakeMetrics(t *testing.T) {
 	db, _ := testdb.New(t)
 	ch := dydxtest.Index(t, db)
 	cfg := &config.Config{Chains: []config.Chain{ch}, Perp: config.Perp{BuyStakeAddress: bob}}
+	// A deposit into the programme: 42.5 USDC from carl at height 100 (bob
+	// received no USDC from another account in the recording; its
+	// withdrawal of 1,000 USDC from its own subaccount is no deposit).
+	if _, err := db.ExecContext(t.Context(), `INSERT INTO transfers
+		(chain_id, height, tx_index, event_index, coin_index, msg_index, kind, sender, recipient, denom, amount)
+		SELECT ?, 100, 900, 0, 0, 0, 'transfer', 'dydx1carl', ?, quote_denom, 42500000 FROM dydx_native_token WHERE chain_id = ?`,
+		ch.ID, bob, ch.ID); err != nil {
+		t.Fatal(err)
+	}
 	apitest.RunJobs(t, db, cfg)
 	var tip time.Time
 	if err := db.NewRaw("SELECT time FROM blocks WHERE chain_id = ? AND height = ?", ch.ID, dydxtest.LastHeight).Scan(t.Context(), &tip); err != nil {
@@ -55,6 +65,11 @@ func TestBuyStakeMetrics(t *testing.T) {
 	}
 	if len(want) != 3 || want["stakingBalance"].Sign() == 0 {
 		t.Fatalf("truth: %v", want)
+	}
+	var supply []map[string]any
+	srv.GetJSON(t, "/perp/tokenomics/staking_supply?start_date="+tip.Format(time.DateOnly), &supply)
+	if len(supply) != 1 || fmt.Sprint(supply[0]["buybackDeposit"]) != "42.5" || supply[0]["buybackFee"] != nil {
+		t.Errorf("staking supply with a programme address: %v, want buybackDeposit 42.5", supply)
 	}
 	var got []map[string]any
 	srv.GetJSON(t, "/perp/tokenomics/buystake_address_metrics", &got)

@@ -220,8 +220,12 @@ func (s *Service) stakingAPR(ctx context.Context, req *api.Request) (*api.Respon
 
 // stakingSupply is, per day in the range, the NATIVE bonded at its end, the
 // day's staking APR, the protocol revenue (perp_revenue_daily: trading and
-// tx fees, USDC), and the traders seen by its end; the buy-and-stake
-// figures are null: no programme is configured.
+// tx fees, USDC), the traders seen by its end and, when perp.buystake_address
+// is configured, the USDC deposited into the programme that day (USDC the
+// address received from other accounts: perp_buystake_hourly.usdc_in; null
+// otherwise). buybackFee and buybackFeeShare are null: the part of the
+// revenue routed to the programme is no chain parameter or event (the
+// programme is funded by transfers, counted as deposits).
 func (s *Service) stakingSupply(ctx context.Context, req *api.Request) (*api.Response, error) {
 	fresh, bs, err := s.window(ctx, req, "day")
 	if err != nil {
@@ -249,11 +253,14 @@ func (s *Service) stakingSupply(ctx context.Context, req *api.Request) (*api.Res
 		Day     time.Time `bun:"day"`
 		Revenue string    `bun:"revenue"`
 		Users   int64     `bun:"users"`
+		Deposit string    `bun:"deposit"`
 	}
 	if err := s.db.NewRaw(`SELECT d AS day,
 			coalesce((SELECT sum(amount) FROM perp_revenue_daily WHERE chain_id = ?0 AND day = d), 0)::text AS revenue,
-			(SELECT count(*) FROM perp_traders WHERE chain_id = ?0 AND all_time_trades > 0 AND first_fill_at < d + interval '24 hours') AS users
-		FROM unnest(?1::timestamptz[]) AS d`, s.chainID, pgTimes(bs)).Scan(ctx, &facts); err != nil {
+			(SELECT count(*) FROM perp_traders WHERE chain_id = ?0 AND all_time_trades > 0 AND first_fill_at < d + interval '24 hours') AS users,
+			(coalesce((SELECT sum(usdc_in) FROM perp_buystake_hourly WHERE chain_id = ?0 AND address = ?2
+				AND hour >= d AND hour < d + interval '24 hours'), 0) * 0.000001)::text AS deposit
+		FROM unnest(?1::timestamptz[]) AS d`, s.chainID, pgTimes(bs), s.buyStakeAddress).Scan(ctx, &facts); err != nil {
 		return nil, fmt.Errorf("revenue and traders: %w", err)
 	}
 	byDay := make(map[time.Time]int, len(facts))
@@ -264,8 +271,13 @@ func (s *Service) stakingSupply(ctx context.Context, req *api.Request) (*api.Res
 		f := facts[byDay[d.day]]
 		users := json.Number(fmt.Sprint(f.Users))
 		rev := api.Number(f.Revenue)
-		out = append(out, row{Labels: d.day.Format(time.DateTime), StakingSupply: number(d.bonded, 18), StakingAPR: number(d.apr(), 6),
-			ProtocolRevenue: &rev, HistoricUsers: &users})
+		r := row{Labels: d.day.Format(time.DateTime), StakingSupply: number(d.bonded, 18), StakingAPR: number(d.apr(), 6),
+			ProtocolRevenue: &rev, HistoricUsers: &users}
+		if s.buyStakeAddress != "" {
+			dep := api.Number(f.Deposit)
+			r.BuybackDeposit = &dep
+		}
+		out = append(out, r)
 	}
 	return &api.Response{Body: out, Freshness: fresh}, nil
 }
