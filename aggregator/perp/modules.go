@@ -83,6 +83,13 @@ func validatorTokens(ctx context.Context, tx bun.Tx, chainID string, from, to in
 	return dailyTotals(ctx, tx, chainID, "perp_validator_tokens_daily", "validator", "tokens", sums)
 }
 
+// validatorStatusSQL copies the validators' bond status of the state
+// snapshots of (?1, ?2] into perp_validator_status (?0 the chain).
+const validatorStatusSQL = `INSERT INTO perp_validator_status (chain_id, validator, height, time, bonded, jailed)
+	SELECT chain_id, key, height, time, coalesce(data->>'status' = 'BOND_STATUS_BONDED', true), coalesce((data->>'jailed')::boolean, false)
+	FROM state_snapshots WHERE chain_id = ?0 AND kind = 'validator' AND height > ?1 AND height <= ?2
+	ON CONFLICT (chain_id, validator, height) DO UPDATE SET time = EXCLUDED.time, bonded = EXCLUDED.bonded, jailed = EXCLUDED.jailed`
+
 // daySum is a key's change over a UTC day.
 type daySum struct {
 	Key   string    `bun:"key"`

@@ -47,6 +47,8 @@ const maxHeights = 100_000
 //   - perp_supply: the NATIVE supply (genesis, current, minted, burnt);
 //   - perp_rewards_daily: trading rewards per day and trader;
 //   - perp_validator_tokens_daily: each validator's tokens per day;
+//   - perp_validator_status: each validator's bond status at every state
+//     snapshot;
 //   - perp_staking_rewards_daily: staking rewards per day;
 //   - perp_treasury_outflows_daily: what left the treasury accounts;
 //   - perp_traders: the /perp/crm record of every trader and signer
@@ -106,7 +108,7 @@ func (j Trading) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, er
 		for _, table := range []string{"perp_market_hourly", "perp_trader_daily", "perp_trader_hourly", "perp_traders", "perp_liquidations",
 			"perp_price_hourly", "perp_positions", "perp_open_interest_hourly", "perp_deposits_hourly",
 			"perp_revenue_daily", "perp_module_balances_daily", "perp_supply", "perp_rewards_daily",
-			"perp_validator_tokens_daily", "perp_staking_rewards_daily", "perp_treasury_outflows_daily", "perp_buystake_hourly", "perp_wallet_daily", "perp_funding_ticks", "perp_community_pool_spends"} {
+			"perp_validator_tokens_daily", "perp_validator_status", "perp_staking_rewards_daily", "perp_treasury_outflows_daily", "perp_buystake_hourly", "perp_wallet_daily", "perp_funding_ticks", "perp_community_pool_spends"} {
 			if _, err := tx.NewRaw("DELETE FROM "+table+" WHERE chain_id = ?", j.ChainID).Exec(ctx); err != nil {
 				return 0, 0, fmt.Errorf("rebuild: clear %s: %w", table, err)
 			}
@@ -140,6 +142,7 @@ func (j Trading) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, er
 		{"perp_supply", supplySQL},
 		{"perp_staking_rewards_daily", stakingRewardsSQL},
 		{"perp_community_pool_spends", communityPoolSQL},
+		{"perp_validator_status", validatorStatusSQL},
 	} {
 		res, err := tx.NewRaw(step.query, j.ChainID, wm, to).Exec(ctx)
 		if err != nil {

@@ -19,7 +19,7 @@ const (
 )
 
 // stakingDay is one UTC day's staking figures: the NATIVE bonded to
-// validators at its end, the native token's USD price then (nil without
+// validators at its end (those bonded by their latest snapshot status), the native token's USD price then (nil without
 // one), the staking rewards paid in it (USDC, and NATIVE), and the seconds
 // of it the chain covers (from genesis or the first block to the last
 // aggregated block).
@@ -116,12 +116,17 @@ func (s *Service) stakingDays(ctx context.Context, first, last, tip time.Time) (
 		}
 		byDay[r.Day.UTC()] = [2]*big.Rat{u, n.Mul(n, unit)}
 	}
+	status, err := s.loadBondStatus(ctx, end)
+	if err != nil {
+		return nil, err
+	}
 	held := map[string]*big.Rat{}
 	var price *big.Rat
 	var out []stakingDay
 	i, j := 0, 0
 	for d := first; !d.After(last); d = api.NextBucket(d, "day") {
 		dayEnd := api.NextBucket(d, "day")
+		status.until(dayEnd)
 		for ; i < len(tokens) && tokens[i].Day.Before(dayEnd); i++ {
 			v, err := rat(tokens[i].Tokens)
 			if err != nil {
@@ -137,8 +142,10 @@ func (s *Service) stakingDays(ctx context.Context, first, last, tip time.Time) (
 			price = v.Mul(v, pow10(*native.Exponent))
 		}
 		bonded := new(big.Rat)
-		for _, v := range held {
-			bonded.Add(bonded, v)
+		for val, v := range held {
+			if status.bonded(val) {
+				bonded.Add(bonded, v)
+			}
 		}
 		bonded.Mul(bonded, unit)
 		from, to := d, dayEnd

@@ -1,0 +1,1 @@
+DROP TABLE IF EXISTS perp_validator_status;
