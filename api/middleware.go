@@ -43,8 +43,9 @@ func RequestID(ctx context.Context) string {
 	return id
 }
 
-// base runs around every request of a listener: request id, panic recovery
-// and a body size limit.
+// base runs around every request of a listener: request id and panic
+// recovery. Body limits are the handlers': an operation's event limit
+// (MaxBodyBytes), the admin API's import limit (maxAdminBody).
 func (s *Server) base(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.Header.Get("X-Request-Id")
@@ -53,9 +54,6 @@ func (s *Server) base(next http.Handler) http.Handler {
 		}
 		w.Header().Set("X-Request-Id", id)
 		r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
-		if r.Body != nil {
-			r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
-		}
 		defer func() {
 			if v := recover(); v != nil {
 				if v == http.ErrAbortHandler {
@@ -154,6 +152,9 @@ func (s *Server) operation(op route.Operation, public bool) http.Handler {
 			s.writeError(sw, r, problem.Status(http.StatusRequestEntityTooLarge, "the body is larger than %d bytes", MaxBodyBytes))
 			return
 		}
+		if r.Body != nil {
+			r.Body = http.MaxBytesReader(sw, r.Body, MaxBodyBytes) // a chunked body has no length to check first
+		}
 		// A cached answer exists only for a URL that parsed and succeeded, so a
 		// hit skips parameter parsing (credits are still charged below).
 		var ckey string
@@ -243,12 +244,11 @@ func (s *Server) operation(op route.Operation, public bool) http.Handler {
 // authenticate checks the bearer key, its scope, and for publishable keys
 // the operation and the origin.
 func (s *Server) authenticate(r *http.Request, op route.Operation) (*apikey.Key, error) {
-	authz := r.Header.Get("Authorization")
-	raw, ok := strings.CutPrefix(authz, "Bearer ")
-	if !ok || raw == "" {
+	raw, ok := bearer(r)
+	if !ok {
 		return nil, problem.Status(http.StatusUnauthorized, "an API key is required: Authorization: Bearer <key>")
 	}
-	k, err := s.opt.Auth.Authenticate(r.Context(), strings.TrimSpace(raw))
+	k, err := s.opt.Auth.Authenticate(r.Context(), raw)
 	if errors.Is(err, apikey.ErrUnknownKey) {
 		return nil, problem.Status(http.StatusUnauthorized, "the API key is unknown or revoked")
 	}
@@ -600,20 +600,32 @@ func setFreshness(h http.Header, f Freshness) {
 	h.Set("X-Data-Time", oldest.UTC().Format(time.RFC3339))
 }
 
-// readyz answers 200 when the database is reachable and migrations are current.
+// readyz answers 200 when the database is reachable and migrations are
+// current, else 503 problem+json (the cause is logged, not answered).
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	if s.opt.Ready != nil {
 		ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
 		defer cancel()
 		if err := s.opt.Ready(ctx); err != nil {
-			w.WriteHeader(http.StatusServiceUnavailable)
-			_ = json.NewEncoder(w).Encode(map[string]string{"status": "unavailable", "reason": err.Error()})
+			s.opt.Log.Warn("not ready", "err", err)
+			s.writeError(w, r, problem.Status(http.StatusServiceUnavailable, "not ready: the database is unreachable or its migrations are not current"))
 			return
 		}
 	}
+	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write([]byte(`{"status":"ready"}` + "\n"))
+}
+
+// bearer returns the key of an "Authorization: Bearer <key>" header; the
+// scheme is case-insensitive (RFC 9110 §11.1).
+func bearer(r *http.Request) (string, bool) {
+	scheme, key, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+	key = strings.TrimSpace(key)
+	if !ok || !strings.EqualFold(scheme, "Bearer") || key == "" {
+		return "", false
+	}
+	return key, true
 }
 
 // maxAdminBody bounds admin request bodies (a campaigns import file).
@@ -623,13 +635,12 @@ const maxAdminBody = 16 << 20
 // scope. Answers are never cached.
 func (s *Server) admin(h AdminHandler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		authz := r.Header.Get("Authorization")
-		raw, ok := strings.CutPrefix(authz, "Bearer ")
-		if !ok || raw == "" {
+		raw, ok := bearer(r)
+		if !ok {
 			s.writeError(w, r, problem.Status(http.StatusUnauthorized, "an API key is required: Authorization: Bearer <key>"))
 			return
 		}
-		k, err := s.opt.Auth.Authenticate(r.Context(), strings.TrimSpace(raw))
+		k, err := s.opt.Auth.Authenticate(r.Context(), raw)
 		if errors.Is(err, apikey.ErrUnknownKey) {
 			s.writeError(w, r, problem.Status(http.StatusUnauthorized, "the API key is unknown or revoked"))
 			return

@@ -662,3 +662,36 @@ func TestResponseCacheSharesMisses(t *testing.T) {
 		t.Errorf("handler called %d times for 8 identical concurrent requests, want 1", got)
 	}
 }
+
+// TestBearerSchemeAndReadiness: the Bearer scheme is case-insensitive; a
+// failed readiness check answers 503 problem+json without the cause.
+func TestBearerSchemeAndReadiness(t *testing.T) {
+	ready := errors.New("dial tcp 10.0.0.7:5432: connect: connection refused")
+	e := newEnvWith(t, func(o *api.Options, _ *bun.DB) {
+		o.Handlers.JSON["GET /activity/active_whales"] = whalesHandler
+		o.Ready = func(context.Context) error { return ready }
+	})
+	for _, c := range []struct {
+		authz  string
+		status int
+	}{
+		{"Bearer " + e.key, 200},
+		{"bearer " + e.key, 200},
+		{"BEARER  " + e.key + " ", 200},
+		{"Basic " + e.key, 401},
+		{"Bearer", 401},
+		{e.key, 401},
+	} {
+		if resp, body := e.do(t, "GET", "/activity/active_whales", "", map[string]string{"Authorization": c.authz}); resp.StatusCode != c.status {
+			t.Errorf("Authorization %q: %d %s, want %d", c.authz, resp.StatusCode, body, c.status)
+		}
+	}
+	resp, body := e.do(t, "GET", "/readyz", "", nil)
+	if resp.StatusCode != 503 || resp.Header.Get("Content-Type") != "application/problem+json" || strings.Contains(string(body), "10.0.0.7") {
+		t.Errorf("readyz: %d %s %s", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+	}
+	ready = nil
+	if resp, body := e.do(t, "GET", "/readyz", "", nil); resp.StatusCode != 200 || string(body) != "{\"status\":\"ready\"}\n" {
+		t.Errorf("readyz when ready: %d %s", resp.StatusCode, body)
+	}
+}

@@ -81,6 +81,23 @@ func TestAdminAPI(t *testing.T) {
 		t.Fatalf("import: %d %s", resp.StatusCode, b)
 	}
 	id := imported.Campaigns[0]
+
+	// An address-list audience larger than the 32 KB event limit imports
+	// (the admin API's limit is 16 MiB): 1,000 addresses, ~48 KB.
+	var many []string
+	for i := range 1000 {
+		raw := key20(7)
+		raw[0], raw[1] = byte(i>>8), byte(i)
+		many = append(many, fmt.Sprintf("%q", addr(t, "osmo", raw)))
+	}
+	big := fmt.Sprintf(`{"audiences": [{"name": "many", "kind": "addresses", "addresses": [%s]}]}`, strings.Join(many, ","))
+	if len(big) < 40<<10 {
+		t.Fatalf("the big file holds only %d bytes", len(big))
+	}
+	if resp, b := e.do(t, "POST", "/admin/campaigns", strings.NewReader(big), as(admin)); resp.StatusCode != 200 {
+		t.Errorf("a %d-byte import: %d %s", len(big), resp.StatusCode, b)
+	}
+
 	resp, b = e.do(t, "GET", fmt.Sprintf("/admin/campaigns/%d", id), nil, as(admin))
 	var one engagement.File
 	if resp.StatusCode != 200 || json.Unmarshal(b, &one) != nil || len(one.Campaigns) != 1 || one.Campaigns[0].Name != "launch" ||
