@@ -104,6 +104,20 @@ func (j Audiences) members(ctx context.Context, tx bun.Tx, ch config.Chain, r *e
 	evm := ch.Kind == "evm"
 	if r.ActiveWithinDays > 0 {
 		since := now.Add(-time.Duration(r.ActiveWithinDays) * 24 * time.Hour)
+		// A chain indexed only up to before the window tells nothing of it
+		// (the members stay as they were), rather than everyone ever seen.
+		blocks := "blocks"
+		if evm {
+			blocks = "evm_blocks"
+		}
+		var tip sql.NullTime
+		if err := tx.NewRaw(`SELECT (SELECT time FROM `+blocks+` WHERE chain_id = ? ORDER BY height DESC LIMIT 1)`, ch.ID).Scan(ctx, &tip); err != nil {
+			return nil, fmt.Errorf("last indexed block of %s: %w", ch.ID, err)
+		}
+		if !tip.Valid || tip.Time.Before(since) {
+			return nil, fmt.Errorf("%w: %s is indexed to %v, before the %d days of active_within_days", errNotReady, ch.ID,
+				tip.Time.UTC().Format(time.RFC3339), r.ActiveWithinDays)
+		}
 		var addrs []string
 		var err error
 		if evm {
@@ -157,7 +171,9 @@ func (j Audiences) members(ctx context.Context, tx bun.Tx, ch config.Chain, r *e
 	}
 	if r.MinDexVolumeUSD != "" {
 		if j.Prices == nil || j.Prices.Market.ChainID != ch.ID {
-			return nil, fmt.Errorf("min_dex_volume_usd needs the dex chain, not %s", ch.ID)
+			// Not refused at import (any configured chain may be named):
+			// skipped with a warning, so that the other audiences refresh.
+			return nil, fmt.Errorf("%w: min_dex_volume_usd needs the dex chain, not %s", errNotReady, ch.ID)
 		}
 		addrs, err := j.dexTraders(ctx, tx, ch, r, now)
 		if err != nil {

@@ -124,3 +124,74 @@ func TestPerpTraderAudiences(t *testing.T) {
 		t.Errorf("members kept %d, want %d", kept, want)
 	}
 }
+
+// TestRuleAudiencesThatCannotRefresh: a rule that cannot be evaluated now
+// keeps its audience's members and lets the others refresh — an
+// active_within_days window after the chain's last indexed block (which
+// once counted every signer ever seen), a dex-volume rule on a chain that
+// is not the dex chain (which once failed the whole job on every run).
+func TestRuleAudiencesThatCannotRefresh(t *testing.T) {
+	ctx := context.Background()
+	db, _ := testdb.New(t)
+	chain := dydxtest.Index(t, db)
+	f := &engagement.File{}
+	for _, a := range []struct{ name, rule string }{
+		{"recent signers", `"active_within_days": 30`},
+		{"dex traders", `"min_dex_volume_usd": "1"`},
+		{"perp traders", `"min_perp_trades": 1`},
+	} {
+		f.Audiences = append(f.Audiences, engagement.AudienceSpec{Name: a.name, Kind: "rule",
+			Rule: json.RawMessage(fmt.Sprintf(`{"chain": %q, %s}`, chain.ID, a.rule))})
+	}
+	if _, err := engagement.Import(ctx, db, f); err != nil {
+		t.Fatal(err)
+	}
+	run := func(now time.Time) map[string]int {
+		t.Helper()
+		job := campaigns.Audiences{Chains: map[string]config.Chain{chain.ID: chain}, Now: func() time.Time { return now },
+			Log: slog.New(slog.DiscardHandler)}
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := job.Run(ctx, tx, 0); err != nil {
+			tx.Rollback()
+			t.Fatalf("the job failed: %v", err)
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]int{}
+		var rows []struct {
+			Name string `bun:"name"`
+			N    int    `bun:"n"`
+		}
+		if err := db.NewRaw(`SELECT a.name, count(m.address) AS n FROM audiences a LEFT JOIN audience_members m ON m.audience_id = a.id GROUP BY a.name`).
+			Scan(ctx, &rows); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			got[r.Name] = r.N
+		}
+		return got
+	}
+	// Within the recording's window: signers and traders are members; the
+	// dex rule is skipped.
+	first := run(time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC))
+	if first["recent signers"] == 0 || first["perp traders"] == 0 || first["dex traders"] != 0 {
+		t.Fatalf("members %v", first)
+	}
+	// Half a year later, with nothing indexed since: the window tells
+	// nothing, and the members stay as they were (here: one marker address
+	// put in their place); the perp rule (all-time) still refreshes.
+	if _, err := db.ExecContext(ctx, `DELETE FROM audience_members WHERE audience_id = (SELECT id FROM audiences WHERE name = 'recent signers')`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, `INSERT INTO audience_members (audience_id, address) SELECT id, 'marker' FROM audiences WHERE name = 'recent signers'`); err != nil {
+		t.Fatal(err)
+	}
+	later := run(time.Date(2027, 6, 1, 0, 0, 0, 0, time.UTC))
+	if later["recent signers"] != 1 || later["perp traders"] != first["perp traders"] {
+		t.Errorf("members %v after the window moved past the indexed blocks, want the marker alone and %d perp traders", later, first["perp traders"])
+	}
+}
