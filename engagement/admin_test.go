@@ -135,7 +135,8 @@ func TestAdminAPI(t *testing.T) {
 	if resp.StatusCode != 302 || !strings.HasPrefix(clickID, "clk_") {
 		t.Fatalf("click: %d %s", resp.StatusCode, resp.Header.Get("Location"))
 	}
-	ev := fmt.Sprintf(`{"name":"open_position","identity":{"type":"address","id":%q},"timestamp":%d,"meta":{"click_id":%q}}`, alice, now.UnixMilli(), clickID)
+	ev := fmt.Sprintf(`{"name":"open_position","identity":{"type":"address","id":%q},"timestamp":%d,"meta":{"click_id":%q},"attributes":{"amount_usd":1250.5}}`,
+		alice, now.UnixMilli(), clickID)
 	if resp, b := e.do(t, "POST", "/track", strings.NewReader(ev), as(e.sk)); resp.StatusCode != 200 {
 		t.Fatalf("track: %d %s", resp.StatusCode, b)
 	}
@@ -152,7 +153,7 @@ func TestAdminAPI(t *testing.T) {
 	if resp.StatusCode != 200 || json.Unmarshal(b, &rep) != nil {
 		t.Fatalf("report: %d %s", resp.StatusCode, b)
 	}
-	want := engagement.Report{CampaignID: id, Impressions: 2, Clicks: 1, CTR: ptr("0.5000"), WebsiteConversions: 1, ConversionValueUSD: "0",
+	want := engagement.Report{CampaignID: id, Impressions: 2, Clicks: 1, CTR: ptr("0.5000"), WebsiteConversions: 1, ConversionValueUSD: "1250.5",
 		UniqueWallets: 1, ConvertingWallets: 1, ComputedAt: now}
 	if wb, _ := json.Marshal(want); strings.TrimSpace(string(b)) != string(wb) {
 		t.Errorf("report\n got %s\nwant %s", b, wb)

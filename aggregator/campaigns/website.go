@@ -166,6 +166,9 @@ type websiteEvent struct {
 	ClickID     *string   `bun:"click_id"`
 	Timestamp   time.Time `bun:"timestamp"`
 	Verified    bool      `bun:"verified"`
+	// AmountUSD is the event's attributes.amount_usd (the standard events'
+	// value), when a number of at least 0: the conversion's value.
+	AmountUSD *string `bun:"amount_usd"`
 }
 
 type eventGoal struct {
@@ -177,7 +180,9 @@ type eventGoal struct {
 
 func (j Website) attribute(ctx context.Context, tx bun.Tx) (int64, error) {
 	var evs []websiteEvent
-	if err := tx.NewRaw(`SELECT id, name, identity_norm, click_id, timestamp, coalesce(tx_status = 'verified', false) AS verified
+	if err := tx.NewRaw(`SELECT id, name, identity_norm, click_id, timestamp, coalesce(tx_status = 'verified', false) AS verified,
+			CASE WHEN jsonb_typeof(attributes->'amount_usd') = 'number' AND (attributes->>'amount_usd')::numeric >= 0
+				THEN (attributes->>'amount_usd')::numeric::text END AS amount_usd
 		FROM tracked_events WHERE attributed_at IS NULL ORDER BY received_at LIMIT ?`, EventsPerRun).Scan(ctx, &evs); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return 0, fmt.Errorf("unattributed events: %w", err)
 	}
@@ -279,7 +284,7 @@ func (j Website) match(ctx context.Context, tx bun.Tx, evs []websiteEvent, goals
 			}
 			window := time.Duration(g.WindowS) * time.Second
 			c := conversion{CampaignID: g.CampaignID, GoalID: g.ID, SourceKey: e.ID, Source: "website", ConvertedAt: e.Timestamp,
-				EventID: ptr(e.ID), Verified: e.Verified, AddressNorm: e.IdentityNrm}
+				EventID: ptr(e.ID), Verified: e.Verified, AddressNorm: e.IdentityNrm, ValueUSD: e.AmountUSD}
 			if e.ClickID != nil {
 				if cl, ok := clicks[*e.ClickID]; ok && cl.CampaignID == g.CampaignID &&
 					!e.Timestamp.Before(cl.ClickedAt) && !e.Timestamp.After(cl.ClickedAt.Add(window)) {
