@@ -145,25 +145,11 @@ func (a *Admin) get(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	f, err := Export(r.Context(), a.db)
+	one, err := ExportCampaign(r.Context(), a.db, id)
 	if err != nil {
-		return err
+		return notFound(err)
 	}
-	for _, c := range f.Campaigns {
-		if c.ID != id {
-			continue
-		}
-		one := File{Campaigns: []CampaignSpec{c}, Audiences: []AudienceSpec{}}
-		for _, aud := range f.Audiences {
-			for _, name := range c.Audiences {
-				if aud.Name == name {
-					one.Audiences = append(one.Audiences, aud)
-				}
-			}
-		}
-		return writeJSON(w, http.StatusOK, one)
-	}
-	return notFound(fmt.Errorf("campaign %d: %w", id, ErrNotFound))
+	return writeJSON(w, http.StatusOK, one)
 }
 
 // importFile validates and writes a campaigns file (as `chainlens

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -443,4 +444,26 @@ func Export(ctx context.Context, db bun.IDB) (*File, error) {
 		c.Goals = goals
 	}
 	return f, nil
+}
+
+// ExportCampaign returns campaign id with the audiences it names, as an
+// import file (ErrNotFound when there is no such campaign).
+func ExportCampaign(ctx context.Context, db bun.IDB, id int64) (*File, error) {
+	f, err := Export(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range f.Campaigns {
+		if c.ID != id {
+			continue
+		}
+		one := File{Campaigns: []CampaignSpec{c}, Audiences: []AudienceSpec{}}
+		for _, aud := range f.Audiences {
+			if slices.Contains(c.Audiences, aud.Name) {
+				one.Audiences = append(one.Audiences, aud)
+			}
+		}
+		return &one, nil
+	}
+	return nil, fmt.Errorf("campaign %d: %w", id, ErrNotFound)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/uptrace/bun"
 
 	"github.com/chainlens/chainlens/engagement"
 )
@@ -73,7 +74,7 @@ audience names) and writes nothing when any check fails. New position ids
 become configured placements.`
 
 func newCampaignsCmd(g *globals) *cobra.Command {
-	cmd := &cobra.Command{Use: "campaigns", Short: "Import, export, list, pause and resume engagement campaigns", Long: campaignsHelp}
+	cmd := &cobra.Command{Use: "campaigns", Short: "Create, update, import, export, list, pause and resume engagement campaigns", Long: campaignsHelp}
 
 	importCmd := &cobra.Command{
 		Use:   "import FILE.json",
@@ -81,41 +82,85 @@ func newCampaignsCmd(g *globals) *cobra.Command {
 		Long:  campaignsHelp,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f, err := readCampaignFile(args[0])
+			res, err := g.importCampaigns(cmd, args[0], nil)
 			if err != nil {
 				return err
-			}
-			if err := f.Validate(); err != nil {
-				return fmt.Errorf("%s is invalid:\n%w", args[0], err)
-			}
-			cfg, _, db, err := g.setup(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			known := map[string]bool{}
-			for _, ch := range cfg.Chains {
-				known[ch.ID] = true
-			}
-			if err := f.CheckChains(known); err != nil {
-				return fmt.Errorf("%s is invalid:\n%w", args[0], err)
-			}
-			res, err := engagement.Import(cmd.Context(), db, f)
-			if err != nil {
-				return fmt.Errorf("import %s: %w", args[0], err)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "imported %d audiences and %d campaigns (ids %v)\n", res.Audiences, len(res.Campaigns), res.Campaigns)
 			return nil
 		},
 	}
+	create := &cobra.Command{
+		Use:   "create FILE.json",
+		Short: "Create one campaign: a campaigns file with one campaign (no id) and the audiences it names",
+		Long:  campaignsHelp,
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			res, err := g.importCampaigns(cmd, args[0], func(_ bun.IDB, f *engagement.File) error {
+				if len(f.Campaigns) != 1 {
+					return fmt.Errorf("%s: create takes a file with one campaign, not %d", args[0], len(f.Campaigns))
+				}
+				if f.Campaigns[0].ID != 0 {
+					return fmt.Errorf("%s: the campaign has id %d: use \"campaigns update %d\" to change it", args[0], f.Campaigns[0].ID, f.Campaigns[0].ID)
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "created campaign %d\n", res.Campaigns[0])
+			return nil
+		},
+	}
+	update := &cobra.Command{
+		Use:   "update ID FILE.json",
+		Short: "Replace campaign ID with the one campaign of a file (as \"export --id ID\" prints it)",
+		Long:  campaignsHelp,
+		Args:  cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := campaignIDArg(args[0])
+			if err != nil {
+				return err
+			}
+			_, err = g.importCampaigns(cmd, args[1], func(db bun.IDB, f *engagement.File) error {
+				if len(f.Campaigns) != 1 {
+					return fmt.Errorf("%s: update takes a file with one campaign, not %d", args[1], len(f.Campaigns))
+				}
+				if c := f.Campaigns[0].ID; c != 0 && c != id {
+					return fmt.Errorf("%s: the file's campaign is %d, not %d", args[1], c, id)
+				}
+				var n int
+				if err := db.NewRaw("SELECT count(*) FROM campaigns WHERE id = ?", id).Scan(cmd.Context(), &n); err != nil {
+					return err
+				}
+				if n == 0 {
+					return fmt.Errorf("campaign %d does not exist", id)
+				}
+				f.Campaigns[0].ID = id
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "updated campaign %d\n", id)
+			return nil
+		},
+	}
 
+	var exportID int64
 	export := &cobra.Command{
 		Use:   "export",
-		Short: "Print every audience and campaign as an import file",
+		Short: "Print every audience and campaign (or one campaign with --id) as an import file",
 		Args:  cobra.NoArgs,
 		RunE: g.withDB(func(cmd *cobra.Command, _ []string, e env) error {
 			db := e.db
 			f, err := engagement.Export(cmd.Context(), db)
+			if exportID != 0 {
+				f, err = engagement.ExportCampaign(cmd.Context(), db, exportID)
+				if errors.Is(err, engagement.ErrNotFound) {
+					return fmt.Errorf("campaign %d does not exist", exportID)
+				}
+			}
 			if err != nil {
 				return err
 			}
@@ -152,9 +197,9 @@ func newCampaignsCmd(g *globals) *cobra.Command {
 			Short: short,
 			Args:  cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				id, err := strconv.ParseInt(args[0], 10, 64)
-				if err != nil || id <= 0 {
-					return fmt.Errorf("campaign id must be a positive integer, not %q", args[0])
+				id, err := campaignIDArg(args[0])
+				if err != nil {
+					return err
 				}
 				_, _, db, err := g.setup(cmd.Context())
 				if err != nil {
@@ -177,9 +222,9 @@ func newCampaignsCmd(g *globals) *cobra.Command {
 		Short: "Print a campaign's report (impressions, clicks, CTR, conversions, value, wallets, retention) as JSON",
 		Args:  cobra.ExactArgs(1),
 		RunE: g.withDB(func(cmd *cobra.Command, args []string, e env) error {
-			id, err := strconv.ParseInt(args[0], 10, 64)
-			if err != nil || id <= 0 {
-				return fmt.Errorf("campaign id must be a positive integer, not %q", args[0])
+			id, err := campaignIDArg(args[0])
+			if err != nil {
+				return err
 			}
 			r, err := engagement.ReadReport(cmd.Context(), e.db, id)
 			if errors.Is(err, engagement.ErrNotFound) {
@@ -193,10 +238,54 @@ func newCampaignsCmd(g *globals) *cobra.Command {
 			return enc.Encode(r)
 		}),
 	}
-	cmd.AddCommand(importCmd, export, list, report,
+	export.Flags().Int64Var(&exportID, "id", 0, "print only this campaign and the audiences it names")
+	cmd.AddCommand(create, update, importCmd, export, list, report,
 		status("pause", "Stop serving a campaign", "paused"),
 		status("resume", "Serve a paused campaign again", "active"))
 	return cmd
+}
+
+// importCampaigns reads, validates (check, when set, first) and imports
+// the campaigns file at path, in one transaction.
+func (g *globals) importCampaigns(cmd *cobra.Command, path string, check func(bun.IDB, *engagement.File) error) (*engagement.ImportResult, error) {
+	f, err := readCampaignFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.Validate(); err != nil {
+		return nil, fmt.Errorf("%s is invalid:\n%w", path, err)
+	}
+	cfg, _, db, err := g.setup(cmd.Context())
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	if check != nil {
+		if err := check(db, f); err != nil {
+			return nil, err
+		}
+	}
+	known := map[string]bool{}
+	for _, ch := range cfg.Chains {
+		known[ch.ID] = true
+	}
+	if err := f.CheckChains(known); err != nil {
+		return nil, fmt.Errorf("%s is invalid:\n%w", path, err)
+	}
+	res, err := engagement.Import(cmd.Context(), db, f)
+	if err != nil {
+		return nil, fmt.Errorf("import %s: %w", path, err)
+	}
+	return res, nil
+}
+
+// campaignIDArg parses a campaign id argument.
+func campaignIDArg(s string) (int64, error) {
+	id, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || id <= 0 {
+		return 0, fmt.Errorf("campaign id must be a positive integer, not %q", s)
+	}
+	return id, nil
 }
 
 // readCampaignFile parses a campaigns file strictly: unknown fields are errors.

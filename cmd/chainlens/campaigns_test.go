@@ -103,6 +103,44 @@ func TestCampaignsCommand(t *testing.T) {
 		t.Errorf("goal on an unconfigured chain: exit %d %q", code, stderr)
 	}
 
+	// create adds one campaign; export --id prints it with its audiences;
+	// update replaces it from an edited export.
+	if out, stderr, code = run(t, "campaigns", "create", good, "--config", cfg); code != 0 || strings.TrimSpace(out) != "created campaign 2" {
+		t.Fatalf("create: %d %q %q", code, out, stderr)
+	}
+	if _, stderr, code = run(t, "campaigns", "create", round, "--config", cfg); code == 0 || !strings.Contains(stderr, `use "campaigns update 1"`) {
+		t.Errorf("create with an id: exit %d %q", code, stderr)
+	}
+	out, stderr, code = run(t, "campaigns", "export", "--id", "2", "--config", cfg)
+	var one struct {
+		Audiences []map[string]any `json:"audiences"`
+		Campaigns []map[string]any `json:"campaigns"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &one) != nil || len(one.Campaigns) != 1 || one.Campaigns[0]["id"] != 2.0 || len(one.Audiences) != 2 {
+		t.Fatalf("export --id 2: %d %q %q", code, out, stderr)
+	}
+	edited := filepath.Join(dir, "edited.json")
+	_ = os.WriteFile(edited, []byte(strings.Replace(out, `"CL vaults"`, `"CL vaults, round 2"`, 1)), 0o644)
+	if out, stderr, code = run(t, "campaigns", "update", "2", edited, "--config", cfg); code != 0 || strings.TrimSpace(out) != "updated campaign 2" {
+		t.Fatalf("update: %d %q %q", code, out, stderr)
+	}
+	if out, _, _ = run(t, "campaigns", "list", "--config", cfg); !strings.Contains(out, "CL vaults, round 2") || strings.Count(out, "\n") != 3 {
+		t.Errorf("list after update: %q", out)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"update", "1", edited}, "the file's campaign is 2, not 1"},
+		{[]string{"update", "9", good}, "campaign 9 does not exist"},
+		{[]string{"update", "x", good}, "campaign id must be a positive integer"},
+		{[]string{"export", "--id", "9"}, "campaign 9 does not exist"},
+	} {
+		if _, stderr, code = run(t, append(append([]string{"campaigns"}, c.args...), "--config", cfg)...); code == 0 || !strings.Contains(stderr, c.want) {
+			t.Errorf("campaigns %v: exit %d %q, want %q", c.args, code, stderr, c.want)
+		}
+	}
+
 	// The report exists once the aggregator has run.
 	if _, stderr, code = run(t, "campaigns", "report", "1", "--config", cfg); code == 0 || !strings.Contains(stderr, "no report yet") {
 		t.Errorf("report before aggregate: exit %d %q", code, stderr)
