@@ -129,9 +129,14 @@ export const DEFAULT_RETRY: RetryOptions = {
   maxRetryAfterMs: 120_000,
 };
 
-/** Statuses that are retried: timeouts, throttling and server errors, except 501 (never implemented). */
+/**
+ * Statuses that are retried (shapes.md lists 408, 413, 429, 500, 502, 503,
+ * 504, 521, 522 and 524): timeouts, a body refused as too large (by a proxy
+ * that may take it later), throttling and server errors, except 501 (never
+ * implemented).
+ */
 export function isRetryable(status: number): boolean {
-  return status === 408 || status === 429 || (status >= 500 && status <= 599 && status !== 501);
+  return status === 408 || status === 413 || status === 429 || (status >= 500 && status <= 599 && status !== 501);
 }
 
 /**

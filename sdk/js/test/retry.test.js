@@ -22,8 +22,8 @@ function sdkFor(url, extra = {}) {
 }
 
 test("isRetryable: network-ish statuses only", () => {
-  const retried = [408, 429, 500, 502, 503, 504, 521, 522, 524, 599];
-  const final = [200, 204, 301, 400, 401, 403, 404, 409, 413, 415, 422, 501];
+  const retried = [408, 413, 429, 500, 502, 503, 504, 521, 522, 524, 599];
+  const final = [200, 204, 301, 400, 401, 403, 404, 409, 415, 422, 501];
   for (const s of retried) assert.equal(isRetryable(s), true, String(s));
   for (const s of final) assert.equal(isRetryable(s), false, String(s));
 });
@@ -86,7 +86,7 @@ test("a Retry-After beyond maxRetryAfterMs ends the retries", async (t) => {
 });
 
 test("other 4xx (and 501) are not retried", async (t) => {
-  for (const status of [400, 401, 403, 404, 413, 415, 501]) {
+  for (const status of [400, 401, 403, 404, 415, 501]) {
     const srv = await startServer([{ status, body: `{"status":${status},"detail":"no ${status}"}` }]);
     const { sdk, sleeps } = sdkFor(srv.url);
     const r = await sdk.track("a");
