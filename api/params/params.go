@@ -54,6 +54,12 @@ func Parse(op route.Operation, r *http.Request) (Values, error) {
 			}
 		} else {
 			vals = queryValues(query[p.Name], p.Multi)
+			if len(vals) == 0 && len(query[p.Name]) > 0 && !p.Multi {
+				// Sent without a value (?limit=): a value that does not
+				// parse, not an absent parameter taking its default.
+				bad = append(bad, problem.InvalidParam{Name: p.Name, Reason: "must not be empty"})
+				continue
+			}
 		}
 		if len(vals) == 0 {
 			if p.Required {

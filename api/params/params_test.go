@@ -81,6 +81,8 @@ func TestParseInvalid(t *testing.T) {
 		{"/pools/1/x?percent=2&limit=1e3", map[string]string{"limit": "must be an integer"}},
 		{"/pools/1/x?percent=2&min_liquidity=NaN", map[string]string{"min_liquidity": "must be a number"}},
 		{"/pools/1/x?percent=2&realtime=yes", map[string]string{"realtime": "true or false"}},
+		{"/pools/1/x?percent=2&limit=", map[string]string{"limit": "must not be empty"}},
+		{"/pools/1/x?percent=%20&order_by=", map[string]string{"percent": "must not be empty", "order_by": "must not be empty"}},
 		{"/pools/1/x?percent=2&start_date=2025-13-01", map[string]string{"start_date": "must be a date"}},
 		{"/pools/1/x?percent=2&start_date='%20OR%201=1--", map[string]string{"start_date": "must be a date"}},
 		{"/pools/1/x?percent=2&pool_ids=1,2,3,4", map[string]string{"pool_ids": "at most 3 values"}},
