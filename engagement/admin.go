@@ -73,12 +73,13 @@ func ReadReport(ctx context.Context, db bun.IDB, campaignID int64) (*Report, err
 // scope): list, export, import, pause, resume and the report.
 type Admin struct {
 	db *bun.DB
-	// chains are the configured chain ids, which goals and rules must name.
-	chains map[string]bool
+	// chains are the configured chains (id → kind), which goals and rules
+	// must name.
+	chains map[string]string
 }
 
-// NewAdmin returns the admin API over db for the configured chains.
-func NewAdmin(db *bun.DB, chains map[string]bool) *Admin { return &Admin{db: db, chains: chains} }
+// NewAdmin returns the admin API over db for the configured chains (id → kind).
+func NewAdmin(db *bun.DB, chains map[string]string) *Admin { return &Admin{db: db, chains: chains} }
 
 // Register adds the admin routes to h.
 func (a *Admin) Register(h api.Handlers) {

@@ -146,23 +146,37 @@ func ParseRule(raw []byte) (*Rule, error) {
 	return &r, nil
 }
 
-// CheckChains reports goals and rules naming a chain not in known (the
-// configured chains), so a typo is refused at import rather than matching
-// nothing.
-func (f *File) CheckChains(known map[string]bool) error {
+// CheckChains reports goals and rules naming a chain not in kinds (the
+// configured chains' ids and kinds), so a typo is refused at import rather
+// than matching nothing, and goals of a shape the chain's matcher never
+// matches: on an EVM chain a goal is an ERC-20 transfer of its contract
+// (msg_type and event_type do not exist there); elsewhere min_amount counts
+// a denom, which a wasm contract is not.
+func (f *File) CheckChains(kinds map[string]string) error {
 	var errs []string
 	for i, a := range f.Audiences {
 		if a.Kind != "rule" {
 			continue
 		}
-		if r, err := ParseRule(a.Rule); err == nil && !known[r.Chain] {
+		if r, err := ParseRule(a.Rule); err == nil && kinds[r.Chain] == "" {
 			errs = append(errs, fmt.Sprintf("audiences[%d].rule.chain: %q is not a configured chain", i, r.Chain))
 		}
 	}
 	for i, c := range f.Campaigns {
 		for j, g := range c.Goals {
-			if g.Kind == "onchain" && g.Chain != "" && !known[g.Chain] {
-				errs = append(errs, fmt.Sprintf("campaigns[%d].goals[%d].chain: %q is not a configured chain", i, j, g.Chain))
+			if g.Kind != "onchain" || g.Chain == "" {
+				continue
+			}
+			p := fmt.Sprintf("campaigns[%d].goals[%d]", i, j)
+			switch kind := kinds[g.Chain]; {
+			case kind == "":
+				errs = append(errs, fmt.Sprintf("%s.chain: %q is not a configured chain", p, g.Chain))
+			case kind == "evm" && g.Contract == "":
+				errs = append(errs, fmt.Sprintf("%s.contract: %s is an EVM chain: a goal there names the ERC-20 contract whose transfer counts (msg_type and event_type are cosmos goals)", p, g.Chain))
+			case kind == "evm" && (g.MsgType != "" || g.EventType != "" || g.Denom != ""):
+				errs = append(errs, fmt.Sprintf("%s: %s is an EVM chain: msg_type, event_type and denom do not apply (the contract is the token)", p, g.Chain))
+			case kind != "evm" && g.MinAmount != "" && g.Denom == "":
+				errs = append(errs, fmt.Sprintf("%s.denom: min_amount on %s counts an amount of a denom: name it", p, g.Chain))
 			}
 		}
 	}

@@ -155,7 +155,7 @@ func TestConversionsOnDevnet(t *testing.T) {
 				{Kind: "event", Event: "wallet_connected"},
 			}}},
 	}
-	if err := f.CheckChains(map[string]bool{chain.ID: true}); err != nil {
+	if err := f.CheckChains(map[string]string{chain.ID: chain.Kind}); err != nil {
 		t.Fatal(err)
 	}
 	imp, err := engagement.Import(ctx, db, f)

@@ -265,9 +265,9 @@ func (g *globals) importCampaigns(cmd *cobra.Command, path string, check func(bu
 			return nil, err
 		}
 	}
-	known := map[string]bool{}
+	known := map[string]string{}
 	for _, ch := range cfg.Chains {
-		known[ch.ID] = true
+		known[ch.ID] = ch.Kind
 	}
 	if err := f.CheckChains(known); err != nil {
 		return nil, fmt.Errorf("%s is invalid:\n%w", path, err)

@@ -72,9 +72,9 @@ func HandlersWith(cfg *config.Config, db *bun.DB, deps Deps) api.Handlers {
 		h.JSON[id] = fn
 	}
 	engagement.NewService(db, engagement.RecorderOptions{Log: deps.Log, Registerer: deps.Registry}).Register(h)
-	chains := map[string]bool{}
+	chains := map[string]string{}
 	for _, ch := range cfg.Chains {
-		chains[ch.ID] = true
+		chains[ch.ID] = ch.Kind
 	}
 	engagement.NewAdmin(db, chains).Register(h)
 	return h
