@@ -409,6 +409,20 @@ func (j Onchain) matchCosmos(ctx context.Context, tx bun.Tx, goals []goal, lo, h
 	return out, nil
 }
 
+// tokenValueUSD is the USD value of amount base units of an EVM chain's
+// configured token at its configured price (price_usd; the peg for the USD
+// stablecoins, as the stablecoin reports value it); false for a token not
+// configured.
+func (j Onchain) tokenValueUSD(token string, amount math.Int) (math.LegacyDec, bool) {
+	for _, t := range j.Chain.Tokens {
+		if strings.EqualFold(t.Address, token) {
+			scale := math.LegacyNewDec(10).Power(uint64(t.Decimals))
+			return math.LegacyNewDecFromInt(amount).Quo(scale).Mul(t.Price()), true
+		}
+	}
+	return math.LegacyDec{}, false
+}
+
 // valueUSD is the USD value of the coins sent, at the dex chain's hourly
 // price; false when the chain is not the dex chain or no coin is priced.
 func (j Onchain) valueUSD(ctx context.Context, tx bun.Tx, sent map[string]math.Int, at time.Time) (math.LegacyDec, bool, error) {
@@ -656,11 +670,15 @@ func (j Onchain) matchEVM(ctx context.Context, tx bun.Tx, goals []goal, lo, hi i
 			if !ok {
 				continue
 			}
-			out = append(out, conversion{CampaignID: g.CampaignID, GoalID: g.ID, Source: "onchain", AddressNorm: n,
+			c := conversion{CampaignID: g.CampaignID, GoalID: g.ID, Source: "onchain", AddressNorm: n,
 				SourceKey:   j.Chain.ID + ":" + t.TxHash + ":" + strconv.Itoa(t.LogIndex),
 				Attribution: attribution, ExposedAt: exposedAt, ConvertedAt: t.Time,
 				ChainID: &j.Chain.ID, TxHash: ptr(t.TxHash), Height: ptr(t.Height), Verified: true,
-				Denom: ptr(t.Token), Amount: ptr(amount.String())})
+				Denom: ptr(t.Token), Amount: ptr(amount.String())}
+			if v, ok := j.tokenValueUSD(t.Token, amount); ok {
+				c.ValueUSD = ptr(v.String())
+			}
+			out = append(out, c)
 		}
 	}
 	return out, nil

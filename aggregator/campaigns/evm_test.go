@@ -1,0 +1,114 @@
+package campaigns_test
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"cosmossdk.io/math"
+	"github.com/ethereum/go-ethereum/ethclient"
+
+	"github.com/chainlens/chainlens/aggregator"
+	"github.com/chainlens/chainlens/config"
+	"github.com/chainlens/chainlens/devchain/evmreplay"
+	"github.com/chainlens/chainlens/engagement"
+	"github.com/chainlens/chainlens/indexer"
+	evmindexer "github.com/chainlens/chainlens/indexer/evm"
+	"github.com/chainlens/chainlens/internal/app"
+	"github.com/chainlens/chainlens/internal/evmtest"
+	"github.com/chainlens/chainlens/internal/testdb"
+)
+
+// TestOnchainConversionOnEVM indexes the recorded go-ethereum devnet from
+// its replay node: the sender of one indexed ERC-20 transfer, who saw the
+// campaign 5 s before (10 s window), converts on the token's goal. The
+// conversion carries the transfer's tx hash, height and amount, and its USD
+// value at the token's configured price (price_usd; the peg for a USD
+// stablecoin): amount ÷ 10^decimals × price.
+func TestOnchainConversionOnEVM(t *testing.T) {
+	ctx := context.Background()
+	url := evmtest.Start(t, evmreplay.Options{})
+	db, _ := testdb.New(t)
+	ch := evmtest.Chain(url)
+	ch.Confirmations = 0
+	client, err := ethclient.Dial(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(client.Close)
+	m, _ := indexer.NewMetrics(nil)
+	ictx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if err := evmindexer.New(ch, db, client, slog.New(slog.DiscardHandler), m).Run(ictx, evmtest.LastHeight); err != nil {
+		t.Fatal(err)
+	}
+	var tr struct {
+		Token  string    `bun:"token"`
+		Sender string    `bun:"sender"`
+		Amount string    `bun:"amount"`
+		TxHash string    `bun:"tx_hash"`
+		Height int64     `bun:"height"`
+		Time   time.Time `bun:"time"`
+	}
+	if err := db.NewRaw(`SELECT t.token, t.sender, t.amount::text AS amount, t.tx_hash, t.height, b.time FROM erc20_transfers t
+		JOIN evm_blocks b ON b.chain_id = t.chain_id AND b.height = t.height
+		WHERE t.chain_id = ? AND t.kind = 'transfer' ORDER BY t.height, t.log_index LIMIT 1`, ch.ID).Scan(ctx, &tr); err != nil {
+		t.Fatal(err)
+	}
+	var token config.Token
+	for _, tk := range ch.Tokens {
+		if strings.EqualFold(tk.Address, tr.Token) {
+			token = tk
+		}
+	}
+	if token.Symbol == "" {
+		t.Fatalf("token %s is not configured", tr.Token)
+	}
+	start := tr.Time.Add(-time.Hour).UTC().Truncate(time.Second)
+	f := &engagement.File{
+		Audiences: []engagement.AudienceSpec{{Name: "sender", Kind: "addresses", Addresses: []string{tr.Sender}}},
+		Campaigns: []engagement.CampaignSpec{{Owner: "o", Name: "send", StartDate: start.Format(time.RFC3339),
+			EndDate: start.Add(24 * time.Hour).Format(time.RFC3339), Audiences: []string{"sender"}, AttributionWindow: "10s",
+			Creatives: []engagement.CreativeSpec{{PositionID: "wallet_home", URL: "https://app.example/"}},
+			Goals:     []engagement.GoalSpec{{Kind: "onchain", Chain: ch.ID, Contract: tr.Token, MinAmount: tr.Amount}}}},
+	}
+	if err := f.CheckChains(map[string]string{ch.ID: ch.Kind}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := engagement.Import(ctx, db, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	norm, _ := engagement.Normalize(tr.Sender)
+	if _, err := db.ExecContext(ctx, `INSERT INTO impressions (campaign_id, audience_id, position_id, address, address_norm, shown_at)
+		SELECT ?, id, 'wallet_home', ?, ?, ? FROM audiences WHERE name = 'sender'`, res.Campaigns[0], tr.Sender, norm, tr.Time.Add(-5*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	sched, err := aggregator.New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, app.Jobs(&config.Config{Chains: []config.Chain{ch}})...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sched.RunOnce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var got []struct {
+		TxHash string `bun:"tx_hash"`
+		Height int64  `bun:"height"`
+		Amount string `bun:"amount"`
+		Value  string `bun:"value_usd"`
+	}
+	if err := db.NewRaw(`SELECT tx_hash, height, amount::text AS amount, value_usd::text AS value_usd FROM conversions WHERE campaign_id = ?`,
+		res.Campaigns[0]).Scan(ctx, &got); err != nil {
+		t.Fatal(err)
+	}
+	amt, _ := math.NewIntFromString(tr.Amount)
+	want := math.LegacyNewDecFromInt(amt).Quo(math.LegacyNewDec(10).Power(uint64(token.Decimals))).Mul(token.Price())
+	if len(got) != 1 || got[0].TxHash != tr.TxHash || got[0].Height != tr.Height || got[0].Amount != tr.Amount {
+		t.Fatalf("conversions %+v, want one of tx %s at %d for %s", got, tr.TxHash, tr.Height, tr.Amount)
+	}
+	if v, err := math.LegacyNewDecFromStr(got[0].Value); err != nil || !v.Equal(want) || !want.IsPositive() {
+		t.Errorf("value_usd %s, want %s (%s %s at %s)", got[0].Value, want, tr.Amount, token.Symbol, token.Price())
+	}
+}
