@@ -2,6 +2,8 @@ package campaigns_test
 
 import (
 	"context"
+	"database/sql"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -9,8 +11,10 @@ import (
 
 	"cosmossdk.io/math"
 	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/uptrace/bun"
 
 	"github.com/chainlens/chainlens/aggregator"
+	"github.com/chainlens/chainlens/aggregator/campaigns"
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/devchain/evmreplay"
 	"github.com/chainlens/chainlens/engagement"
@@ -29,34 +33,7 @@ import (
 // stablecoin): amount ÷ 10^decimals × price.
 func TestOnchainConversionOnEVM(t *testing.T) {
 	ctx := context.Background()
-	url := evmtest.Start(t, evmreplay.Options{})
-	db, _ := testdb.New(t)
-	ch := evmtest.Chain(url)
-	ch.Confirmations = 0
-	client, err := ethclient.Dial(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(client.Close)
-	m, _ := indexer.NewMetrics(nil)
-	ictx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	if err := evmindexer.New(ch, db, client, slog.New(slog.DiscardHandler), m).Run(ictx, evmtest.LastHeight); err != nil {
-		t.Fatal(err)
-	}
-	var tr struct {
-		Token  string    `bun:"token"`
-		Sender string    `bun:"sender"`
-		Amount string    `bun:"amount"`
-		TxHash string    `bun:"tx_hash"`
-		Height int64     `bun:"height"`
-		Time   time.Time `bun:"time"`
-	}
-	if err := db.NewRaw(`SELECT t.token, t.sender, t.amount::text AS amount, t.tx_hash, t.height, b.time FROM erc20_transfers t
-		JOIN evm_blocks b ON b.chain_id = t.chain_id AND b.height = t.height
-		WHERE t.chain_id = ? AND t.kind = 'transfer' ORDER BY t.height, t.log_index LIMIT 1`, ch.ID).Scan(ctx, &tr); err != nil {
-		t.Fatal(err)
-	}
+	db, ch, tr := indexEVM(t)
 	var token config.Token
 	for _, tk := range ch.Tokens {
 		if strings.EqualFold(tk.Address, tr.Token) {
@@ -110,5 +87,88 @@ func TestOnchainConversionOnEVM(t *testing.T) {
 	}
 	if v, err := math.LegacyNewDecFromStr(got[0].Value); err != nil || !v.Equal(want) || !want.IsPositive() {
 		t.Errorf("value_usd %s, want %s (%s %s at %s)", got[0].Value, want, tr.Amount, token.Symbol, token.Price())
+	}
+}
+
+// evmTransfer is the first indexed ERC-20 transfer of the recorded devnet.
+type evmTransfer struct {
+	Token  string    `bun:"token"`
+	Sender string    `bun:"sender"`
+	Amount string    `bun:"amount"`
+	TxHash string    `bun:"tx_hash"`
+	Height int64     `bun:"height"`
+	Time   time.Time `bun:"time"`
+}
+
+// indexEVM indexes the recorded go-ethereum devnet from its replay node and
+// returns its first ERC-20 transfer.
+func indexEVM(t *testing.T) (*bun.DB, config.Chain, evmTransfer) {
+	t.Helper()
+	ctx := context.Background()
+	url := evmtest.Start(t, evmreplay.Options{})
+	db, _ := testdb.New(t)
+	ch := evmtest.Chain(url)
+	ch.Confirmations = 0
+	client, err := ethclient.Dial(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(client.Close)
+	m, _ := indexer.NewMetrics(nil)
+	ictx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if err := evmindexer.New(ch, db, client, slog.New(slog.DiscardHandler), m).Run(ictx, evmtest.LastHeight); err != nil {
+		t.Fatal(err)
+	}
+	var tr evmTransfer
+	if err := db.NewRaw(`SELECT t.token, t.sender, t.amount::text AS amount, t.tx_hash, t.height, b.time FROM erc20_transfers t
+		JOIN evm_blocks b ON b.chain_id = t.chain_id AND b.height = t.height
+		WHERE t.chain_id = ? AND t.kind = 'transfer' ORDER BY t.height, t.log_index LIMIT 1`, ch.ID).Scan(ctx, &tr); err != nil {
+		t.Fatal(err)
+	}
+	return db, ch, tr
+}
+
+// TestTxLookupsTakeTurns: with more pending tx hashes than a run looks up,
+// those not found yet go after the others, so a newer event's hash is
+// verified on the next run (it waited for the older ones to time out, 24 h).
+func TestTxLookupsTakeTurns(t *testing.T) {
+	ctx := context.Background()
+	db, _, tr := indexEVM(t)
+	now := tr.Time.Add(time.Hour)
+	ev := func(id, hash string, received time.Time) {
+		t.Helper()
+		if _, err := db.ExecContext(ctx, `INSERT INTO tracked_events (id, source, name, identity_type, identity_id, identity_norm, attributes, timestamp, received_at, dedupe_key)
+			VALUES (?, 'track', 'swap', 'address', ?, ?, jsonb_build_object('tx_hash', ?::text), ?, ?, ?)`,
+			id, tr.Sender, strings.TrimPrefix(tr.Sender, "0x"), hash, received, received, "k"+id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 3 {
+		ev(fmt.Sprintf("evt_old%d", i), "0x"+strings.Repeat(fmt.Sprint(i), 64), now.Add(time.Duration(i-10)*time.Minute))
+	}
+	ev("evt_new", tr.TxHash, now.Add(-time.Minute))
+	job := campaigns.Website{Now: func() time.Time { return now }, Batch: 2}
+	status := func() string {
+		var s sql.NullString
+		if err := db.NewRaw(`SELECT tx_status FROM tracked_events WHERE id = 'evt_new'`).Scan(ctx, &s); err != nil {
+			t.Fatal(err)
+		}
+		return s.String
+	}
+	for run := 1; run <= 2; run++ {
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := job.Run(ctx, tx, 0); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := status(), map[int]string{1: "", 2: "verified"}[run]; got != want {
+			t.Errorf("after run %d: the newest event's tx is %q, want %q", run, got, want)
+		}
 	}
 }

@@ -31,6 +31,15 @@ const TxLookupWindow = 24 * time.Hour
 type Website struct {
 	// Now is the wall clock (tests fix it).
 	Now func() time.Time
+	// Batch bounds the events one run looks at (0: EventsPerRun).
+	Batch int
+}
+
+func (j Website) batch() int {
+	if j.Batch > 0 {
+		return j.Batch
+	}
+	return EventsPerRun
 }
 
 // Name is engagement_website_conversions.
@@ -60,17 +69,20 @@ type pendingTx struct {
 	ReceivedAt  time.Time `bun:"received_at"`
 }
 
-// verify looks up the tx hash of every event still pending: found and
-// successful and signed (cosmos) or sent (EVM) by the event's identity is
-// verified; found otherwise is failed or signer_mismatch; not found within
-// TxLookupWindow of receipt is not_found.
+// verify looks up the tx hash of the pending events least recently looked
+// up (a batch per run): found and successful and signed (cosmos) or sent
+// (EVM) by the event's identity is verified; found otherwise is failed or
+// signer_mismatch; not found within TxLookupWindow of receipt is not_found;
+// not found yet, it is looked up again after every other pending event.
 func (j Website) verify(ctx context.Context, tx bun.Tx) (int64, error) {
 	var pend []pendingTx
 	if err := tx.NewRaw(`SELECT id, identity_norm, attributes->>'tx_hash' AS tx_hash, received_at FROM tracked_events
-		WHERE tx_status IS NULL AND (attributes->>'tx_hash') IS NOT NULL ORDER BY received_at LIMIT ?`, EventsPerRun).Scan(ctx, &pend); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		WHERE tx_status IS NULL AND (attributes->>'tx_hash') IS NOT NULL ORDER BY tx_checked_at NULLS FIRST, received_at LIMIT ?`,
+		j.batch()).Scan(ctx, &pend); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return 0, fmt.Errorf("pending tx hashes: %w", err)
 	}
 	var n int64
+	var again []string // still not found: looked up again after the others
 	for _, p := range pend {
 		status, chainID, height, err := lookupTx(ctx, tx, p.Hash, p.IdentityNrm)
 		if err != nil {
@@ -78,6 +90,7 @@ func (j Website) verify(ctx context.Context, tx bun.Tx) (int64, error) {
 		}
 		if status == "" {
 			if j.now().Sub(p.ReceivedAt) < TxLookupWindow {
+				again = append(again, p.ID)
 				continue
 			}
 			status = "not_found"
@@ -92,6 +105,11 @@ func (j Website) verify(ctx context.Context, tx bun.Tx) (int64, error) {
 			}
 		}
 		n++
+	}
+	if len(again) > 0 {
+		if _, err := tx.NewRaw(`UPDATE tracked_events SET tx_checked_at = ? WHERE id = ANY(?::text[])`, j.now(), pgdialect.Array(again)).Exec(ctx); err != nil {
+			return n, fmt.Errorf("pending tx hashes checked: %w", err)
+		}
 	}
 	return n, nil
 }
@@ -183,7 +201,7 @@ func (j Website) attribute(ctx context.Context, tx bun.Tx) (int64, error) {
 	if err := tx.NewRaw(`SELECT id, name, identity_norm, click_id, timestamp, coalesce(tx_status = 'verified', false) AS verified,
 			CASE WHEN jsonb_typeof(attributes->'amount_usd') = 'number' AND (attributes->>'amount_usd')::numeric >= 0
 				THEN (attributes->>'amount_usd')::numeric::text END AS amount_usd
-		FROM tracked_events WHERE attributed_at IS NULL ORDER BY received_at LIMIT ?`, EventsPerRun).Scan(ctx, &evs); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		FROM tracked_events WHERE attributed_at IS NULL ORDER BY received_at LIMIT ?`, j.batch()).Scan(ctx, &evs); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return 0, fmt.Errorf("unattributed events: %w", err)
 	}
 	if len(evs) == 0 {
