@@ -16,6 +16,7 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
+	"github.com/chainlens/chainlens/chains/cosmos"
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/store"
 )
@@ -31,18 +32,23 @@ const maxHeights = 50_000
 
 // Job writes ics_rewards: one row per reward the provider module recorded
 // on receipt, from its received_ics_rewards events (ICS ≥ v6.1, Gaia ≥
-// v20; earlier providers emitted none, so earlier rewards are not seen) or
-// update_consumer events carrying the same attributes (consumer_id,
+// v20) or update_consumer events carrying the same attributes (consumer_id,
 // consumer_chain_id, reward_denom, reward_amount; seen in an interim
 // release's source), in successful txs past the watermark, one per receipt. The token's base
 // denom comes from the ICS-20 packet received before the event in the same
 // tx (the rewards arrive as an IBC transfer to the consumer rewards pool).
+// Earlier providers emitted no event: an ICS-20 receipt by the consumer
+// rewards pool over a channel of ConsumerChannels, in a tx without such an
+// event, is a reward of that channel's consumer (consumer_id unknown: '').
 // A watermark of 0 rebuilds from scratch.
 type Job struct {
 	Chain config.Chain
 	// Dex is the chain whose prices value the rewards (the dex chain, kind
 	// osmosis); with no ID no denoms are matched.
 	Dex config.Chain
+	// ConsumerChannels maps the Hub's channel of each consumer chain to its
+	// chain id (config staking.consumer_channels).
+	ConsumerChannels map[string]string
 }
 
 // Name is the job name.
@@ -95,7 +101,12 @@ func (j Job) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error)
 	if err := tx.NewRaw(rewardsSQL, id, wm, to).Scan(ctx, &found); err != nil {
 		return 0, 0, fmt.Errorf("ics rewards: %w", err)
 	}
-	rows := make([]reward, 0, len(found))
+	fallback, err := j.receiptsWithoutEvents(ctx, tx, wm, to)
+	if err != nil {
+		return 0, 0, err
+	}
+	rows := make([]reward, 0, len(found)+len(fallback))
+	rows = append(rows, fallback...)
 	type receipt struct {
 		height int64
 		tx     int
@@ -204,6 +215,60 @@ func (j Job) matchDenoms(ctx context.Context, tx bun.Tx) (int64, error) {
 	}
 	return n, nil
 }
+
+// receiptsWithoutEvents are the rewards of (wm, to] that only their ICS-20
+// receipt shows (providers before ICS v6.1): successful receipts by the
+// consumer rewards pool over a channel of ConsumerChannels, in successful
+// txs that hold no reward event.
+func (j Job) receiptsWithoutEvents(ctx context.Context, tx bun.Tx, wm, to int64) ([]reward, error) {
+	if len(j.ConsumerChannels) == 0 {
+		return nil, nil
+	}
+	pool, err := cosmos.ModuleAddress(j.Chain.Bech32Prefix, consumerRewardsPool)
+	if err != nil {
+		return nil, err
+	}
+	var channels []string
+	for ch := range j.ConsumerChannels {
+		channels = append(channels, ch)
+	}
+	var found []struct {
+		Height     int64     `bun:"height"`
+		TxIndex    int       `bun:"tx_index"`
+		EventIndex int       `bun:"event_index"`
+		Time       time.Time `bun:"time"`
+		SrcPort    string    `bun:"src_port"`
+		SrcChannel string    `bun:"src_channel"`
+		DstPort    string    `bun:"dst_port"`
+		DstChannel string    `bun:"dst_channel"`
+		Denom      string    `bun:"denom"`
+		Amount     string    `bun:"amount"`
+	}
+	if err := tx.NewRaw(`SELECT p.height, p.tx_index, p.event_index, b.time, p.src_port, p.src_channel, p.dst_port, p.dst_channel,
+			p.denom, p.amount::text AS amount
+		FROM ibc_packets p
+		JOIN txs t ON t.chain_id = p.chain_id AND t.height = p.height AND t.tx_index = p.tx_index AND t.code = 0
+		JOIN blocks b ON b.chain_id = p.chain_id AND b.height = p.height
+		WHERE p.chain_id = ?0 AND p.height > ?1 AND p.height <= ?2 AND p.kind = 'recv' AND p.success IS NOT FALSE
+			AND p.receiver = ?3 AND p.dst_port = 'transfer' AND p.dst_channel = ANY(?4::text[]) AND p.amount > 0
+			AND NOT EXISTS (SELECT 1 FROM events e WHERE e.chain_id = p.chain_id AND e.height = p.height AND e.tx_index = p.tx_index
+				AND e.type IN ('received_ics_rewards', 'update_consumer')
+				AND e.attributes @> '[{"key": "reward_amount"}]')
+		ORDER BY p.height, p.tx_index, p.event_index`, j.Chain.ID, wm, to, pool, pgdialect.Array(channels)).Scan(ctx, &found); err != nil {
+		return nil, fmt.Errorf("consumer rewards pool receipts: %w", err)
+	}
+	out := make([]reward, 0, len(found))
+	for _, f := range found {
+		path := ReceivedPath(f.SrcPort, f.SrcChannel, f.DstPort, f.DstChannel, f.Denom)
+		out = append(out, reward{ChainID: j.Chain.ID, Height: f.Height, TxIndex: f.TxIndex, EventIndex: f.EventIndex, Time: f.Time,
+			ConsumerChainID: j.ConsumerChannels[f.DstChannel], Denom: VoucherDenom(path), BaseDenom: BaseDenom(path), Amount: f.Amount})
+	}
+	return out, nil
+}
+
+// consumerRewardsPool is the provider module account the consumers'
+// rewards are sent to (chain-events.md §8.3).
+const consumerRewardsPool = "consumer_rewards_pool"
 
 // VoucherDenom is the ICS-20 voucher denom of a full denom path:
 // ibc/ + upper-hex SHA-256 of the path; a path without hops is the denom

@@ -203,3 +203,63 @@ func mustExec(t *testing.T, db *bun.DB, query string, args ...any) {
 		t.Fatal(err)
 	}
 }
+
+// TestRewardsBeforeICSEvents: a provider before ICS v6.1 emitted no event
+// about a reward; its receipt by the consumer rewards pool over a channel
+// of staking.consumer_channels is the reward of that channel's consumer.
+// A receipt by another account, or over a channel not configured, is none;
+// a receipt with a reward event counts once (by its event).
+func TestRewardsBeforeICSEvents(t *testing.T) {
+	ctx := context.Background()
+	db, _ := testdb.New(t)
+	hub := localnet.Hub.Index(t, db)
+	var ok []struct {
+		Height  int64 `bun:"height"`
+		TxIndex int   `bun:"tx_index"`
+	}
+	if err := db.NewRaw(`SELECT height, tx_index FROM txs WHERE chain_id = ? AND code = 0 ORDER BY height, tx_index LIMIT 2`, hub.ID).Scan(ctx, &ok); err != nil || len(ok) < 2 {
+		t.Fatalf("recording: %v %v", ok, err)
+	}
+	receipt := func(i, ev int, channel, receiver, amount string) {
+		t.Helper()
+		mustExec(t, db, `INSERT INTO ibc_packets (chain_id, height, tx_index, event_index, msg_index, kind, src_port, src_channel,
+			dst_port, dst_channel, sequence, timeout_timestamp, denom, amount, sender, receiver, success)
+			VALUES (?, ?, ?, ?, -1, 'recv', 'transfer', 'channel-1', 'transfer', ?, ?, 0, 'untrn', ?, 'neutron1consumer', ?, true)`,
+			hub.ID, ok[i].Height, ok[i].TxIndex, ev, channel, ev, amount, receiver)
+	}
+	receipt(0, 900, "channel-569", rewardsAddress, "2000000") // a reward of neutron-1
+	receipt(0, 910, "channel-569", "cosmos1someoneelse", "5") // not to the pool
+	receipt(0, 920, "channel-999", rewardsAddress, "7")       // a channel not configured
+	receipt(1, 900, "channel-569", rewardsAddress, "3000000") // with its event (ICS ≥ v6.1): counted by the event
+	attrs, _ := json.Marshal([]map[string]string{{"key": "module", "value": "provider"}, {"key": "consumer_id", "value": "0"},
+		{"key": "consumer_chain_id", "value": "neutron-1"}, {"key": "reward_denom", "value": ntrnOnHub}, {"key": "reward_amount", "value": "3000000"}})
+	mustExec(t, db, `INSERT INTO events (chain_id, height, tx_index, event_index, msg_index, mode, type, attributes)
+		VALUES (?, ?, ?, 903, -1, '', 'received_ics_rewards', ?)`, hub.ID, ok[1].Height, ok[1].TxIndex, string(attrs))
+
+	for _, wm := range []int64{0, 0} { // a rebuild gives the same rows
+		if err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			if _, err := tx.ExecContext(ctx, "DELETE FROM ics_rewards"); err != nil {
+				return err
+			}
+			_, _, err := aggics.Job{Chain: hub, ConsumerChannels: map[string]string{"channel-569": "neutron-1"}}.Run(ctx, tx, wm)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		var got []struct {
+			ConsumerID string `bun:"consumer_id"`
+			Consumer   string `bun:"consumer_chain_id"`
+			Denom      string `bun:"denom"`
+			Base       string `bun:"base_denom"`
+			Amount     string `bun:"amount"`
+		}
+		if err := db.NewRaw(`SELECT consumer_id, consumer_chain_id, denom, base_denom, amount::text AS amount FROM ics_rewards
+			ORDER BY height, tx_index, event_index`).Scan(ctx, &got); err != nil {
+			t.Fatal(err)
+		}
+		want := `[{ neutron-1 ` + ntrnOnHub + ` untrn 2000000} {0 neutron-1 ` + ntrnOnHub + ` untrn 3000000}]`
+		if fmt.Sprint(got) != want {
+			t.Errorf("ics_rewards %v\nwant %s", got, want)
+		}
+	}
+}

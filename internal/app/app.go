@@ -106,7 +106,7 @@ func Jobs(cfg *config.Config) []aggregator.Job {
 	}
 	if ch, ok := aggics.Chain(cfg); ok {
 		dex, _ := aggdex.Chain(cfg)
-		jobs = append(jobs, aggics.Job{Chain: ch, Dex: dex})
+		jobs = append(jobs, aggics.Job{Chain: ch, Dex: dex, ConsumerChannels: cfg.Staking.ConsumerChannels})
 	}
 	if ch, ok := aggsa.Chain(cfg); ok {
 		jobs = append(jobs, aggsa.Job{Chain: ch})
