@@ -70,14 +70,14 @@ type pendingTx struct {
 }
 
 // verify looks up the tx hash of the pending events least recently looked
-// up (a batch per run): found and successful and signed (cosmos) or sent
+// at (checked, else received; a batch per run): found and successful and signed (cosmos) or sent
 // (EVM) by the event's identity is verified; found otherwise is failed or
 // signer_mismatch; not found within TxLookupWindow of receipt is not_found;
 // not found yet, it is looked up again after every other pending event.
 func (j Website) verify(ctx context.Context, tx bun.Tx) (int64, error) {
 	var pend []pendingTx
 	if err := tx.NewRaw(`SELECT id, identity_norm, attributes->>'tx_hash' AS tx_hash, received_at FROM tracked_events
-		WHERE tx_status IS NULL AND (attributes->>'tx_hash') IS NOT NULL ORDER BY tx_checked_at NULLS FIRST, received_at LIMIT ?`,
+		WHERE tx_status IS NULL AND (attributes->>'tx_hash') IS NOT NULL ORDER BY coalesce(tx_checked_at, received_at), id LIMIT ?`,
 		j.batch()).Scan(ctx, &pend); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return 0, fmt.Errorf("pending tx hashes: %w", err)
 	}

@@ -4,10 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math/big"
+	"slices"
 	"time"
-
-	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
@@ -50,47 +51,88 @@ func (s *Service) buyStake(ctx context.Context, req *api.Request) (*api.Response
 	if len(bs) == 0 {
 		return &api.Response{Body: out, Freshness: fresh}, nil
 	}
-	var rows []struct {
-		Hour     time.Time      `bun:"hour"`
-		Price    sql.NullString `bun:"price"`
-		Acquired string         `bun:"acquired"`
-		Staked   string         `bun:"staked"`
-		Native   string         `bun:"native"`
-		USDC     string         `bun:"usdc"`
-		CNative  string         `bun:"claimed_native"`
-		CUSDC    string         `bun:"claimed_usdc"`
+	var native struct {
+		Decimals int64  `bun:"decimals"`
+		Market   int64  `bun:"market_id"`
+		Exponent *int64 `bun:"exponent"`
 	}
-	if err := s.db.NewRaw(`WITH n AS (SELECT decimals, market_id FROM dydx_native_token WHERE chain_id = ?0 ORDER BY height DESC LIMIT 1),
-		m AS (SELECT d.exponent FROM dydx_markets d, n WHERE d.chain_id = ?0 AND d.market_id = n.market_id ORDER BY d.height DESC LIMIT 1),
-		c AS (SELECT hour, native_in,
-			sum(staked_delta) OVER w AS staked, sum(native_delta) OVER w AS native, sum(usdc_delta) OVER w AS usdc,
-			sum(claimed_native) OVER w AS claimed_native, sum(claimed_usdc) OVER w AS claimed_usdc
-			FROM perp_buystake_hourly WHERE chain_id = ?0 AND address = ?1 WINDOW w AS (ORDER BY hour))
-		SELECT h.hour,
-			((SELECT p.price FROM perp_price_hourly p WHERE p.chain_id = ?0 AND p.market_id = n.market_id AND p.hour <= h.hour
-				ORDER BY p.hour DESC LIMIT 1) * ('1e' || (SELECT exponent FROM m))::numeric)::text AS price,
-			(coalesce((SELECT native_in FROM c WHERE c.hour = h.hour), 0) * ('1e' || -n.decimals)::numeric)::text AS acquired,
-			(coalesce(l.staked, 0) * ('1e' || -n.decimals)::numeric)::text AS staked,
-			(coalesce(l.native, 0) * ('1e' || -n.decimals)::numeric)::text AS native,
-			(coalesce(l.usdc, 0) * 0.000001)::text AS usdc,
-			(coalesce(l.claimed_native, 0) * ('1e' || -n.decimals)::numeric)::text AS claimed_native,
-			(coalesce(l.claimed_usdc, 0) * 0.000001)::text AS claimed_usdc
-		FROM unnest(?2::timestamptz[]) AS h(hour) CROSS JOIN n
-		LEFT JOIN LATERAL (SELECT * FROM c WHERE c.hour <= h.hour ORDER BY c.hour DESC LIMIT 1) l ON true
-		ORDER BY h.hour DESC`, s.chainID, s.buyStakeAddress, pgdialect.Array(bs)).Scan(ctx, &rows); err != nil {
+	err = s.db.NewRaw(`SELECT n.decimals, n.market_id,
+			(SELECT d.exponent FROM dydx_markets d WHERE d.chain_id = ?0 AND d.market_id = n.market_id ORDER BY d.height DESC LIMIT 1) AS exponent
+		FROM (SELECT decimals, market_id FROM dydx_native_token WHERE chain_id = ?0 ORDER BY height DESC LIMIT 1) n`, s.chainID).Scan(ctx, &native)
+	if errors.Is(err, sql.ErrNoRows) { // no genesis catalog: NATIVE is unknown
+		return nil, fmt.Errorf("chain %s: the native token is not in the catalog: %w", s.chainID, problem.ErrNotIndexed)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("native token: %w", err)
+	}
+	// The address's hours with activity up to the range's end, oldest
+	// first: their running sums are its balances at each hour's end (one
+	// pass, whatever the range's length).
+	last := api.NextBucket(bs[len(bs)-1], api.Hour)
+	var acts []struct {
+		Hour    time.Time `bun:"hour"`
+		In      string    `bun:"native_in"`
+		Staked  string    `bun:"staked_delta"`
+		Native  string    `bun:"native_delta"`
+		USDC    string    `bun:"usdc_delta"`
+		CNative string    `bun:"claimed_native"`
+		CUSDC   string    `bun:"claimed_usdc"`
+	}
+	if err := s.db.NewRaw(`SELECT hour, native_in::text AS native_in, staked_delta::text AS staked_delta, native_delta::text AS native_delta,
+			usdc_delta::text AS usdc_delta, claimed_native::text AS claimed_native, claimed_usdc::text AS claimed_usdc
+		FROM perp_buystake_hourly WHERE chain_id = ? AND address = ? AND hour < ? ORDER BY hour`, s.chainID, s.buyStakeAddress, last).
+		Scan(ctx, &acts); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("perp_buystake_hourly: %w", err)
 	}
-	num := func(v string) *json.Number { n := api.Number(v); return &n }
-	for _, r := range rows {
-		o := row{Labels: r.Hour.UTC().Format(time.DateTime), Acquired: num(r.Acquired), Staked: num(r.Staked),
-			LiquidNative: num(r.Native), LiquidUSDC: num(r.USDC), ClaimedNative: num(r.CNative), ClaimedUSDC: num(r.CUSDC)}
-		if r.Price.Valid {
-			o.Price = num(r.Price.String)
+	var prices []change
+	if native.Exponent != nil {
+		if prices, err = s.changes(ctx, "perp_price_hourly", "market_id", "price", []int64{native.Market}, api.NextBucket(bs[0], api.Hour), last); err != nil {
+			return nil, err
+		}
+	}
+	unit, usdc := pow10(-native.Decimals), pow10(-6)
+	sums := make([]*big.Rat, 5) // staked, native, usdc, claimed native, claimed usdc
+	for i := range sums {
+		sums[i] = new(big.Rat)
+	}
+	var price *big.Rat
+	num := func(r *big.Rat, scale *big.Rat, digits int) *json.Number {
+		return number(new(big.Rat).Mul(r, scale), digits)
+	}
+	i, j := 0, 0
+	for _, h := range bs {
+		end := api.NextBucket(h, api.Hour)
+		acquired := new(big.Rat)
+		for ; i < len(acts) && acts[i].Hour.Before(end); i++ {
+			a := acts[i]
+			for k, v := range []string{a.Staked, a.Native, a.USDC, a.CNative, a.CUSDC} {
+				d, err := rat(v)
+				if err != nil {
+					return nil, fmt.Errorf("perp_buystake_hourly %s: %w", a.Hour, err)
+				}
+				sums[k].Add(sums[k], d)
+			}
+			if a.Hour.Equal(h) {
+				if acquired, err = rat(a.In); err != nil {
+					return nil, fmt.Errorf("perp_buystake_hourly %s: %w", a.Hour, err)
+				}
+			}
+		}
+		for ; j < len(prices) && prices[j].Hour.Before(end); j++ {
+			p, err := rat(prices[j].Value)
+			if err != nil {
+				return nil, err
+			}
+			price = p.Mul(p, pow10(*native.Exponent))
+		}
+		o := row{Labels: h.UTC().Format(time.DateTime), Acquired: num(acquired, unit, 18), Staked: num(sums[0], unit, 18),
+			LiquidNative: num(sums[1], unit, 18), LiquidUSDC: num(sums[2], usdc, 6), ClaimedNative: num(sums[3], unit, 18),
+			ClaimedUSDC: num(sums[4], usdc, 6)}
+		if price != nil {
+			o.Price = number(price, 18)
 		}
 		out = append(out, o)
 	}
-	if len(out) == 0 { // no genesis catalog: NATIVE is unknown
-		return nil, fmt.Errorf("chain %s: the native token is not in the catalog: %w", s.chainID, problem.ErrNotIndexed)
-	}
+	slices.Reverse(out) // newest first
 	return &api.Response{Body: out, Freshness: fresh}, nil
 }

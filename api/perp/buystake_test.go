@@ -117,4 +117,36 @@ func TestBuyStakeMetrics(t *testing.T) {
 	if last["stakingRewardsClaimedNATIVE"] != json.Number("0") || last["stakingRewardsClaimedUSDC"] != json.Number("0") {
 		t.Errorf("claimed %v / %v, the chain paid nothing", last["stakingRewardsClaimedNATIVE"], last["stakingRewardsClaimedUSDC"])
 	}
+	// An hour of activity before the range (here: five hours before the
+	// first block) carries into every hour after it: 7 NATIVE more staked,
+	// 1.5 USDC more held, 2 NATIVE of rewards claimed; nothing acquired in
+	// the last hour but what was.
+	if _, err := db.ExecContext(t.Context(), `INSERT INTO perp_buystake_hourly
+		(chain_id, address, hour, native_in, usdc_in, native_delta, usdc_delta, staked_delta, claimed_native, claimed_usdc)
+		VALUES (?, ?, ?, 9000000000000000000, 0, 0, 1500000, 7000000000000000000, 2000000000000000000, 0)`,
+		ch.ID, bob, tip.Truncate(time.Hour).Add(-5*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	var again []map[string]any
+	srv.GetJSON(t, "/perp/tokenomics/buystake_address_metrics", &again)
+	plus := func(k string, d *big.Rat) string {
+		n, _ := last[k].(json.Number)
+		v, _ := new(big.Rat).SetString(string(n))
+		return v.Add(v, d).FloatString(0)
+	}
+	for k, want := range map[string]string{
+		"stakingBalance": plus("stakingBalance", big.NewRat(7, 1)), "stakingRewardsClaimedNATIVE": "2",
+		"nativeAcquired": plus("nativeAcquired", new(big.Rat)),
+	} {
+		n, _ := again[0][k].(json.Number)
+		if v, ok := new(big.Rat).SetString(string(n)); !ok || v.FloatString(0) != want {
+			t.Errorf("after an earlier hour: %s = %v, want %s", k, again[0][k], want)
+		}
+	}
+	n, _ = again[0]["liquidBalanceUSDC"].(json.Number)
+	before, _ := last["liquidBalanceUSDC"].(json.Number)
+	b, _ := new(big.Rat).SetString(string(before))
+	if v, ok := new(big.Rat).SetString(string(n)); !ok || v.Cmp(b.Add(b, big.NewRat(3, 2))) != 0 {
+		t.Errorf("after an earlier hour: liquidBalanceUSDC = %v, want %v + 1.5", n, before)
+	}
 }
