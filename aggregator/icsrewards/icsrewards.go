@@ -39,7 +39,7 @@ const maxHeights = 50_000
 // tx (the rewards arrive as an IBC transfer to the consumer rewards pool).
 // Earlier providers emitted no event: an ICS-20 receipt by the consumer
 // rewards pool over a channel of ConsumerChannels, in a tx without such an
-// event, is a reward of that channel's consumer (consumer_id unknown: ”).
+// event, is a reward of that channel's consumer (its consumer_id unknown, left empty).
 // A watermark of 0 rebuilds from scratch.
 type Job struct {
 	Chain config.Chain
