@@ -10,19 +10,14 @@ import (
 	"time"
 
 	"cosmossdk.io/math"
-	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/uptrace/bun"
 
 	"github.com/chainlens/chainlens/aggregator"
 	"github.com/chainlens/chainlens/aggregator/campaigns"
 	"github.com/chainlens/chainlens/config"
-	"github.com/chainlens/chainlens/devchain/evmreplay"
 	"github.com/chainlens/chainlens/engagement"
-	"github.com/chainlens/chainlens/indexer"
-	evmindexer "github.com/chainlens/chainlens/indexer/evm"
 	"github.com/chainlens/chainlens/internal/app"
 	"github.com/chainlens/chainlens/internal/evmtest"
-	"github.com/chainlens/chainlens/internal/testdb"
 )
 
 // TestOnchainConversionOnEVM indexes the recorded go-ethereum devnet from
@@ -105,21 +100,7 @@ type evmTransfer struct {
 func indexEVM(t *testing.T) (*bun.DB, config.Chain, evmTransfer) {
 	t.Helper()
 	ctx := context.Background()
-	url := evmtest.Start(t, evmreplay.Options{})
-	db, _ := testdb.New(t)
-	ch := evmtest.Chain(url)
-	ch.Confirmations = 0
-	client, err := ethclient.Dial(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(client.Close)
-	m, _ := indexer.NewMetrics(nil)
-	ictx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	if err := evmindexer.New(ch, db, client, slog.New(slog.DiscardHandler), m).Run(ictx, evmtest.LastHeight); err != nil {
-		t.Fatal(err)
-	}
+	db, ch := evmtest.Index(t)
 	var tr evmTransfer
 	if err := db.NewRaw(`SELECT t.token, t.sender, t.amount::text AS amount, t.tx_hash, t.height, b.time FROM erc20_transfers t
 		JOIN evm_blocks b ON b.chain_id = t.chain_id AND b.height = t.height

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -15,17 +14,12 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/uptrace/bun"
 
 	chainevm "github.com/chainlens/chainlens/chains/evm"
 	"github.com/chainlens/chainlens/config"
-	"github.com/chainlens/chainlens/devchain/evmreplay"
-	"github.com/chainlens/chainlens/indexer"
-	evmindexer "github.com/chainlens/chainlens/indexer/evm"
 	"github.com/chainlens/chainlens/internal/apitest"
 	"github.com/chainlens/chainlens/internal/evmtest"
-	"github.com/chainlens/chainlens/internal/testdb"
 )
 
 // lastBlock is the time of the recording's last block, 311.
@@ -35,21 +29,7 @@ var lastBlock = time.Date(2026, 11, 21, 22, 19, 36, 0, time.UTC)
 // aggregator jobs and serves the API with the clock at now.
 func indexed(t *testing.T, now time.Time) (apitest.Server, *bun.DB, *config.Config) {
 	t.Helper()
-	url := evmtest.Start(t, evmreplay.Options{})
-	db, _ := testdb.New(t)
-	ch := evmtest.Chain(url)
-	ch.Confirmations = 0
-	client, err := ethclient.Dial(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(client.Close)
-	m, _ := indexer.NewMetrics(nil)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := evmindexer.New(ch, db, client, slog.New(slog.DiscardHandler), m).Run(ctx, evmtest.LastHeight); err != nil {
-		t.Fatal(err)
-	}
+	db, ch := evmtest.Index(t)
 	cfg := &config.Config{Chains: []config.Chain{ch}}
 	apitest.RunJobs(t, db, cfg)
 	cfg.API = apitest.DefaultAPI(t, true)

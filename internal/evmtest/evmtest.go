@@ -4,14 +4,22 @@
 package evmtest
 
 import (
+	"context"
+	"log/slog"
 	"net/http/httptest"
 	"path/filepath"
 	"runtime"
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/uptrace/bun"
+
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/devchain/evmreplay"
+	"github.com/chainlens/chainlens/indexer"
+	evmindexer "github.com/chainlens/chainlens/indexer/evm"
+	"github.com/chainlens/chainlens/internal/testdb"
 )
 
 // ChainID is the id the recorded devnet (EVM chain 1337) is indexed under:
@@ -77,4 +85,26 @@ func Start(t testing.TB, opt evmreplay.Options) string {
 	srv := httptest.NewServer(evmreplay.New(rec, opt).Handler())
 	t.Cleanup(srv.Close)
 	return srv.URL
+}
+
+// Index starts the recorded devnet's replay node and indexes it through
+// LastHeight (no confirmations) into a new test database.
+func Index(t testing.TB) (*bun.DB, config.Chain) {
+	t.Helper()
+	url := Start(t, evmreplay.Options{})
+	db, _ := testdb.New(t)
+	ch := Chain(url)
+	ch.Confirmations = 0
+	client, err := ethclient.Dial(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(client.Close)
+	m, _ := indexer.NewMetrics(nil)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := evmindexer.New(ch, db, client, slog.New(slog.DiscardHandler), m).Run(ctx, LastHeight); err != nil {
+		t.Fatal(err)
+	}
+	return db, ch
 }
