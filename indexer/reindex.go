@@ -2,6 +2,7 @@ package indexer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -34,6 +35,7 @@ func (x *Cosmos) Reindex(ctx context.Context, heights []int64) error {
 	if st.Base64Attributes() {
 		enc = chains.AttrBase64
 	}
+	done := 0
 	for _, run := range contiguousRuns(heights, x.cfg.BatchSize) {
 		batch := make([]*fetched, len(run))
 		var wg sync.WaitGroup
@@ -52,16 +54,26 @@ func (x *Cosmos) Reindex(ctx context.Context, heights []int64) error {
 			releaseAll(batch)
 			return ctx.Err()
 		}
+		// A height that cannot be fetched again keeps its indexed rows: the
+		// batch is not written (the writer would clear the whole range and
+		// leave the failed height empty), and the reindex stops.
+		var failed []error
+		for _, f := range batch {
+			if f.err != nil {
+				failed = append(failed, fmt.Errorf("height %d: %w", f.height, f.err))
+			}
+		}
+		if len(failed) > 0 {
+			releaseAll(batch)
+			return fmt.Errorf("reindex %s: heights %d..%d left as they were (%d of %d heights rewritten before them): %w",
+				x.cfg.ID, run[0], run[len(run)-1], done, len(heights), errors.Join(failed...))
+		}
 		_, err := x.w.commit(ctx, batch, false, st.LatestHeight)
 		releaseAll(batch)
 		if err != nil {
 			return fmt.Errorf("reindex %s: %w", x.cfg.ID, err)
 		}
-		for _, f := range batch {
-			if f.err != nil {
-				x.log.Warn("reindexed height failed; moved to dead letters", "height", f.height, "err", f.err)
-			}
-		}
+		done += len(run)
 	}
 	x.log.Info("reindexed", "heights", len(heights))
 	return nil

@@ -1,8 +1,17 @@
 package indexer
 
 import (
+	"context"
+	"errors"
+	"log/slog"
 	"reflect"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/chainlens/chainlens/chains/cosmos"
+	"github.com/chainlens/chainlens/config"
+	"github.com/chainlens/chainlens/internal/testdb"
 )
 
 func TestContiguousRuns(t *testing.T) {
@@ -19,6 +28,72 @@ func TestContiguousRuns(t *testing.T) {
 	for _, c := range cases {
 		if got := contiguousRuns(c.in, c.max); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("contiguousRuns(%v, %d) = %v, want %v", c.in, c.max, got, c.want)
+		}
+	}
+}
+
+// failingSource fails every fetch of the heights in fail.
+type failingSource struct {
+	memSource
+	fail map[int64]bool
+}
+
+func (s failingSource) Block(ctx context.Context, h int64) ([]byte, error) {
+	if s.fail[h] {
+		return nil, errors.New("injected: node answers 500")
+	}
+	return s.memSource.Block(ctx, h)
+}
+
+// TestReindexKeepsRowsOfAFailedHeight reindexes a range in which one
+// height cannot be fetched: the batch holding it must not be written (its
+// rows stay as indexed, no dead letter appears) and the reindex fails,
+// naming the height; the batches before it are rewritten.
+func TestReindexKeepsRowsOfAFailedHeight(t *testing.T) {
+	db, _ := testdb.New(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	raws := loadRaw(t, "osmosis", "localosmosis")
+	cfg := config.Chain{ID: "localosmosis", Kind: "osmosis", RPC: []string{"http://memory"}, BatchSize: 10, Concurrency: 4,
+		PollInterval: config.Duration(time.Millisecond), Bech32Prefix: "osmo"}
+	m, _ := NewMetrics(nil)
+	adapter := cosmos.NewAdapter(cfg.Kind, cfg.Bech32Prefix)
+	src := memSource{cfg.ID, raws}
+	if err := NewCosmos(cfg, db, src, adapter, slog.New(slog.DiscardHandler), m).Run(ctx, int64(len(raws))); err != nil {
+		t.Fatal(err)
+	}
+	count := func(q string) int64 {
+		var n int64
+		if err := db.NewRaw(q).Scan(ctx, &n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	events := count("SELECT count(*) FROM events WHERE height BETWEEN 1 AND 40")
+	if _, err := db.ExecContext(ctx, "DELETE FROM events WHERE height BETWEEN 1 AND 10"); err != nil {
+		t.Fatal(err)
+	}
+	x := NewCosmos(cfg, db, failingSource{src, map[int64]bool{25: true}}, adapter, slog.New(slog.DiscardHandler), m)
+	var hs []int64
+	for h := int64(1); h <= 40; h++ {
+		hs = append(hs, h)
+	}
+	err := x.Reindex(ctx, hs)
+	if err == nil || !strings.Contains(err.Error(), "heights 21..30 left as they were (20 of 40 heights rewritten before them)") ||
+		!strings.Contains(err.Error(), "height 25: fetch height 25: injected") {
+		t.Fatalf("reindex: %v", err)
+	}
+	for _, c := range []struct {
+		query string
+		want  int64
+	}{
+		{"SELECT count(*) FROM events WHERE height BETWEEN 1 AND 40", events},
+		{"SELECT count(*) FROM blocks WHERE height BETWEEN 21 AND 30", 10},
+		{"SELECT count(*) FROM dead_letters", 0},
+		{"SELECT next_height FROM sync_state", int64(len(raws)) + 1},
+	} {
+		if got := count(c.query); got != c.want {
+			t.Errorf("%s = %d, want %d", c.query, got, c.want)
 		}
 	}
 }
