@@ -132,7 +132,9 @@ type Chain struct {
 	Confirmations int      `yaml:"confirmations"`  // EVM: index up to latest - confirmations
 	SnapshotEvery int64    `yaml:"snapshot_every"` // state snapshot every N heights; 0 = off
 	// AllowPrunedStart starts at the node's earliest height when StartHeight
-	// is below it, instead of failing.
+	// is below it, instead of failing. It applies to a chain's first start
+	// only: once blocks are indexed, a pruned next height stops the indexer
+	// (skipping it would leave a gap).
 	AllowPrunedStart bool `yaml:"allow_pruned_start"`
 	// NewBlockHint subscribes to the first RPC node's new block headers
 	// over its websocket and polls at once when one arrives (a hint: the

@@ -95,7 +95,7 @@ func (x *Cosmos) Run(ctx context.Context, until int64) error {
 	}
 	defer release()
 
-	next, err := x.startHeight(ctx)
+	next, resumed, err := x.startHeight(ctx)
 	if err != nil {
 		return err
 	}
@@ -125,6 +125,11 @@ func (x *Cosmos) Run(ctx context.Context, until int64) error {
 			return fmt.Errorf("indexer %s: the node serves chain %q, not %q", x.cfg.ID, st.Network, x.cfg.ID)
 		}
 		if next < st.EarliestHeight {
+			if resumed {
+				// Skipping now would leave a gap that nothing records.
+				return fmt.Errorf("indexer %s: height %d, the next to index, is pruned on the node (earliest available: %d); "+
+					"allow_pruned_start applies only to a chain's first start: point rpc at a node that still has it", x.cfg.ID, next, st.EarliestHeight)
+			}
 			if !x.cfg.AllowPrunedStart {
 				return fmt.Errorf("indexer %s: height %d is pruned on the node (earliest available: %d); set allow_pruned_start or start_height", x.cfg.ID, next, st.EarliestHeight)
 			}
@@ -223,24 +228,26 @@ func stopped(ctx context.Context, until int64) error {
 // lock takes the chain's indexing lock.
 func (x *Cosmos) lock(ctx context.Context) (func(), error) { return LockChain(ctx, x.db, x.cfg.ID) }
 
-// startHeight is the checkpoint, or the configured start for a new chain.
-func (x *Cosmos) startHeight(ctx context.Context) (int64, error) {
+// startHeight is the checkpoint, or the configured start for a new chain;
+// resumed reports that blocks were indexed before (a checkpoint left by a
+// pruned start alone is still a first start).
+func (x *Cosmos) startHeight(ctx context.Context) (next int64, resumed bool, err error) {
 	cp, err := LoadCheckpoint(ctx, x.db, x.cfg.ID)
 	if err == nil {
 		x.metrics.indexedHeight.WithLabelValues(x.cfg.ID).Set(float64(cp.NextHeight - 1))
-		return cp.NextHeight, nil
+		return cp.NextHeight, cp.LastTime.After(time.Unix(0, 0)), nil
 	}
 	if !errors.Is(err, ErrNoCheckpoint) {
-		return 0, err
+		return 0, false, err
 	}
 	if x.cfg.StartHeight > 0 {
-		return x.cfg.StartHeight, nil
+		return x.cfg.StartHeight, false, nil
 	}
 	st, err := x.src.Status(ctx)
 	if err != nil {
-		return 0, fmt.Errorf("indexer %s: %w", x.cfg.ID, err)
+		return 0, false, fmt.Errorf("indexer %s: %w", x.cfg.ID, err)
 	}
-	return st.EarliestHeight, nil
+	return st.EarliestHeight, false, nil
 }
 
 // skipTo records a checkpoint jump over pruned heights.

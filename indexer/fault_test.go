@@ -153,3 +153,31 @@ func TestPrunedStart(t *testing.T) {
 		t.Fatalf("indexed from %d, %d heights; want from 10, 41 heights", lo, n)
 	}
 }
+
+// TestPrunedResumeIsRefused indexes a few heights from a full node, then
+// resumes from a node pruned above the checkpoint: allow_pruned_start must
+// not skip the missing heights (a silent gap); the indexer stops instead.
+func TestPrunedResumeIsRefused(t *testing.T) {
+	db, _ := testdb.New(t)
+	ln := localnets[0]
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := newIndexer(t, db, chainConfig(ln, replayServer(t, ln.dir).URL)).Run(ctx, 5); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := replaynode.Load(filepath.Join("..", "testdata", "localnet", "osmosis"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pruned := httptest.NewServer(prunedProxy{next: replaynode.New(rec, replaynode.Options{}).Handler()})
+	defer pruned.Close()
+	cfg := chainConfig(ln, pruned.URL)
+	cfg.AllowPrunedStart = true
+	err = newIndexer(t, db, cfg).Run(ctx, 50)
+	if err == nil || !strings.Contains(err.Error(), "height 6, the next to index, is pruned on the node (earliest available: 10)") {
+		t.Fatalf("err = %v", err)
+	}
+	if n, hi := count(t, db, "SELECT count(*) FROM blocks"), count(t, db, "SELECT next_height FROM sync_state"); n != 5 || hi != 6 {
+		t.Fatalf("%d blocks, next height %d; want 5 and 6", n, hi)
+	}
+}
