@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -205,6 +206,29 @@ func TestShippedConfigsLoad(t *testing.T) {
 		}
 		if strings.Join(ids, ",") != strings.Join(c.chains, ",") {
 			t.Errorf("%s: chains %v, want %v", c.file, ids, c.chains)
+		}
+	}
+}
+
+// TestEVMConfirmations: an EVM chain waits 2 confirmations by default, and
+// an explicit 0 (a devnet) is kept, not taken for unset.
+func TestEVMConfirmations(t *testing.T) {
+	const evm = minimal + "  - {id: eth, kind: evm, rpc: [http://127.0.0.1:8545], tokens: [{address: 0xd87f14a1b784f5eda472997fd01530c7f60f4781, symbol: USDC, decimals: 6}]%s}\n"
+	cases := []struct {
+		set  string
+		want int
+	}{
+		{"", 2},
+		{", confirmations: 0", 0},
+		{", confirmations: 12", 12},
+	}
+	for _, c := range cases {
+		cfg, err := Parse([]byte(fmt.Sprintf(evm, c.set)), "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cfg.Chains[1].Confirmations; got != c.want {
+			t.Errorf("%q: confirmations = %d, want %d", c.set, got, c.want)
 		}
 	}
 }

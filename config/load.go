@@ -55,6 +55,13 @@ func Parse(raw []byte, baseDir string, env func(string) string) (*Config, error)
 	if i, err := cfg.IBC.applyRegistry(baseDir); err != nil {
 		return nil, &FieldError{Key: fmt.Sprintf("ibc.registry[%d]", i), Line: lineOf(&root, "ibc", "registry", strconv.Itoa(i)), Msg: err.Error()}
 	}
+	// An EVM chain waits 2 confirmations unless the file sets any number,
+	// 0 included (a devnet).
+	for i := range cfg.Chains {
+		if cfg.Chains[i].Kind == "evm" && !hasKey(&root, "chains", strconv.Itoa(i), "confirmations") {
+			cfg.Chains[i].Confirmations = 2
+		}
+	}
 	cfg.applyDefaults()
 	cfg.IBC.applyDefaults(cfg.Chains)
 	if errs := cfg.validate(); len(errs) > 0 {
@@ -184,9 +191,6 @@ func (c *Config) applyDefaults() {
 			ch.Concurrency = 4
 		}
 		setDur(&ch.PollInterval, time.Second)
-		if ch.Kind == "evm" && ch.Confirmations == 0 {
-			ch.Confirmations = 2
-		}
 		if ch.Kind == "evm" {
 			ch.normalizeEVM()
 		}
@@ -216,6 +220,35 @@ func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(),
 func splitKey(key string) []string {
 	key = strings.NewReplacer("[", ".", "]", "").Replace(key)
 	return strings.Split(key, ".")
+}
+
+// hasKey reports whether the parsed document sets the key at path.
+func hasKey(root *yaml.Node, path ...string) bool {
+	n := root
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	for _, p := range path {
+		var next *yaml.Node
+		switch n.Kind {
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if n.Content[i].Value == p {
+					next = n.Content[i+1]
+					break
+				}
+			}
+		case yaml.SequenceNode:
+			if i, err := strconv.Atoi(p); err == nil && i >= 0 && i < len(n.Content) {
+				next = n.Content[i]
+			}
+		}
+		if next == nil {
+			return false
+		}
+		n = next
+	}
+	return true
 }
 
 // lineOf finds the line of the node at path in a parsed document, or of the
