@@ -34,7 +34,7 @@ func TestLateStartHeight(t *testing.T) {
 	m, _ := indexer.NewMetrics(nil)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := evmindexer.New(ch, db, client, slog.New(slog.DiscardHandler), m).Run(ctx, evmtest.LastHeight); err != nil {
+	if err := evmindexer.New(ch, db, []*ethclient.Client{client}, slog.New(slog.DiscardHandler), m).Run(ctx, evmtest.LastHeight); err != nil {
 		t.Fatal(err)
 	}
 	sched, err := aggregator.New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, stablecoins.Flows{Chain: ch, MaxBlocks: 50})

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/uptrace/bun"
 
@@ -31,11 +30,11 @@ func indexerParts(cfg *config.Config, log *slog.Logger, db *bun.DB, reg *prometh
 	for _, ch := range cfg.Chains {
 		var run func(ctx context.Context) error
 		if ch.Kind == "evm" {
-			client, err := ethclient.Dial(ch.RPC[0])
+			clients, err := evm.Dial(ch.RPC)
 			if err != nil {
 				return nil, fmt.Errorf("chain %s: %w", ch.ID, err)
 			}
-			x := evm.New(ch, db, client, log, m)
+			x := evm.New(ch, db, clients, log, m)
 			run = func(ctx context.Context) error { return x.Run(ctx, until) }
 		} else {
 			adapter, err := kinds.Adapter(ch)

@@ -15,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/rpc"
 
 	chainevm "github.com/chainlens/chainlens/chains/evm"
@@ -181,12 +182,12 @@ func (x *Indexer) headers(ctx context.Context, from, to int64, allowMissing bool
 		b := min(to, a+step-1)
 		part := out[a-from : b-from+1]
 		elems := make([]rpc.BatchElem, len(part))
-		err := x.call(ctx, fmt.Sprintf("eth_getBlockByNumber %d..%d", a, b), func(ctx context.Context) error {
+		err := x.call(ctx, fmt.Sprintf("eth_getBlockByNumber %d..%d", a, b), func(ctx context.Context, ec *ethclient.Client) error {
 			for i := range elems {
 				part[i] = nil
 				elems[i] = rpc.BatchElem{Method: "eth_getBlockByNumber", Args: []any{hexutil.EncodeUint64(uint64(a) + uint64(i)), false}, Result: &part[i]}
 			}
-			if err := x.rpc.BatchCallContext(ctx, elems); err != nil {
+			if err := ec.Client().BatchCallContext(ctx, elems); err != nil {
 				return err
 			}
 			for i := range elems {
@@ -222,8 +223,8 @@ func (x *Indexer) logs(ctx context.Context, from, to int64) ([]types.Log, error)
 		b := min(to, a+x.span.Load()-1)
 		var ls []types.Log
 		q := ethereum.FilterQuery{FromBlock: big.NewInt(a), ToBlock: big.NewInt(b), Addresses: x.tokens, Topics: x.topics}
-		err := x.call(ctx, fmt.Sprintf("eth_getLogs %d..%d", a, b), func(ctx context.Context) (err error) {
-			ls, err = x.ec.FilterLogs(ctx, q)
+		err := x.call(ctx, fmt.Sprintf("eth_getLogs %d..%d", a, b), func(ctx context.Context, ec *ethclient.Client) (err error) {
+			ls, err = ec.FilterLogs(ctx, q)
 			return err
 		})
 		if err != nil {
@@ -275,8 +276,8 @@ func (x *Indexer) owner(ctx context.Context, token common.Address, block common.
 		return o, nil
 	}
 	var ret []byte
-	err := x.call(ctx, "eth_call owner()", func(ctx context.Context) (err error) {
-		ret, err = x.ec.CallContractAtHash(ctx, ethereum.CallMsg{To: &token, Data: chainevm.OwnerCallData()}, block)
+	err := x.call(ctx, "eth_call owner()", func(ctx context.Context, ec *ethclient.Client) (err error) {
+		ret, err = ec.CallContractAtHash(ctx, ethereum.CallMsg{To: &token, Data: chainevm.OwnerCallData()}, block)
 		return err
 	})
 	if err != nil {
@@ -290,14 +291,17 @@ func (x *Indexer) owner(ctx context.Context, token common.Address, block common.
 	return o, nil
 }
 
-// call runs one RPC call with a timeout, retrying failures with backoff.
-// Every error it returns is the context's, or wraps errPermanent or
-// errNode; range errors (isRangeError) are returned at once.
-func (x *Indexer) call(ctx context.Context, what string, fn func(ctx context.Context) error) error {
+// call runs one RPC call with a timeout, retrying failures with backoff;
+// each failure moves the indexer to the next endpoint, and every endpoint
+// is tried at least once. Every error it returns is the context's, or
+// wraps errPermanent or errNode; range errors (isRangeError) are returned
+// at once.
+func (x *Indexer) call(ctx context.Context, what string, fn func(ctx context.Context, ec *ethclient.Client) error) error {
 	delay := x.Retry.Base
 	for attempt := 1; ; attempt++ {
+		i := x.node.Load()
 		cctx, cancel := context.WithTimeout(ctx, x.CallTimeout)
-		err := fn(cctx)
+		err := fn(cctx, x.nodes[i])
 		cancel()
 		if err == nil {
 			return nil
@@ -310,7 +314,10 @@ func (x *Indexer) call(ctx context.Context, what string, fn func(ctx context.Con
 			// isolates the block (anything else).
 			return fmt.Errorf("%w: %s: %w", errPermanent, what, err)
 		}
-		if attempt >= max(x.Retry.Attempts, 1) {
+		if len(x.nodes) > 1 && x.node.CompareAndSwap(i, (i+1)%int32(len(x.nodes))) {
+			x.log.Warn("rpc endpoint failed; switching", "call", what, "failed", x.endpoint(int(i)), "next", x.endpoint(int(i)+1), "err", err)
+		}
+		if attempt >= max(x.Retry.Attempts, len(x.nodes), 1) {
 			if errors.Is(err, errPermanent) || errors.Is(err, errNode) {
 				return fmt.Errorf("%s: %w", what, err)
 			}
@@ -325,6 +332,15 @@ func (x *Indexer) call(ctx context.Context, what string, fn func(ctx context.Con
 		}
 		delay = min(delay*2, x.Retry.Max)
 	}
+}
+
+// endpoint names the i-th endpoint (modulo their number) for the logs.
+func (x *Indexer) endpoint(i int) string {
+	i %= len(x.nodes)
+	if i < len(x.cfg.RPC) {
+		return x.cfg.RPC[i]
+	}
+	return fmt.Sprintf("endpoint %d", i)
 }
 
 // permanent reports whether the node answered err deterministically: a

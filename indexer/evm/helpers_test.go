@@ -22,7 +22,6 @@ import (
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
-	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/uptrace/bun"
 
 	chainevm "github.com/chainlens/chainlens/chains/evm"
@@ -50,11 +49,11 @@ func newIndexer(t testing.TB, db *bun.DB, rpcURL string, cfg config.Chain, log *
 	for _, c := range tokens {
 		cfg.Tokens = append(cfg.Tokens, config.Token{Address: c.addr.Hex(), Symbol: c.name})
 	}
-	client, err := ethclient.Dial(rpcURL)
+	clients, err := evmindexer.Dial(cfg.RPC)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(client.Close)
+	t.Cleanup(func() { evmindexer.CloseAll(clients) })
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 		if os.Getenv("EVM_TEST_LOG") != "" { // debugging aid: the indexer's warnings on stderr
@@ -62,7 +61,7 @@ func newIndexer(t testing.TB, db *bun.DB, rpcURL string, cfg config.Chain, log *
 		}
 	}
 	m, _ := indexer.NewMetrics(nil)
-	x := evmindexer.New(cfg, db, client, log, m)
+	x := evmindexer.New(cfg, db, clients, log, m)
 	x.Retry = evmindexer.Retry{Attempts: 3, Base: 5 * time.Millisecond, Max: 20 * time.Millisecond}
 	return x
 }

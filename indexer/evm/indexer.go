@@ -31,7 +31,6 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/ethclient"
-	"github.com/ethereum/go-ethereum/rpc"
 	"github.com/uptrace/bun"
 
 	chainevm "github.com/chainlens/chainlens/chains/evm"
@@ -50,8 +49,10 @@ type Retry struct {
 type Indexer struct {
 	cfg    config.Chain
 	db     *bun.DB
-	ec     *ethclient.Client
-	rpc    *rpc.Client
+	// nodes are the chain's endpoints (cfg.RPC order); node is the one in
+	// use: a failed call moves to the next.
+	nodes  []*ethclient.Client
+	node   atomic.Int32
 	log    *slog.Logger
 	series indexer.ChainSeries
 	tokens []common.Address
@@ -78,11 +79,13 @@ type Indexer struct {
 	partitions map[int64]bool
 }
 
-// New returns the indexer of one EVM chain (cfg.Kind "evm"). cfg.BatchSize
-// is the widest block range fetched and committed at once (the eth_getLogs
-// range starts there and adapts below it), cfg.Concurrency the number of
-// ranges fetched in parallel. m may be nil.
-func New(cfg config.Chain, db *bun.DB, client *ethclient.Client, log *slog.Logger, m *indexer.Metrics) *Indexer {
+// New returns the indexer of one EVM chain (cfg.Kind "evm") reached through
+// nodes, one client per endpoint, in cfg.RPC order: a call that fails on
+// one is retried on the next. cfg.BatchSize is the widest block range
+// fetched and committed at once (the eth_getLogs range starts there and
+// adapts below it), cfg.Concurrency the number of ranges fetched in
+// parallel. m may be nil.
+func New(cfg config.Chain, db *bun.DB, nodes []*ethclient.Client, log *slog.Logger, m *indexer.Metrics) *Indexer {
 	if m == nil {
 		m, _ = indexer.NewMetrics(nil)
 	}
@@ -99,7 +102,7 @@ func New(cfg config.Chain, db *bun.DB, client *ethclient.Client, log *slog.Logge
 		cfg.Confirmations = 0
 	}
 	x := &Indexer{
-		cfg: cfg, db: db, ec: client, rpc: client.Client(), log: log.With("chain", cfg.ID), series: m.Chain(cfg.ID),
+		cfg: cfg, db: db, nodes: nodes, log: log.With("chain", cfg.ID), series: m.Chain(cfg.ID),
 		isTok:       map[common.Address]bool{},
 		topics:      [][]common.Hash{chainevm.Topics()},
 		Retry:       Retry{Attempts: 5, Base: 250 * time.Millisecond, Max: 5 * time.Second},
@@ -143,6 +146,9 @@ func (x *Indexer) Run(ctx context.Context, until int64) error {
 	if len(x.tokens) == 0 {
 		return fmt.Errorf("indexer %s: no token contracts configured", x.cfg.ID)
 	}
+	if len(x.nodes) == 0 {
+		return fmt.Errorf("indexer %s: no rpc endpoint configured", x.cfg.ID)
+	}
 	release, err := x.lock(ctx)
 	if err != nil {
 		return err
@@ -169,8 +175,8 @@ func (x *Indexer) Run(ctx context.Context, until int64) error {
 			}
 		}
 		var latest uint64
-		err := x.call(ctx, "eth_blockNumber", func(ctx context.Context) (err error) {
-			latest, err = x.ec.BlockNumber(ctx)
+		err := x.call(ctx, "eth_blockNumber", func(ctx context.Context, ec *ethclient.Client) (err error) {
+			latest, err = ec.BlockNumber(ctx)
 			return err
 		})
 		if err != nil {
@@ -289,8 +295,8 @@ func (x *Indexer) checkChainID(ctx context.Context) error {
 		return nil
 	}
 	var got *big.Int
-	if err := x.call(ctx, "eth_chainId", func(ctx context.Context) (err error) {
-		got, err = x.ec.ChainID(ctx)
+	if err := x.call(ctx, "eth_chainId", func(ctx context.Context, ec *ethclient.Client) (err error) {
+		got, err = ec.ChainID(ctx)
 		return err
 	}); err != nil {
 		return err
@@ -490,5 +496,27 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 		return ctx.Err()
 	case <-t.C:
 		return nil
+	}
+}
+
+// Dial returns a client for each endpoint, in order (nothing is sent
+// before the first call); close them with CloseAll.
+func Dial(urls []string) ([]*ethclient.Client, error) {
+	out := make([]*ethclient.Client, 0, len(urls))
+	for _, u := range urls {
+		c, err := ethclient.Dial(u)
+		if err != nil {
+			CloseAll(out)
+			return nil, fmt.Errorf("rpc %s: %w", u, err)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// CloseAll closes the clients Dial returned.
+func CloseAll(cs []*ethclient.Client) {
+	for _, c := range cs {
+		c.Close()
 	}
 }

@@ -398,7 +398,7 @@ func TestDeadLetter(t *testing.T) {
 	}
 	defer client.Close()
 	wrong := evmindexer.New(config.Chain{ID: "ethereum-1", Kind: "evm", BatchSize: 4, Concurrency: 1,
-		Tokens: []config.Token{{Address: dai.addr.Hex()}}}, db, client, slog.New(slog.DiscardHandler), nil)
+		Tokens: []config.Token{{Address: dai.addr.Hex()}}}, db, []*ethclient.Client{client}, slog.New(slog.DiscardHandler), nil)
 	if err := wrong.Run(ctx, 1); err == nil || !strings.Contains(err.Error(), "chain id 1337") {
 		t.Fatalf("Run against the wrong chain = %v", err)
 	}

@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/ethereum/go-ethereum/ethclient"
 
 	"github.com/chainlens/chainlens/devchain/evmreplay"
 	"github.com/chainlens/chainlens/indexer"
@@ -19,7 +19,8 @@ import (
 )
 
 // TestIndexRecordedDevnet indexes the recorded go-ethereum devnet through
-// the replay node (real recorded JSON-RPC replies) and compares the rows
+// the replay node (real recorded JSON-RPC replies), behind a first
+// endpoint that is down, and compares the rows
 // with the recording's ground truth: mints, burns and transfer volume per
 // token (the USDT owner from config, not eth_call) and every CCTP deposit
 // and receive with its domain.
@@ -28,13 +29,21 @@ func TestIndexRecordedDevnet(t *testing.T) {
 	db, _ := testdb.New(t)
 	cfg := evmtest.Chain(url)
 	cfg.Confirmations = 0
-	client, err := ethclient.Dial(url)
+	// The first endpoint is down: every call fails over to the second.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer client.Close()
+	dead := "http://" + ln.Addr().String()
+	ln.Close()
+	cfg.RPC = []string{dead, url}
+	clients, err := evmindexer.Dial(cfg.RPC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer evmindexer.CloseAll(clients)
 	m, _ := indexer.NewMetrics(nil)
-	x := evmindexer.New(cfg, db, client, slog.New(slog.DiscardHandler), m)
+	x := evmindexer.New(cfg, db, clients, slog.New(slog.DiscardHandler), m)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := x.Run(ctx, evmtest.LastHeight); err != nil {

@@ -103,7 +103,7 @@ func Index(t testing.TB) (*bun.DB, config.Chain) {
 	m, _ := indexer.NewMetrics(nil)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := evmindexer.New(ch, db, client, slog.New(slog.DiscardHandler), m).Run(ctx, LastHeight); err != nil {
+	if err := evmindexer.New(ch, db, []*ethclient.Client{client}, slog.New(slog.DiscardHandler), m).Run(ctx, LastHeight); err != nil {
 		t.Fatal(err)
 	}
 	return db, ch
