@@ -47,8 +47,8 @@ type Retry struct {
 
 // Indexer indexes one EVM chain.
 type Indexer struct {
-	cfg    config.Chain
-	db     *bun.DB
+	cfg config.Chain
+	db  *bun.DB
 	// nodes are the chain's endpoints (cfg.RPC order); node is the one in
 	// use: a failed call moves to the next.
 	nodes  []*ethclient.Client

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-
 	"github.com/chainlens/chainlens/devchain/evmreplay"
 	"github.com/chainlens/chainlens/indexer"
 	evmindexer "github.com/chainlens/chainlens/indexer/evm"
