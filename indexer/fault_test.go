@@ -181,3 +181,55 @@ func TestPrunedResumeIsRefused(t *testing.T) {
 		t.Fatalf("%d blocks, next height %d; want 5 and 6", n, hi)
 	}
 }
+
+// TestHeightRefusalsFailOver indexes through several endpoints, the first
+// of which refuses some heights: a pruned node (below 10), or a node
+// behind the others (tip 100). The heights it refuses are read from the
+// next endpoint, and the chain's status is that of all of them (earliest
+// 1, tip 299): nothing is skipped and no height becomes a dead letter.
+func TestHeightRefusalsFailOver(t *testing.T) {
+	rec, err := replaynode.Load(filepath.Join("..", "testdata", "localnet", "osmosis"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	serve := func(h http.Handler) string {
+		srv := httptest.NewServer(h)
+		t.Cleanup(srv.Close)
+		return srv.URL
+	}
+	full := serve(replaynode.New(rec, replaynode.Options{}).Handler())
+	pruned := serve(prunedProxy{next: replaynode.New(rec, replaynode.Options{}).Handler()})
+	behind := serve(replaynode.New(rec, replaynode.Options{BlockTime: time.Hour, StartHeight: 100}).Handler())
+	ln := localnets[0]
+	for _, c := range []struct {
+		name string
+		rpc  []string
+	}{
+		{"pruned first", []string{pruned, full}},
+		{"behind first", []string{behind, full}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			db, _ := testdb.New(t)
+			cfg := chainConfig(ln, "")
+			cfg.RPC, cfg.StartHeight = c.rpc, 1
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			if err := newIndexer(t, db, cfg).Run(ctx, ln.blocks); err != nil {
+				t.Fatal(err)
+			}
+			for _, q := range []struct {
+				query string
+				want  int64
+			}{
+				{"SELECT count(*) FROM blocks", ln.blocks},
+				{"SELECT min(height) FROM blocks", 1},
+				{"SELECT count(*) FROM txs", ln.txs},
+				{"SELECT count(*) FROM dead_letters", 0},
+			} {
+				if got := count(t, db, q.query); got != q.want {
+					t.Errorf("%s = %d, want %d", q.query, got, q.want)
+				}
+			}
+		})
+	}
+}

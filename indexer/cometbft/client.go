@@ -140,6 +140,30 @@ func (c *Client) pick(n int) *endpoint {
 	return best
 }
 
+// pickExcept is pick among the endpoints not in skip (when any is left).
+func (c *Client) pickExcept(n int, skip map[*endpoint]bool) *endpoint {
+	if len(skip) == 0 || len(skip) >= len(c.endpoints) {
+		return c.pick(n)
+	}
+	now := time.Now()
+	var up, left []*endpoint
+	for _, e := range c.endpoints {
+		if skip[e] {
+			continue
+		}
+		left = append(left, e)
+		e.mu.Lock()
+		if !now.Before(e.downUntil) {
+			up = append(up, e)
+		}
+		e.mu.Unlock()
+	}
+	if len(up) > 0 {
+		return up[n%len(up)]
+	}
+	return left[n%len(left)]
+}
+
 func (e *endpoint) record(err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -290,13 +314,18 @@ func (c *Client) call(ctx context.Context, method string, params map[string]any,
 		return Answer{}, fmt.Errorf("cometbft %s: %w", method, err)
 	}
 	var lastErr error
+	// refused holds the endpoints that refused the height (pruned, or
+	// behind): the others are asked at once, and the refusal is the
+	// answer only when every endpoint gave it.
+	var refused map[*endpoint]bool
 	for attempt := range c.retry.Attempts {
-		if attempt > 0 {
+		var he *HeightError
+		if attempt > 0 && !errors.As(lastErr, &he) {
 			if err := sleep(ctx, backoff(c.retry, attempt)); err != nil {
 				return Answer{}, err
 			}
 		}
-		e := c.pick(attempt)
+		e := c.pickExcept(attempt, refused)
 		res, err := c.callOnce(ctx, e, method, rawParams, timeout, inMemoryMax)
 		var re *RPCError
 		if errors.As(err, &re) {
@@ -311,6 +340,16 @@ func (c *Client) call(ctx context.Context, method string, params map[string]any,
 		lastErr = err
 		if ctx.Err() != nil {
 			return Answer{}, ctx.Err()
+		}
+		if he := (*HeightError)(nil); errors.As(err, &he) && len(c.endpoints) > 1 {
+			if refused == nil {
+				refused = map[*endpoint]bool{}
+			}
+			refused[e] = true
+			if len(refused) < len(c.endpoints) {
+				c.log.Debug("height refused; asking another endpoint", "method", method, "endpoint", e.url, "err", err)
+				continue
+			}
 		}
 		if !retryable(err) {
 			return Answer{}, fmt.Errorf("cometbft %s: %w", method, err)

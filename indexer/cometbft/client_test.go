@@ -216,3 +216,47 @@ func TestCallAnswerRetriesAndBreaks(t *testing.T) {
 	}
 
 }
+
+// TestStatusOfSeveralEndpoints: the status of several endpoints is the
+// highest tip and the lowest earliest height of those that answer, and
+// endpoints of different chains are refused.
+func TestStatusOfSeveralEndpoints(t *testing.T) {
+	status := func(network string, latest, earliest int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"result":{"node_info":{"network":%q,"version":"0.38.17"},"sync_info":{"latest_block_height":"%d","earliest_block_height":"%d","latest_block_time":"2026-01-01T00:00:00Z"}}}`, network, latest, earliest)
+	}
+	serve := func(body string) string {
+		srv := httptest.NewServer(&answerServer{body: body})
+		t.Cleanup(srv.Close)
+		return srv.URL
+	}
+	down := httptest.NewServer(http.NotFoundHandler())
+	down.Close()
+	cases := []struct {
+		name             string
+		urls             []string
+		latest, earliest int64
+		wantErr          string
+	}{
+		{"pruned and behind", []string{serve(status("a-1", 500, 400)), serve(status("a-1", 450, 1))}, 500, 1, ""},
+		{"one down", []string{down.URL, serve(status("a-1", 450, 7))}, 450, 7, ""},
+		{"other chain", []string{serve(status("a-1", 500, 1)), serve(status("b-1", 500, 1))}, 0, 0, `serves "b-1", another "a-1"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cl, err := New(c.urls, Retry{Attempts: 2, Base: time.Millisecond, Max: time.Millisecond}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := cl.Status(context.Background())
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+					t.Fatalf("err = %v, want %q", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil || st.LatestHeight != c.latest || st.EarliestHeight != c.earliest || st.Network != "a-1" {
+				t.Fatalf("status = %+v, %v; want tip %d, earliest %d", st, err, c.latest, c.earliest)
+			}
+		})
+	}
+}

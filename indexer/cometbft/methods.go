@@ -9,6 +9,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -26,12 +27,72 @@ type Status struct {
 // attributes in base64 (CometBFT 0.34).
 func (s Status) Base64Attributes() bool { return strings.HasPrefix(s.Version, "0.34.") }
 
-// Status returns the node's tip and earliest available height.
+// Status returns the node's tip and earliest available height. With
+// several endpoints it asks each of them once, in parallel, and answers
+// for all of them together: the highest tip and the lowest earliest height
+// (a height one endpoint lacks is asked of the others, see Client.call);
+// when none answers, it falls back to a retried call.
 func (c *Client) Status(ctx context.Context) (Status, error) {
+	if len(c.endpoints) > 1 {
+		if st, ok, err := c.statusOfAll(ctx); ok || err != nil {
+			return st, err
+		}
+	}
 	raw, err := c.Call(ctx, "status", map[string]any{})
 	if err != nil {
 		return Status{}, err
 	}
+	return parseStatus(raw)
+}
+
+// statusOfAll asks every endpoint for its status once; ok is false when
+// none answered. Endpoints serving different chains are an error.
+func (c *Client) statusOfAll(ctx context.Context) (Status, bool, error) {
+	timeout := timeouts["status"]
+	if c.retry.AttemptTimeout > 0 {
+		timeout = min(timeout, c.retry.AttemptTimeout)
+	}
+	sts := make([]*Status, len(c.endpoints))
+	var wg sync.WaitGroup
+	for i, e := range c.endpoints {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a, err := c.callOnce(ctx, e, "status", json.RawMessage(`{}`), timeout, -1)
+			if err == nil {
+				var st Status
+				if st, err = parseStatus(a.Result); err == nil {
+					sts[i] = &st
+				}
+			}
+			e.record(err)
+		}()
+	}
+	wg.Wait()
+	var all *Status
+	for i, st := range sts {
+		switch {
+		case st == nil:
+		case all == nil:
+			all = st
+		case st.Network != all.Network:
+			return Status{}, false, fmt.Errorf("cometbft status: the endpoints serve different chains: %s serves %q, another %q", c.endpoints[i].url, st.Network, all.Network)
+		default:
+			if st.LatestHeight > all.LatestHeight {
+				all.LatestHeight, all.LatestTime, all.CatchingUp = st.LatestHeight, st.LatestTime, st.CatchingUp
+			}
+			all.EarliestHeight = min(all.EarliestHeight, st.EarliestHeight)
+		}
+	}
+	if all == nil {
+		return Status{}, false, nil
+	}
+	return *all, true, nil
+}
+
+// parseStatus reads the result of /status.
+func parseStatus(raw json.RawMessage) (Status, error) {
+	var err error
 	var r struct {
 		NodeInfo struct {
 			Network string `json:"network"`
