@@ -35,7 +35,7 @@ type Metrics struct {
 // Database is the Postgres connection.
 type Database struct {
 	URL      string `yaml:"url"`       // postgres://user@host:port/db?sslmode=disable
-	MaxConns int    `yaml:"max_conns"` // pool size; default 10
+	MaxConns int    `yaml:"max_conns"` // pool size; default 10 (an indexing process adds one per chain, for its lock)
 }
 
 // API configures the HTTP server of every endpoint group.
@@ -209,6 +209,19 @@ func (c *Config) FirstChain(kind string) (Chain, bool) {
 	}
 	for _, ch := range c.Chains {
 		if ch.Kind == kind {
+			return ch, true
+		}
+	}
+	return Chain{}, false
+}
+
+// Chain returns the configured chain with this id, if any.
+func (c *Config) Chain(id string) (Chain, bool) {
+	if c == nil {
+		return Chain{}, false
+	}
+	for _, ch := range c.Chains {
+		if ch.ID == id {
 			return ch, true
 		}
 	}

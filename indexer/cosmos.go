@@ -65,6 +65,10 @@ type Cosmos struct {
 	// genesisSettled is set once this Run knows that no genesis is to be
 	// imported with a later batch (imported, or not at the initial height).
 	genesisSettled bool
+	// GiveUpAfter, when positive, ends Run with an error once the node has
+	// answered no status for that long (index --until: an unreachable node
+	// fails the command instead of being waited for ever).
+	GiveUpAfter time.Duration
 	// StreamAbove is the /block_results answer size above which a height
 	// is read as a stream, its rows spilled to temporary files and
 	// committed as a batch of its own, one such height at a time (when the
@@ -103,17 +107,29 @@ func (x *Cosmos) Run(ctx context.Context, until int64) error {
 	if err := x.checkContinuity(ctx, next); err != nil {
 		return err
 	}
+	if until > 0 && next > until {
+		if err := x.checkUntil(ctx, next, until); err != nil {
+			return err
+		}
+	}
 	x.log.Info("indexer started", "next_height", next, "until", until)
 	var wake <-chan struct{}
 	if x.cfg.NewBlockHint && len(x.cfg.RPC) > 0 {
 		wake = blockHint(ctx, x.cfg.RPC[0], x.log)
 	}
 	lastRetry := time.Now()
+	var unreachable time.Time // since when no status was answered
 	for {
 		st, err := x.src.Status(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
 				return stopped(ctx, until)
+			}
+			if unreachable.IsZero() {
+				unreachable = time.Now()
+			}
+			if x.GiveUpAfter > 0 && time.Since(unreachable) >= x.GiveUpAfter {
+				return fmt.Errorf("indexer %s: no node answered for %s: %w", x.cfg.ID, x.GiveUpAfter, err)
 			}
 			x.log.Warn("node status failed; retrying", "err", err)
 			if sleepCtx(ctx, x.cfg.PollInterval.D()) != nil {
@@ -121,6 +137,7 @@ func (x *Cosmos) Run(ctx context.Context, until int64) error {
 			}
 			continue
 		}
+		unreachable = time.Time{}
 		if st.Network != "" && st.Network != x.cfg.ID {
 			return fmt.Errorf("indexer %s: the node serves chain %q, not %q", x.cfg.ID, st.Network, x.cfg.ID)
 		}
@@ -170,6 +187,23 @@ func (x *Cosmos) Run(ctx context.Context, until int64) error {
 			}
 		}
 	}
+}
+
+// checkUntil refuses a target height below the chain's first indexed
+// height (or, before anything is indexed, below the first height to
+// index): nothing through it will ever be indexed.
+func (x *Cosmos) checkUntil(ctx context.Context, next, until int64) error {
+	var first int64
+	if err := x.db.NewRaw("SELECT coalesce(min(height), 0) FROM blocks WHERE chain_id = ? AND height > 0", x.cfg.ID).Scan(ctx, &first); err != nil {
+		return fmt.Errorf("indexer %s: first indexed height: %w", x.cfg.ID, err)
+	}
+	if first == 0 {
+		first = next
+	}
+	if until < first {
+		return fmt.Errorf("indexer %s: height %d is below the chain's first indexed height %d (start_height, or the node's earliest)", x.cfg.ID, until, first)
+	}
+	return nil
 }
 
 // ErrDifferentHistory means the node's block at the last indexed height is

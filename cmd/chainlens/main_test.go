@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -238,5 +239,122 @@ chains:
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("index did not stop on SIGTERM")
+	}
+}
+
+// startNode runs `chainlens replay-node` on a recording until the test ends
+// and returns its URL.
+func startNode(t *testing.T, data string) string {
+	t.Helper()
+	addr := freeAddr(t)
+	node := exec.Command(bin, "replay-node", "--data", data, "--listen", addr)
+	if err := node.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = node.Process.Kill(); _ = node.Wait() })
+	waitHTTP(t, "http://"+addr+"/")
+	return "http://" + addr
+}
+
+// runFor is run with a deadline: a command still running after it fails
+// the test (it would hang for ever).
+func runFor(t *testing.T, d time.Duration, args ...string) (string, string, int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("%v did not finish within %s; stderr:\n%s", args, d, stderr.String())
+	}
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return stdout.String(), stderr.String(), code
+}
+
+// TestIndexSeveralChains indexes two cosmos chains and an EVM chain (whose
+// first endpoint is down, and whose confirmations are 0) through a pool of
+// one connection for work: each chain's lock holds a connection of its own.
+// It then checks the --chain, reindex and --until refusals.
+func TestIndexSeveralChains(t *testing.T) {
+	_, dbURL := testdb.New(t)
+	osmo := startNode(t, "../../testdata/localnet/osmosis")
+	ntrn := startNode(t, "../../testdata/localnet/neutron")
+	evm := startNode(t, "../../testdata/evm/recorded")
+	dead := "http://" + freeAddr(t)
+	write := func(name, chains string) string {
+		f := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(f, []byte(fmt.Sprintf("database: {url: %q, max_conns: 1}\nlog: {level: warn}\nchains:\n%s", dbURL, chains)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	cfg := write("c.yaml", fmt.Sprintf(`  - {id: localosmosis, kind: osmosis, rpc: [%s]}
+  - {id: localneutron, kind: neutron, rpc: [%s]}
+  - {id: binance-smart-chain-56, kind: evm, evm_chain_id: 1337, rpc: [%s, %s], confirmations: 0,
+     tokens: [{address: "0xd87f14a1b784f5eda472997fd01530c7f60f4781", symbol: USDC, decimals: 6}]}
+`, osmo, ntrn, dead, evm))
+	if _, stderr, code := run(t, "migrate", "up", "--config", cfg); code != 0 {
+		t.Fatalf("migrate: %d %s", code, stderr)
+	}
+	if _, stderr, code := runFor(t, 3*time.Minute, "index", "--config", cfg, "--until", "100"); code != 0 {
+		t.Fatalf("index --until 100: %d %s", code, stderr)
+	}
+	status, _, _ := run(t, "status", "--config", cfg)
+	for _, want := range []string{"localosmosis  osmosis  100  100", "localneutron  neutron  100  100", "binance-smart-chain-56  evm  100  100"} {
+		if !strings.Contains(strings.Join(strings.Fields(status), "  "), want) {
+			t.Errorf("status lacks %q:\n%s", want, status)
+		}
+	}
+
+	refusals := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"index", "--until", "5", "--chain", "nope"}, `--chain "nope": no such chain`},
+		{[]string{"index", "--from", "10", "--to", "20"}, "add --chain (one of localosmosis, localneutron)"},
+		{[]string{"index", "--from", "10", "--to", "20", "--chain", "binance-smart-chain-56"}, "is an EVM chain"},
+		{[]string{"index", "--from", "10", "--to", "120", "--chain", "localosmosis"}, "height 120 is not indexed yet (indexed through 100)"},
+	}
+	for _, r := range refusals {
+		if _, stderr, code := runFor(t, time.Minute, append(r.args, "--config", cfg)...); code == 0 || !strings.Contains(stderr, r.want) {
+			t.Errorf("%v: exit %d, stderr %q; want non-zero naming %q", r.args, code, stderr, r.want)
+		}
+	}
+	if _, stderr, code := runFor(t, time.Minute, "index", "--config", cfg, "--from", "10", "--to", "20", "--chain", "localosmosis"); code != 0 {
+		t.Errorf("reindex 10..20 of localosmosis: %d %s", code, stderr)
+	}
+	// Only the named chain is indexed further.
+	if _, stderr, code := runFor(t, time.Minute, "index", "--config", cfg, "--until", "120", "--chain", "localneutron"); code != 0 {
+		t.Fatalf("index --until 120 --chain localneutron: %d %s", code, stderr)
+	}
+	status, _, _ = run(t, "status", "--config", cfg)
+	for _, want := range []string{"localosmosis  osmosis  100  100", "localneutron  neutron  120  120"} {
+		if !strings.Contains(strings.Join(strings.Fields(status), "  "), want) {
+			t.Errorf("status lacks %q:\n%s", want, status)
+		}
+	}
+
+	// A node that never answers fails --until instead of being waited for.
+	unreachable := write("dead.yaml", fmt.Sprintf("  - {id: localosmosis, kind: osmosis, rpc: [%s], start_height: 1}\n", dead))
+	_, stderr, code := runFor(t, time.Minute, "index", "--config", unreachable, "--until", "5", "--give-up-after", "1s")
+	if code == 0 || !strings.Contains(stderr, "no node answered for 1s") {
+		t.Errorf("index against a dead node: exit %d, stderr %q", code, stderr)
+	}
+	// A target below the first height to index can never be reached.
+	_, fresh := testdb.New(t)
+	late := filepath.Join(t.TempDir(), "late.yaml")
+	_ = os.WriteFile(late, []byte(fmt.Sprintf("database: {url: %q}\nlog: {level: warn}\nchains:\n  - {id: localosmosis, kind: osmosis, rpc: [%s], start_height: 50}\n", fresh, osmo)), 0o644)
+	if _, stderr, code := run(t, "migrate", "up", "--config", late); code != 0 {
+		t.Fatalf("migrate: %d %s", code, stderr)
+	}
+	if _, stderr, code := runFor(t, time.Minute, "index", "--config", late, "--until", "20"); code == 0 || !strings.Contains(stderr, "height 20 is below the chain's first indexed height 50") {
+		t.Errorf("index --until below start_height: exit %d, stderr %q", code, stderr)
 	}
 }

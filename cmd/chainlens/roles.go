@@ -32,7 +32,7 @@ func newRunCmd(g *globals) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			cfg, log, db, err := g.setup(ctx)
+			cfg, log, db, err := g.setupIndexing(ctx)
 			if err != nil {
 				return err
 			}
@@ -54,7 +54,7 @@ func newRunCmd(g *globals) *cobra.Command {
 				return err
 			}
 			parts = append(parts, part{"aggregator", sched.Run})
-			idx, err := indexerParts(cfg, log, db, reg, 0)
+			idx, err := indexerParts(cfg, log, db, reg, indexing{})
 			if err != nil {
 				return err
 			}
@@ -96,6 +96,7 @@ func newIndexCmd(g *globals) *cobra.Command {
 		until, from, to int64
 		msgType, chain  string
 		reset           bool
+		giveUp          time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "index",
@@ -116,6 +117,9 @@ func newIndexCmd(g *globals) *cobra.Command {
 			if until < 0 || from < 0 || to < 0 {
 				return fmt.Errorf("--until, --from and --to must be positive heights")
 			}
+			if giveUp <= 0 {
+				return fmt.Errorf("--give-up-after must be a positive duration")
+			}
 			reindex := from > 0 || to > 0 || msgType != ""
 			if reindex && until > 0 {
 				return fmt.Errorf("--until follows the chain; it does not combine with --from/--to or --msg-type")
@@ -126,7 +130,7 @@ func newIndexCmd(g *globals) *cobra.Command {
 			if msgType != "" && from > 0 {
 				return fmt.Errorf("use either --from/--to or --msg-type")
 			}
-			cfg, log, db, err := g.setup(cmd.Context())
+			cfg, log, db, err := g.setupIndexing(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -135,7 +139,7 @@ func newIndexCmd(g *globals) *cobra.Command {
 				return reindexChains(cmd.Context(), cfg, log, db, chain, from, to, msgType)
 			}
 			reg := newRegistry()
-			parts, err := indexerParts(cfg, log, db, reg, until)
+			parts, err := indexerParts(cfg, log, db, reg, indexing{until: until, giveUpAfter: giveUp, only: chain})
 			if err != nil {
 				return err
 			}
@@ -152,7 +156,8 @@ func newIndexCmd(g *globals) *cobra.Command {
 	cmd.Flags().Int64Var(&from, "from", 0, "reindex from this height (with --to)")
 	cmd.Flags().Int64Var(&to, "to", 0, "reindex through this height (with --from)")
 	cmd.Flags().StringVar(&msgType, "msg-type", "", "reindex the heights holding a message of this type URL")
-	cmd.Flags().StringVar(&chain, "chain", "", "with --from/--to, --msg-type or --reset: only this chain id")
+	cmd.Flags().StringVar(&chain, "chain", "", "only this chain id (required by --from/--to with several cosmos chains, and by --reset)")
+	cmd.Flags().DurationVar(&giveUp, "give-up-after", 2*time.Minute, "with --until: fail when a chain's node stays unreachable this long")
 	cmd.Flags().BoolVar(&reset, "reset", false, "delete everything indexed for --chain, so indexing starts over")
 	return cmd
 }
@@ -178,11 +183,11 @@ func newStatusCmd(g *globals) *cobra.Command {
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "database: reachable\nmigrations: %d known, %d pending\n\n", len(ms), pending)
 			w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "CHAIN\tKIND\tINDEXED\tNODE TIP\tLAG\tLAST BLOCK TIME\tGENESIS\tSNAPSHOT\tDEAD LETTERS")
+			fmt.Fprintln(w, "CHAIN\tKIND\tINDEXED\tCONTIGUOUS\tNODE TIP\tLAG\tLAST BLOCK TIME\tGENESIS\tSNAPSHOT\tDEAD LETTERS")
 			for _, ch := range cfg.Chains {
 				cp, err := indexer.LoadCheckpoint(ctx, db, ch.ID)
 				if errors.Is(err, indexer.ErrNoCheckpoint) {
-					fmt.Fprintf(w, "%s\t%s\tnot started\t-\t-\t-\t-\t-\t-\n", ch.ID, ch.Kind)
+					fmt.Fprintf(w, "%s\t%s\tnot started\t-\t-\t-\t-\t-\t-\t-\n", ch.ID, ch.Kind)
 					continue
 				}
 				if err != nil {
@@ -192,13 +197,18 @@ func newStatusCmd(g *globals) *cobra.Command {
 				if err != nil {
 					return err
 				}
+				// INDEXED is the checkpoint (every height below it committed or
+				// a dead letter); CONTIGUOUS the height through which every
+				// height is indexed.
+				contiguous := cp.NextHeight - 1
 				dl := "0"
 				if len(dls) > 0 {
-					hs := make([]string, 0, min(len(dls), 5))
-					for _, d := range dls[:min(len(dls), 5)] {
-						hs = append(hs, fmt.Sprint(d.Height))
+					hs := make([]int64, len(dls))
+					for i, d := range dls {
+						hs[i] = d.Height
 					}
-					dl = fmt.Sprintf("%d (%s; last error: %s)", len(dls), strings.Join(hs, ","), dls[0].LastError)
+					contiguous = min(contiguous, hs[0]-1)
+					dl = fmt.Sprintf("%d (%s; last error: %s)", len(dls), heightRanges(hs), dls[0].LastError)
 				}
 				// Balances are complete only from a genesis import.
 				genesis := "-"
@@ -224,12 +234,33 @@ func newStatusCmd(g *globals) *cobra.Command {
 						snap = fmt.Sprintf("every %d, last at %d", ch.SnapshotEvery, last)
 					}
 				}
-				fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\n", ch.ID, ch.Kind, cp.NextHeight-1, cp.TipHeight, max(0, cp.TipHeight-(cp.NextHeight-1)),
+				fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\n", ch.ID, ch.Kind, cp.NextHeight-1, contiguous, cp.TipHeight, max(0, cp.TipHeight-(cp.NextHeight-1)),
 					cp.LastTime.UTC().Format(time.RFC3339), genesis, snap, dl)
 			}
 			return w.Flush()
 		}),
 	}
+}
+
+// heightRanges writes sorted heights as ranges: "7, 9-12, 40".
+func heightRanges(hs []int64) string {
+	var b strings.Builder
+	for i := 0; i < len(hs); {
+		j := i
+		for j+1 < len(hs) && hs[j+1] == hs[j]+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		if j == i {
+			fmt.Fprintf(&b, "%d", hs[i])
+		} else {
+			fmt.Fprintf(&b, "%d-%d", hs[i], hs[j])
+		}
+		i = j + 1
+	}
+	return b.String()
 }
 
 func newDevnetCmd() *cobra.Command {

@@ -77,12 +77,32 @@ func (g *globals) loadConfig() (*config.Config, error) {
 
 // setup loads the config, builds the logger and opens the database.
 func (g *globals) setup(ctx context.Context) (*config.Config, *slog.Logger, *bun.DB, error) {
+	return g.open(ctx, false)
+}
+
+// setupIndexing is setup for a process that indexes the configured chains.
+func (g *globals) setupIndexing(ctx context.Context) (*config.Config, *slog.Logger, *bun.DB, error) {
+	return g.open(ctx, true)
+}
+
+// poolSize is a process's database pool: max_conns for its work, plus,
+// when it indexes, one connection per chain, which holds the chain's
+// indexing lock for the whole run (without them, as many chains as
+// max_conns would take every connection and wait for ever).
+func poolSize(cfg *config.Config, indexes bool) int {
+	if !indexes {
+		return cfg.Database.MaxConns
+	}
+	return cfg.Database.MaxConns + len(cfg.Chains)
+}
+
+func (g *globals) open(ctx context.Context, indexes bool) (*config.Config, *slog.Logger, *bun.DB, error) {
 	cfg, err := g.loadConfig()
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	log := newLogger(cfg.Log, os.Stderr)
-	db, err := store.Open(ctx, cfg.Database.URL, cfg.Database.MaxConns)
+	db, err := store.Open(ctx, cfg.Database.URL, poolSize(cfg, indexes))
 	if err != nil {
 		return nil, nil, nil, err
 	}

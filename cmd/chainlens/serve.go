@@ -128,6 +128,7 @@ func runUntilDone(ctx context.Context, log *slog.Logger, finite bool, parts ...p
 		go func() {
 			defer wg.Done()
 			if err := p.run(ctx); err != nil {
+				log.Error("component stopped", "component", p.name, "err", err)
 				mu.Lock()
 				errs = append(errs, fmt.Errorf("%s: %w", p.name, err))
 				mu.Unlock()

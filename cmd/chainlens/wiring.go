@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -19,15 +21,35 @@ import (
 	"github.com/chainlens/chainlens/indexer/snapshot"
 )
 
-// indexerParts wires one indexer per configured chain; until > 0 makes each
-// stop once it has committed that height.
-func indexerParts(cfg *config.Config, log *slog.Logger, db *bun.DB, reg *prometheus.Registry, until int64) ([]part, error) {
+// indexing says what an index process does.
+type indexing struct {
+	// until > 0 makes each indexer stop once it has committed that height.
+	until int64
+	// giveUpAfter, with until, fails an indexer whose node stays
+	// unreachable for that long.
+	giveUpAfter time.Duration
+	// only, when set, is the one chain id to index.
+	only string
+}
+
+// indexerParts wires one indexer per configured chain (or the one chain
+// of o.only).
+func indexerParts(cfg *config.Config, log *slog.Logger, db *bun.DB, reg *prometheus.Registry, o indexing) ([]part, error) {
 	m, err := indexer.NewMetrics(reg)
 	if err != nil {
 		return nil, err
 	}
+	until := o.until
+	if o.only != "" {
+		if _, ok := cfg.Chain(o.only); !ok {
+			return nil, fmt.Errorf("--chain %q: no such chain in the config", o.only)
+		}
+	}
 	var parts []part
 	for _, ch := range cfg.Chains {
+		if o.only != "" && ch.ID != o.only {
+			continue
+		}
 		var run func(ctx context.Context) error
 		if ch.Kind == "evm" {
 			clients, err := evm.Dial(ch.RPC)
@@ -35,6 +57,9 @@ func indexerParts(cfg *config.Config, log *slog.Logger, db *bun.DB, reg *prometh
 				return nil, fmt.Errorf("chain %s: %w", ch.ID, err)
 			}
 			x := evm.New(ch, db, clients, log, m)
+			if until > 0 {
+				x.GiveUpAfter = o.giveUpAfter
+			}
 			run = func(ctx context.Context) error { return x.Run(ctx, until) }
 		} else {
 			adapter, err := kinds.Adapter(ch)
@@ -46,6 +71,9 @@ func indexerParts(cfg *config.Config, log *slog.Logger, db *bun.DB, reg *prometh
 				return nil, err
 			}
 			x := indexer.NewCosmos(ch, db, indexer.NewClientSource(client), adapter, log, m)
+			if until > 0 {
+				x.GiveUpAfter = o.giveUpAfter
+			}
 			run = func(ctx context.Context) error { return x.Run(ctx, until) }
 			if ch.SnapshotEvery > 0 && until == 0 {
 				snap := snapshot.NewSnapshotter(db, client, ch, log)
@@ -98,19 +126,41 @@ func supervise(log *slog.Logger, run func(context.Context) error) func(context.C
 }
 
 // reindexChains rewrites already indexed heights of the configured cosmos
-// chains (or of one chain): a height range, or the heights holding a
-// message type.
+// chains (or of one chain): a height range (of one chain), or the heights
+// holding a message type.
 func reindexChains(ctx context.Context, cfg *config.Config, log *slog.Logger, db *bun.DB, only string, from, to int64, msgType string) error {
 	m, err := indexer.NewMetrics(nil)
 	if err != nil {
 		return err
 	}
-	found := false
-	for _, ch := range cfg.Chains {
-		if (only != "" && ch.ID != only) || ch.Kind == "evm" {
-			continue
+	var targets []config.Chain
+	if only != "" {
+		ch, ok := cfg.Chain(only)
+		if !ok {
+			return fmt.Errorf("--chain %q: no such chain in the config", only)
 		}
-		found = true
+		if ch.Kind == "evm" {
+			return fmt.Errorf("--chain %s is an EVM chain: reindexing is for cosmos chains (an EVM chain rewinds itself on reorgs; to start over, use --reset)", only)
+		}
+		targets = append(targets, ch)
+	} else {
+		var ids []string
+		for _, ch := range cfg.Chains {
+			if ch.Kind == "evm" {
+				log.Info("reindex: skipping an EVM chain", "chain", ch.ID)
+				continue
+			}
+			targets = append(targets, ch)
+			ids = append(ids, ch.ID)
+		}
+		if len(targets) == 0 {
+			return fmt.Errorf("no cosmos chain in the config to reindex")
+		}
+		if msgType == "" && len(targets) > 1 {
+			return fmt.Errorf("--from/--to are heights of one chain: add --chain (one of %s)", strings.Join(ids, ", "))
+		}
+	}
+	for _, ch := range targets {
 		adapter, err := kinds.Adapter(ch)
 		if err != nil {
 			return err
@@ -120,23 +170,40 @@ func reindexChains(ctx context.Context, cfg *config.Config, log *slog.Logger, db
 			return err
 		}
 		x := indexer.NewCosmos(ch, db, indexer.NewClientSource(client), adapter, log, m)
-		var heights []int64
 		if msgType != "" {
-			if heights, err = x.HeightsWithMessage(ctx, msgType); err != nil {
+			heights, err := x.HeightsWithMessage(ctx, msgType)
+			if err != nil {
 				return err
 			}
-		} else {
-			for h := from; h <= to; h++ {
-				heights = append(heights, h)
+			if err := x.Reindex(ctx, heights); err != nil {
+				return err
 			}
+			log.Info("reindex done", "chain", ch.ID, "heights", len(heights))
+			continue
 		}
-		if err := x.Reindex(ctx, heights); err != nil {
+		// The whole range must be indexed before any of it is rewritten;
+		// it is then rewritten a slice at a time (never listed whole).
+		cp, err := indexer.LoadCheckpoint(ctx, db, ch.ID)
+		if errors.Is(err, indexer.ErrNoCheckpoint) {
+			return fmt.Errorf("reindex %s: nothing is indexed yet", ch.ID)
+		}
+		if err != nil {
 			return err
 		}
-		log.Info("reindex done", "chain", ch.ID, "heights", len(heights))
-	}
-	if !found {
-		return fmt.Errorf("--chain %q: no such cosmos chain in the config", only)
+		if to >= cp.NextHeight {
+			return fmt.Errorf("reindex %s: height %d is not indexed yet (indexed through %d)", ch.ID, to, cp.NextHeight-1)
+		}
+		const slice = 10_000
+		for a := from; a <= to; a += slice {
+			hs := make([]int64, 0, min(slice, to-a+1))
+			for h := a; h <= min(to, a+slice-1); h++ {
+				hs = append(hs, h)
+			}
+			if err := x.Reindex(ctx, hs); err != nil {
+				return err
+			}
+		}
+		log.Info("reindex done", "chain", ch.ID, "heights", to-from+1)
 	}
 	return nil
 }

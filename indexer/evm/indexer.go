@@ -71,6 +71,10 @@ type Indexer struct {
 	CallTimeout time.Duration
 	// HeaderBatch is the number of eth_getBlockByNumber calls per JSON-RPC batch.
 	HeaderBatch int
+	// GiveUpAfter, when positive, ends Run with an error once the node has
+	// been unreachable for that long (index --until: an unreachable node
+	// fails the command instead of being waited for ever).
+	GiveUpAfter time.Duration
 
 	maxSpan int64
 	span    atomic.Int64 // current eth_getLogs range, 1..maxSpan
@@ -159,16 +163,39 @@ func (x *Indexer) Run(ctx context.Context, until int64) error {
 	if err != nil {
 		return err
 	}
+	if until > 0 && next > until {
+		var first int64
+		if err := x.db.NewRaw("SELECT coalesce(min(height), -1) FROM evm_blocks WHERE chain_id = ?", x.cfg.ID).Scan(ctx, &first); err != nil {
+			return fmt.Errorf("indexer %s: first indexed block: %w", x.cfg.ID, err)
+		}
+		if first < 0 {
+			first = next
+		}
+		if until < first {
+			return fmt.Errorf("indexer %s: block %d is below the chain's first indexed block %d (start_height)", x.cfg.ID, until, first)
+		}
+	}
 	x.log.Info("indexer started", "next_height", next, "until", until, "tokens", len(x.tokens))
 	poll := x.cfg.PollInterval.D()
 	wait := poll
 	chainChecked := false
 	lastRetry := time.Now()
+	var unreachable time.Time // since when the node has failed
+	// giveUp reports whether the node has been failing for GiveUpAfter.
+	giveUp := func() bool {
+		if unreachable.IsZero() {
+			unreachable = time.Now()
+		}
+		return x.GiveUpAfter > 0 && time.Since(unreachable) >= x.GiveUpAfter
+	}
 	for {
 		if !chainChecked {
 			if err := x.checkChainID(ctx); err != nil {
 				if !errors.Is(err, errNode) {
 					return err
+				}
+				if giveUp() {
+					return fmt.Errorf("indexer %s: the node was unreachable for %s: %w", x.cfg.ID, x.GiveUpAfter, err)
 				}
 			} else {
 				chainChecked = true
@@ -183,6 +210,9 @@ func (x *Indexer) Run(ctx context.Context, until int64) error {
 			if ctx.Err() != nil {
 				return nil
 			}
+			if giveUp() {
+				return fmt.Errorf("indexer %s: the node was unreachable for %s: %w", x.cfg.ID, x.GiveUpAfter, err)
+			}
 			x.log.Warn("node unavailable; waiting", "err", err, "wait", wait)
 			if sleepCtx(ctx, wait) != nil {
 				return nil
@@ -190,6 +220,7 @@ func (x *Indexer) Run(ctx context.Context, until int64) error {
 			wait = min(wait*2, 30*time.Second)
 			continue
 		}
+		unreachable = time.Time{}
 		safe := int64(latest) - int64(x.cfg.Confirmations)
 		x.series.NodeHeight.Set(float64(latest))
 		x.series.Lag.Set(float64(int64(latest) - (next - 1)))
@@ -222,6 +253,9 @@ func (x *Indexer) Run(ctx context.Context, until int64) error {
 				}
 				continue
 			case errors.Is(err, errNode):
+				if giveUp() {
+					return fmt.Errorf("indexer %s: the node was unreachable for %s: %w", x.cfg.ID, x.GiveUpAfter, err)
+				}
 				x.log.Warn("fetch failed; waiting for the node", "next_height", next, "err", err, "wait", wait)
 				if sleepCtx(ctx, wait) != nil {
 					return nil
