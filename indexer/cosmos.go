@@ -125,6 +125,9 @@ func (x *Cosmos) Run(ctx context.Context, until int64) error {
 			if ctx.Err() != nil {
 				return stopped(ctx, until)
 			}
+			if errors.Is(err, cometbft.ErrMixedChains) {
+				return fmt.Errorf("indexer %s: %w", x.cfg.ID, err)
+			}
 			if unreachable.IsZero() {
 				unreachable = time.Now()
 			}
@@ -164,6 +167,7 @@ func (x *Cosmos) Run(ctx context.Context, until int64) error {
 		}
 		if next <= target {
 			n, err := x.catchUp(ctx, next, target, st)
+			resumed = resumed || n > next
 			next = n
 			if err != nil {
 				if ctx.Err() != nil {
@@ -194,7 +198,8 @@ func (x *Cosmos) Run(ctx context.Context, until int64) error {
 // index): nothing through it will ever be indexed.
 func (x *Cosmos) checkUntil(ctx context.Context, next, until int64) error {
 	var first int64
-	if err := x.db.NewRaw("SELECT coalesce(min(height), 0) FROM blocks WHERE chain_id = ? AND height > 0", x.cfg.ID).Scan(ctx, &first); err != nil {
+	if err := x.db.NewRaw(`SELECT coalesce(least((SELECT min(height) FROM blocks WHERE chain_id = ? AND height > 0),
+		(SELECT min(height) FROM dead_letters WHERE chain_id = ?)), 0)`, x.cfg.ID, x.cfg.ID).Scan(ctx, &first); err != nil {
 		return fmt.Errorf("indexer %s: first indexed height: %w", x.cfg.ID, err)
 	}
 	if first == 0 {
@@ -222,10 +227,14 @@ func (x *Cosmos) checkContinuity(ctx context.Context, next int64) error {
 	if err != nil {
 		return nil // not stored (a dead letter or a pruned start): nothing to compare
 	}
+	start := time.Now()
 	for warned := false; ; warned = true {
 		raw, err := x.src.Block(ctx, next-1)
 		var he *cometbft.HeightError
 		if errors.As(err, &he) && he.TooHigh {
+			if x.GiveUpAfter > 0 && time.Since(start) >= x.GiveUpAfter {
+				return fmt.Errorf("indexer %s: the node stayed behind the indexed height %d for %s (its tip: %d)", x.cfg.ID, next-1, x.GiveUpAfter, he.Bound)
+			}
 			if !warned {
 				x.log.Warn("node is behind the indexed height; waiting", "indexed", next-1, "node", he.Bound)
 			}
@@ -263,13 +272,18 @@ func stopped(ctx context.Context, until int64) error {
 func (x *Cosmos) lock(ctx context.Context) (func(), error) { return LockChain(ctx, x.db, x.cfg.ID) }
 
 // startHeight is the checkpoint, or the configured start for a new chain;
-// resumed reports that blocks were indexed before (a checkpoint left by a
-// pruned start alone is still a first start).
+// resumed reports that heights were indexed before, or failed (a
+// checkpoint left by a pruned start alone is still a first start).
 func (x *Cosmos) startHeight(ctx context.Context) (next int64, resumed bool, err error) {
 	cp, err := LoadCheckpoint(ctx, x.db, x.cfg.ID)
 	if err == nil {
 		x.metrics.indexedHeight.WithLabelValues(x.cfg.ID).Set(float64(cp.NextHeight - 1))
-		return cp.NextHeight, cp.LastTime.After(time.Unix(0, 0)), nil
+		var indexed bool
+		if err := x.db.NewRaw(`SELECT EXISTS (SELECT 1 FROM blocks WHERE chain_id = ? AND height > 0)
+			OR EXISTS (SELECT 1 FROM dead_letters WHERE chain_id = ?)`, x.cfg.ID, x.cfg.ID).Scan(ctx, &indexed); err != nil {
+			return 0, false, fmt.Errorf("indexer %s: %w", x.cfg.ID, err)
+		}
+		return cp.NextHeight, indexed, nil
 	}
 	if !errors.Is(err, ErrNoCheckpoint) {
 		return 0, false, err

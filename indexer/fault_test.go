@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -231,5 +232,37 @@ func TestHeightRefusalsFailOver(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestNodesThatCannotServeFail: endpoints of two different chains stop the
+// indexer at once (a configuration error, not an outage), and with
+// GiveUpAfter a node that stays behind the indexed height fails the run
+// instead of being waited for ever.
+func TestNodesThatCannotServeFail(t *testing.T) {
+	db, _ := testdb.New(t)
+	ln := localnets[0]
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cfg := chainConfig(ln, "")
+	cfg.RPC = []string{replayServer(t, ln.dir).URL, replayServer(t, "neutron").URL}
+	err := newIndexer(t, db, cfg).Run(ctx, 50)
+	if !errors.Is(err, cometbft.ErrMixedChains) {
+		t.Fatalf("run with endpoints of two chains: %v", err)
+	}
+
+	if err := newIndexer(t, db, chainConfig(ln, replayServer(t, ln.dir).URL)).Run(ctx, 50); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := replaynode.Load(filepath.Join("..", "testdata", "localnet", "osmosis"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	behind := httptest.NewServer(replaynode.New(rec, replaynode.Options{BlockTime: time.Hour, StartHeight: 20}).Handler())
+	defer behind.Close()
+	x := newIndexer(t, db, chainConfig(ln, behind.URL))
+	x.GiveUpAfter = 300 * time.Millisecond
+	if err := x.Run(ctx, 60); err == nil || !strings.Contains(err.Error(), "the node stayed behind the indexed height 50 for 300ms (its tip: 20)") {
+		t.Fatalf("run against a node behind: %v", err)
 	}
 }

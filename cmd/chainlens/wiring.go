@@ -200,6 +200,9 @@ func reindexChains(ctx context.Context, cfg *config.Config, log *slog.Logger, db
 				hs = append(hs, h)
 			}
 			if err := x.Reindex(ctx, hs); err != nil {
+				if a > from {
+					return fmt.Errorf("heights %d..%d of %s were rewritten before: %w", from, a-1, ch.ID, err)
+				}
 				return err
 			}
 		}

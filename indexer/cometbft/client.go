@@ -316,8 +316,10 @@ func (c *Client) call(ctx context.Context, method string, params map[string]any,
 	var lastErr error
 	// refused holds the endpoints that refused the height (pruned, or
 	// behind): the others are asked at once, and the refusal is the
-	// answer only when every endpoint gave it.
+	// answer only when every endpoint gave it. The height is pruned only
+	// when every endpoint pruned it; when one is behind, it may come.
 	var refused map[*endpoint]bool
+	var behind error
 	for attempt := range c.retry.Attempts {
 		var he *HeightError
 		if attempt > 0 && !errors.As(lastErr, &he) {
@@ -346,9 +348,15 @@ func (c *Client) call(ctx context.Context, method string, params map[string]any,
 				refused = map[*endpoint]bool{}
 			}
 			refused[e] = true
+			if he.TooHigh {
+				behind = err
+			}
 			if len(refused) < len(c.endpoints) {
 				c.log.Debug("height refused; asking another endpoint", "method", method, "endpoint", e.url, "err", err)
 				continue
+			}
+			if behind != nil {
+				err = behind
 			}
 		}
 		if !retryable(err) {

@@ -260,3 +260,39 @@ func TestStatusOfSeveralEndpoints(t *testing.T) {
 		})
 	}
 }
+
+// TestRefusedByEveryEndpoint: a height every endpoint refuses is pruned
+// only when each of them pruned it; when one is behind, the height may
+// still come, whatever the order of the endpoints.
+func TestRefusedByEveryEndpoint(t *testing.T) {
+	pruned := `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Internal error","data":"height 500 is not available, lowest height is 1000"}}`
+	behind := `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Internal error","data":"height 500 must be less than or equal to the current blockchain height 300"}}`
+	serve := func(body string) string {
+		srv := httptest.NewServer(&answerServer{body: body})
+		t.Cleanup(srv.Close)
+		return srv.URL
+	}
+	p1, p2, b := serve(pruned), serve(pruned), serve(behind)
+	cases := []struct {
+		name                  string
+		urls                  []string
+		wantPruned, wantAbove bool
+	}{
+		{"pruned, then behind", []string{p1, b}, false, true},
+		{"behind, then pruned", []string{b, p1}, false, true},
+		{"both pruned", []string{p1, p2}, true, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cl, err := New(c.urls, Retry{Attempts: 4, Base: time.Millisecond, Max: time.Millisecond}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = cl.Block(context.Background(), 500)
+			var he *HeightError
+			if !errors.As(err, &he) || he.Pruned != c.wantPruned || he.TooHigh != c.wantAbove {
+				t.Fatalf("err = %v; want pruned %v, too high %v", err, c.wantPruned, c.wantAbove)
+			}
+		})
+	}
+}

@@ -45,6 +45,10 @@ func (c *Client) Status(ctx context.Context) (Status, error) {
 	return parseStatus(raw)
 }
 
+// ErrMixedChains means the configured endpoints serve different chains: a
+// configuration error, not an outage.
+var ErrMixedChains = errors.New("the endpoints serve different chains")
+
 // statusOfAll asks every endpoint for its status once; ok is false when
 // none answered. Endpoints serving different chains are an error.
 func (c *Client) statusOfAll(ctx context.Context) (Status, bool, error) {
@@ -76,7 +80,7 @@ func (c *Client) statusOfAll(ctx context.Context) (Status, bool, error) {
 		case all == nil:
 			all = st
 		case st.Network != all.Network:
-			return Status{}, false, fmt.Errorf("cometbft status: the endpoints serve different chains: %s serves %q, another %q", c.endpoints[i].url, st.Network, all.Network)
+			return Status{}, false, fmt.Errorf("cometbft status: %w: %s serves %q, another %q", ErrMixedChains, c.endpoints[i].url, st.Network, all.Network)
 		default:
 			if st.LatestHeight > all.LatestHeight {
 				all.LatestHeight, all.LatestTime, all.CatchingUp = st.LatestHeight, st.LatestTime, st.CatchingUp

@@ -292,8 +292,9 @@ func (x *Indexer) owner(ctx context.Context, token common.Address, block common.
 }
 
 // call runs one RPC call with a timeout, retrying failures with backoff;
-// each failure moves the indexer to the next endpoint, and every endpoint
-// is tried at least once. Every error it returns is the context's, or
+// each failure moves the indexer (every call of it, from then on) to the
+// next endpoint, and a call makes at least as many attempts as there are
+// endpoints. Every error it returns is the context's, or
 // wraps errPermanent or errNode; range errors (isRangeError) are returned
 // at once.
 func (x *Indexer) call(ctx context.Context, what string, fn func(ctx context.Context, ec *ethclient.Client) error) error {

@@ -308,6 +308,7 @@ type proxy struct {
 	limit     int64 // eth_getLogs over more blocks: "query returned more than 10000 results"
 	failFirst int   // the first requests answered with HTTP 503
 	badBlock  int64 // eth_getLogs covering it: a JSON-RPC error (0 = off)
+	logsDown  bool  // every eth_getLogs answered with HTTP 503
 	calls     []logCall
 	failed    int
 }
@@ -351,7 +352,7 @@ func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "upstream unavailable", http.StatusServiceUnavailable)
 		return
 	}
-	limit, bad := p.limit, p.badBlock
+	limit, bad, logsDown := p.limit, p.badBlock, p.logsDown
 	p.mu.Unlock()
 
 	var req struct {
@@ -361,6 +362,10 @@ func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			FromBlock hexutil.Uint64 `json:"fromBlock"`
 			ToBlock   hexutil.Uint64 `json:"toBlock"`
 		} `json:"params"`
+	}
+	if json.Unmarshal(body, &req) == nil && req.Method == "eth_getLogs" && logsDown {
+		http.Error(w, "upstream unavailable", http.StatusServiceUnavailable)
+		return
 	}
 	if json.Unmarshal(body, &req) == nil && req.Method == "eth_getLogs" && len(req.Params) == 1 {
 		from, to := int64(req.Params[0].FromBlock), int64(req.Params[0].ToBlock)

@@ -180,13 +180,17 @@ func (x *Indexer) Run(ctx context.Context, until int64) error {
 	wait := poll
 	chainChecked := false
 	lastRetry := time.Now()
-	var unreachable time.Time // since when the node has failed
-	// giveUp reports whether the node has been failing for GiveUpAfter.
-	giveUp := func() bool {
-		if unreachable.IsZero() {
-			unreachable = time.Now()
+	// Since when the node has answered no block number, and since when
+	// its blocks have failed to be read (a node may answer the first and
+	// not the second).
+	var unreachable, failing time.Time
+	// giveUp reports whether the failure that began at since has lasted
+	// GiveUpAfter.
+	giveUp := func(since *time.Time) bool {
+		if since.IsZero() {
+			*since = time.Now()
 		}
-		return x.GiveUpAfter > 0 && time.Since(unreachable) >= x.GiveUpAfter
+		return x.GiveUpAfter > 0 && time.Since(*since) >= x.GiveUpAfter
 	}
 	for {
 		if !chainChecked {
@@ -194,7 +198,7 @@ func (x *Indexer) Run(ctx context.Context, until int64) error {
 				if !errors.Is(err, errNode) {
 					return err
 				}
-				if giveUp() {
+				if giveUp(&unreachable) {
 					return fmt.Errorf("indexer %s: the node was unreachable for %s: %w", x.cfg.ID, x.GiveUpAfter, err)
 				}
 			} else {
@@ -210,7 +214,7 @@ func (x *Indexer) Run(ctx context.Context, until int64) error {
 			if ctx.Err() != nil {
 				return nil
 			}
-			if giveUp() {
+			if giveUp(&unreachable) {
 				return fmt.Errorf("indexer %s: the node was unreachable for %s: %w", x.cfg.ID, x.GiveUpAfter, err)
 			}
 			x.log.Warn("node unavailable; waiting", "err", err, "wait", wait)
@@ -235,6 +239,7 @@ func (x *Indexer) Run(ctx context.Context, until int64) error {
 			switch {
 			case err == nil:
 				wait = poll
+				failing = time.Time{}
 			case ctx.Err() != nil:
 				return nil
 			case errors.As(err, &re):
@@ -253,8 +258,8 @@ func (x *Indexer) Run(ctx context.Context, until int64) error {
 				}
 				continue
 			case errors.Is(err, errNode):
-				if giveUp() {
-					return fmt.Errorf("indexer %s: the node was unreachable for %s: %w", x.cfg.ID, x.GiveUpAfter, err)
+				if giveUp(&failing) {
+					return fmt.Errorf("indexer %s: blocks from %d could not be read for %s: %w", x.cfg.ID, next, x.GiveUpAfter, err)
 				}
 				x.log.Warn("fetch failed; waiting for the node", "next_height", next, "err", err, "wait", wait)
 				if sleepCtx(ctx, wait) != nil {

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -133,5 +134,30 @@ func readRecorded(t *testing.T, name string, v any) {
 	}
 	if err := json.Unmarshal(b, v); err != nil {
 		t.Fatalf("%s: %v", name, err)
+	}
+}
+
+// TestGiveUpOnUnreadableBlocks: a node that answers eth_blockNumber but
+// never eth_getLogs fails a run with GiveUpAfter (index --until) instead
+// of being waited for ever.
+func TestGiveUpOnUnreadableBlocks(t *testing.T) {
+	url := evmtest.Start(t, evmreplay.Options{})
+	db, _ := testdb.New(t)
+	p := newProxy(t, url)
+	p.set(func(p *proxy) { p.logsDown = true })
+	cfg := evmtest.Chain(p.URL())
+	cfg.Confirmations = 0
+	clients, err := evmindexer.Dial(cfg.RPC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer evmindexer.CloseAll(clients)
+	x := evmindexer.New(cfg, db, clients, slog.New(slog.DiscardHandler), nil)
+	x.Retry = evmindexer.Retry{Attempts: 2, Base: time.Millisecond, Max: 5 * time.Millisecond}
+	x.GiveUpAfter = 300 * time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := x.Run(ctx, evmtest.LastHeight); err == nil || !strings.Contains(err.Error(), "blocks from 0 could not be read for 300ms") {
+		t.Fatalf("run against a node whose logs fail: %v", err)
 	}
 }
