@@ -255,8 +255,8 @@ func (s *Server) authenticate(r *http.Request, op route.Operation) (*apikey.Key,
 	if err != nil {
 		return nil, err
 	}
-	if !k.Allows(op.Group.Base()) {
-		return nil, problem.Status(http.StatusForbidden, "this key is not allowed for the %s group", op.Group.Base())
+	if !k.Allows(string(op.Group)) {
+		return nil, problem.Status(http.StatusForbidden, "this key is not allowed for the %s group", op.Group)
 	}
 	if k.Kind == apikey.Publishable {
 		if !op.Publishable {

@@ -149,7 +149,8 @@ func (s *Server) Handler(addr string) http.Handler {
 			continue
 		}
 		g := s.opt.Config.Groups[op.Group.Base()]
-		mux.Handle(op.Method+" "+g.Host+g.Prefix+op.Path, s.operation(op, g.Public))
+		public := s.opt.Config.Groups[string(op.Group)].Public
+		mux.Handle(op.Method+" "+g.Host+g.Prefix+op.Path, s.operation(op, public))
 		if op.Publishable {
 			mux.Handle("OPTIONS "+g.Host+g.Prefix+op.Path, s.preflight(op))
 		}

@@ -150,6 +150,8 @@ func TestScopesAndPublishableKeys(t *testing.T) {
 	e := newEnv(t, func(c *config.API, h *api.Handlers) { h.JSON["GET /activity/active_whales"] = whalesHandler })
 	ctx := context.Background()
 	perpOnly, _, _ := apikey.Create(ctx, e.db, apikey.Spec{Name: "perp", Kind: apikey.Secret, Scopes: []string{"perp"}, QuotaCredits: 100, QuotaPeriod: time.Hour, RatePerSec: 10, RateBurst: 10})
+	dexOnly, _, _ := apikey.Create(ctx, e.db, apikey.Spec{Name: "dex", Kind: apikey.Secret, Scopes: []string{"dex"}, QuotaCredits: 100, QuotaPeriod: time.Hour, RatePerSec: 10, RateBurst: 10})
+	dexLens, _, _ := apikey.Create(ctx, e.db, apikey.Spec{Name: "dex lens", Kind: apikey.Secret, Scopes: []string{"dex_lens"}, QuotaCredits: 100, QuotaPeriod: time.Hour, RatePerSec: 10, RateBurst: 10})
 	pub, _, _ := apikey.Create(ctx, e.db, apikey.Spec{Name: "site", Kind: apikey.Publishable, Scopes: []string{"engagement"}, Origins: []string{"https://a.example"}, QuotaCredits: 100, QuotaPeriod: time.Hour, RatePerSec: 10, RateBurst: 10})
 
 	// acao is the Access-Control-Allow-Origin a page needs to read the
@@ -160,8 +162,12 @@ func TestScopesAndPublishableKeys(t *testing.T) {
 		status                          int
 		acao                            string
 	}{
-		{"dex key ok", "GET", "/activity/active_whales?limit=1", e.key, "", 200, ""},
-		{"perp key on dex", "GET", "/activity/active_whales", perpOnly, "", 403, ""},
+		{"all-scopes key ok", "GET", "/activity/active_whales?limit=1", e.key, "", 200, ""},
+		{"dex lens key ok", "GET", "/activity/active_whales?limit=1", dexLens, "", 200, ""},
+		{"perp key on dex lens", "GET", "/activity/active_whales", perpOnly, "", 403, ""},
+		{"dex key on dex lens (another group at the same address)", "GET", "/activity/active_whales", dexOnly, "", 403, ""},
+		{"dex lens key on dex", "GET", "/apr", dexLens, "", 403, ""},
+		{"dex key on dex (group not built here)", "GET", "/apr", dexOnly, "", 501, ""},
 		{"publishable on analytics", "GET", "/activity/active_whales", pub, "https://a.example", 403, ""},
 		{"publishable on track (secret only)", "POST", "/track", pub, "https://a.example", 403, ""},
 		{"publishable from other origin", "POST", "/sdk/track", pub, "https://evil.example", 403, ""},
@@ -241,7 +247,7 @@ func TestImplementedAnswerHeaders(t *testing.T) {
 func TestCreditsQuotaAndRevocation(t *testing.T) {
 	e := newEnv(t, func(c *config.API, h *api.Handlers) { h.JSON["GET /activity/active_whales"] = whalesHandler })
 	ctx := context.Background()
-	small, _, _ := apikey.Create(ctx, e.db, apikey.Spec{Name: "small", Kind: apikey.Secret, Scopes: []string{"dex"}, QuotaCredits: 12, QuotaPeriod: time.Hour, RatePerSec: 100, RateBurst: 100})
+	small, _, _ := apikey.Create(ctx, e.db, apikey.Spec{Name: "small", Kind: apikey.Secret, Scopes: []string{"dex_lens"}, QuotaCredits: 12, QuotaPeriod: time.Hour, RatePerSec: 100, RateBurst: 100})
 	for i, want := range []int{200, 200, 429} { // 5 credits each: 5, 10, then 15 > 12
 		resp, body := e.do(t, "GET", "/activity/active_whales?limit=1", small, nil)
 		if resp.StatusCode != want {
@@ -300,7 +306,7 @@ func TestCreditsQuotaAndRevocation(t *testing.T) {
 
 func TestRateLimit(t *testing.T) {
 	e := newEnv(t, func(c *config.API, h *api.Handlers) { h.JSON["GET /activity/active_whales"] = whalesHandler })
-	k, _, _ := apikey.Create(context.Background(), e.db, apikey.Spec{Name: "slow", Kind: apikey.Secret, Scopes: []string{"dex"}, QuotaCredits: 1000, QuotaPeriod: time.Hour, RatePerSec: 0.01, RateBurst: 2})
+	k, _, _ := apikey.Create(context.Background(), e.db, apikey.Spec{Name: "slow", Kind: apikey.Secret, Scopes: []string{"dex_lens"}, QuotaCredits: 1000, QuotaPeriod: time.Hour, RatePerSec: 0.01, RateBurst: 2})
 	var codes []int
 	for range 3 {
 		resp, _ := e.do(t, "GET", "/activity/active_whales?limit=1", k, nil)
@@ -372,7 +378,7 @@ func TestOpenAPIDocument(t *testing.T) {
 
 func TestGroupsOnPrefixesAndListeners(t *testing.T) {
 	cfg := testConfig(t)
-	cfg.Groups = map[string]config.GroupServe{"dex": {Prefix: "/dex"}, "perp": {Listen: "127.0.0.1:0", Public: true}}
+	cfg.Groups = map[string]config.GroupServe{"dex": {Prefix: "/dex"}, "dex_lens": {Public: true}, "perp": {Listen: "127.0.0.1:0", Public: true}}
 	s, err := api.New(api.Options{Config: cfg, Ops: route.Table(), Handlers: api.Handlers{}})
 	if err != nil {
 		t.Fatal(err)
@@ -389,12 +395,14 @@ func TestGroupsOnPrefixesAndListeners(t *testing.T) {
 		path   string
 		status int
 	}{
-		{main, "/dex/apr", 401},          // dex under its prefix, key required
-		{main, "/apr", 404},              // not at the root any more
-		{main, "/perp/crm", 404},         // perp is on its own listener
-		{perp, "/perp/crm", 501},         // public group: no key needed, not built yet
-		{main, "/campaign/global", 401},  // engagement stays on the default listener
-		{main, "/dex/openapi.json", 200}, // per-group document
+		{main, "/dex/apr", 401},                    // dex under its prefix, key required
+		{main, "/dex/activity/active_whales", 501}, // dex lens: with dex, public, not built yet
+		{perp, "/activity/retention_rate", 401},    // perp lens: with perp, not public
+		{main, "/apr", 404},                        // not at the root any more
+		{main, "/perp/crm", 404},                   // perp is on its own listener
+		{perp, "/perp/crm", 501},                   // public group: no key needed, not built yet
+		{main, "/campaign/global", 401},            // engagement stays on the default listener
+		{main, "/dex/openapi.json", 200},           // per-group document
 	}
 	for _, c := range cases {
 		resp, err := http.Get(c.srv.URL + c.path)

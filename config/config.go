@@ -44,7 +44,8 @@ type API struct {
 	Listen string `yaml:"listen"`
 	// Groups places each base address family (engagement, dex, perp,
 	// stablecoins, dex2, staking, smart_account) on its own listener, host
-	// name or path prefix, and may make it public.
+	// name or path prefix, and may make any of the nine groups public
+	// (dex_lens and perp_lens, placed with dex and perp, take only public).
 	Groups map[string]GroupServe `yaml:"groups"`
 	// RateLimit is the per-key token bucket.
 	RateLimit RateLimit `yaml:"rate_limit"`
@@ -76,7 +77,7 @@ type GroupServe struct {
 	Listen string `yaml:"listen"` // its own listener, e.g. 127.0.0.1:8081
 	Host   string `yaml:"host"`   // served for requests with this Host header
 	Prefix string `yaml:"prefix"` // served under this path prefix, e.g. /dex
-	Public bool   `yaml:"public"` // no API key needed
+	Public bool   `yaml:"public"` // no API key needed for this group (not for the lens group sharing its address)
 }
 
 // RateLimit is a token bucket per key.

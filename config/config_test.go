@@ -72,6 +72,8 @@ func TestParseErrorsNameKeyAndLine(t *testing.T) {
 		{"duplicate chain", minimal + "  - {id: localosmosis, kind: osmosis, rpc: [http://127.0.0.1:1]}\n", []string{"chains[1].id (line 8)", "declared twice"}},
 		{"unknown group", minimal + "  \n", nil},
 		{"bad group name", strings.Replace(minimal, "api: {listen: 127.0.0.1:8080}", "api: {listen: 127.0.0.1:8080, groups: {dexx: {prefix: /d}}}", 1), []string{"api.groups.dexx (line 3)", "unknown group"}},
+		{"lens group placed", strings.Replace(minimal, "api: {listen: 127.0.0.1:8080}", "api: {listen: 127.0.0.1:8080, groups: {dex_lens: {prefix: /lens}}}", 1),
+			[]string{"api.groups.dex_lens (line 3)", "shares the base address of dex: place it with api.groups.dex"}},
 		{"evm without tokens", minimal + "  - {id: eth, kind: evm, rpc: [http://127.0.0.1:8545]}\n", []string{"chains[1].tokens", "at least one token"}},
 		{"evm bad token", minimal + "  - {id: eth, kind: evm, rpc: [http://127.0.0.1:8545], tokens: [{address: 0x12, symbol: USDC, decimals: 6}]}\n", []string{"chains[1].tokens[0].address (line 8)"}},
 		{"evm bad price", minimal + "  - {id: eth, kind: evm, rpc: [http://127.0.0.1:8545], tokens: [{address: 0xd87f14a1b784f5eda472997fd01530c7f60f4781, symbol: LINK, decimals: 18, price_usd: cheap}]}\n",

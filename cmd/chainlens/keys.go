@@ -43,7 +43,7 @@ func newKeysCmd(g *globals) *cobra.Command {
 		}),
 	}
 	create.Flags().StringVar(&name, "name", "", "name of the key (required)")
-	create.Flags().StringVar(&scopes, "scopes", "", "comma-separated groups: all, admin, "+strings.Join(config.Bases, ", "))
+	create.Flags().StringVar(&scopes, "scopes", "", "comma-separated groups: all, admin, "+strings.Join(config.Groups, ", "))
 	create.Flags().BoolVar(&publishable, "publishable", false, "a publishable pk_ key for browsers (only /sdk/track and /campaign)")
 	create.Flags().StringVar(&origins, "origins", "", "comma-separated origins a publishable key may be used from")
 	create.Flags().Int64Var(&credits, "credits", 0, "credit quota per period (default: api.quota.credits)")
@@ -119,7 +119,7 @@ func newKeysCmd(g *globals) *cobra.Command {
 func keySpec(cfg *config.Config, name, scopes, origins string, publishable bool, credits int64, period time.Duration, perSecond float64, burst int) (apikey.Spec, error) {
 	s := apikey.Spec{Name: name, Kind: apikey.Secret, QuotaCredits: cfg.API.Quota.Credits, QuotaPeriod: cfg.API.Quota.Period.D(),
 		RatePerSec: cfg.API.RateLimit.PerSecond, RateBurst: cfg.API.RateLimit.Burst}
-	allowed := append([]string{apikey.ScopeAll, apikey.ScopeAdmin}, config.Bases...)
+	allowed := append([]string{apikey.ScopeAll, apikey.ScopeAdmin}, config.Groups...)
 	for _, sc := range strings.Split(scopes, ",") {
 		sc = strings.TrimSpace(sc)
 		if sc == "" {
