@@ -155,7 +155,9 @@ func (s *Server) Handler(addr string) http.Handler {
 			mux.Handle("OPTIONS "+g.Host+g.Prefix+op.Path, s.preflight(op))
 		}
 		pl := place{g.Host, g.Prefix}
-		docs[pl] = append(docs[pl], op)
+		documented := op
+		documented.NoAuth = op.NoAuth || public // the document says no key is needed
+		docs[pl] = append(docs[pl], documented)
 	}
 	if slices.Contains(bases, route.Engagement.Base()) {
 		g := s.opt.Config.Groups[route.Engagement.Base()]

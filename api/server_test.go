@@ -414,6 +414,27 @@ func TestGroupsOnPrefixesAndListeners(t *testing.T) {
 			t.Errorf("%s: %d, want %d", c.path, resp.StatusCode, c.status)
 		}
 	}
+	// The document of the dex address: the public lens group needs no key,
+	// the dex group does.
+	resp, err := http.Get(main.URL + "/dex/openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Security []any `json:"security"`
+		} `json:"paths"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(doc.Paths["/activity/active_whales"]["get"].Security); got != 0 {
+		t.Errorf("public dex lens operation documents %d security requirements, want none", got)
+	}
+	if got := len(doc.Paths["/apr"]["get"].Security); got != 1 {
+		t.Errorf("dex operation documents %d security requirements, want 1", got)
+	}
 }
 
 // TestResponseCache answers identical analytics requests from memory within
