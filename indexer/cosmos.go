@@ -104,6 +104,7 @@ func (x *Cosmos) Run(ctx context.Context, until int64) error {
 		return err
 	}
 	x.genesisSettled = false // the chain may have been reset since the last Run
+	x.refreshDeadLetterGauge(ctx)
 	if err := x.checkContinuity(ctx, next); err != nil {
 		return err
 	}
@@ -749,9 +750,10 @@ func (x *Cosmos) finishDeadLetters(ctx context.Context, until int64, st cometbft
 }
 
 func (x *Cosmos) refreshDeadLetterGauge(ctx context.Context) {
-	var n int
-	if err := x.db.NewRaw("SELECT count(*) FROM dead_letters WHERE chain_id = ?", x.cfg.ID).Scan(ctx, &n); err == nil {
+	n, lowest, err := DeadLetterStats(ctx, x.db, x.cfg.ID)
+	if err == nil {
 		x.metrics.deadLetters.WithLabelValues(x.cfg.ID).Set(float64(n))
+		x.metrics.lowestDead.WithLabelValues(x.cfg.ID).Set(float64(lowest))
 	}
 }
 

@@ -24,6 +24,7 @@ type Metrics struct {
 	events        *prometheus.CounterVec
 	decodeErrors  *prometheus.CounterVec
 	deadLetters   *prometheus.GaugeVec
+	lowestDead    *prometheus.GaugeVec
 	skippedTxs    *prometheus.CounterVec
 	unknownMsgs   *prometheus.CounterVec
 }
@@ -32,18 +33,20 @@ type Metrics struct {
 func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	chain := []string{"chain"}
 	m := &Metrics{
-		indexedHeight: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "chainlens_indexer_indexed_height", Help: "Highest contiguous height committed."}, chain),
+		indexedHeight: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "chainlens_indexer_indexed_height", Help: "The checkpoint: every height through it is committed or a dead letter."}, chain),
 		nodeHeight:    prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "chainlens_indexer_node_height", Help: "Latest height reported by the chain's nodes."}, chain),
 		lag:           prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "chainlens_indexer_lag_blocks", Help: "Node height minus indexed height."}, chain),
 		blocks:        prometheus.NewCounterVec(prometheus.CounterOpts{Name: "chainlens_indexer_blocks_total", Help: "Heights committed."}, chain),
 		events:        prometheus.NewCounterVec(prometheus.CounterOpts{Name: "chainlens_indexer_events_total", Help: "Events committed."}, chain),
 		decodeErrors:  prometheus.NewCounterVec(prometheus.CounterOpts{Name: "chainlens_indexer_decode_errors_total", Help: "Heights that failed to decode."}, chain),
 		deadLetters:   prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "chainlens_indexer_dead_letters", Help: "Heights waiting in the dead-letter table."}, chain),
-		skippedTxs:    prometheus.NewCounterVec(prometheus.CounterOpts{Name: "chainlens_indexer_undecodable_txs_total", Help: "Block txs that are not cosmos txs (e.g. vote-extension blobs), skipped."}, chain),
-		unknownMsgs:   prometheus.NewCounterVec(prometheus.CounterOpts{Name: "chainlens_indexer_unknown_messages_total", Help: "Messages of types the chain kind does not decode, kept raw."}, chain),
+		lowestDead: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "chainlens_indexer_lowest_dead_letter_height",
+			Help: "Lowest height in the dead-letter table (0: none); every height below it and through the indexed height is committed."}, chain),
+		skippedTxs:  prometheus.NewCounterVec(prometheus.CounterOpts{Name: "chainlens_indexer_undecodable_txs_total", Help: "Block txs that are not cosmos txs (e.g. vote-extension blobs), skipped."}, chain),
+		unknownMsgs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "chainlens_indexer_unknown_messages_total", Help: "Messages of types the chain kind does not decode, kept raw."}, chain),
 	}
 	if reg != nil {
-		for _, c := range []prometheus.Collector{m.indexedHeight, m.nodeHeight, m.lag, m.blocks, m.events, m.decodeErrors, m.deadLetters, m.skippedTxs, m.unknownMsgs} {
+		for _, c := range []prometheus.Collector{m.indexedHeight, m.nodeHeight, m.lag, m.blocks, m.events, m.decodeErrors, m.deadLetters, m.lowestDead, m.skippedTxs, m.unknownMsgs} {
 			if err := reg.Register(c); err != nil {
 				return nil, fmt.Errorf("indexer metrics: %w", err)
 			}
@@ -55,15 +58,15 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 // ChainSeries are one chain's indexer series, for indexers of other chain
 // families (package indexer/evm) that share these metrics.
 type ChainSeries struct {
-	IndexedHeight, NodeHeight, Lag, DeadLetters prometheus.Gauge
-	Blocks, Events, DecodeErrors                prometheus.Counter
+	IndexedHeight, NodeHeight, Lag, DeadLetters, LowestDeadLetter prometheus.Gauge
+	Blocks, Events, DecodeErrors                                  prometheus.Counter
 }
 
 // Chain returns the series of one chain.
 func (m *Metrics) Chain(id string) ChainSeries {
 	return ChainSeries{
 		IndexedHeight: m.indexedHeight.WithLabelValues(id), NodeHeight: m.nodeHeight.WithLabelValues(id),
-		Lag: m.lag.WithLabelValues(id), DeadLetters: m.deadLetters.WithLabelValues(id),
+		Lag: m.lag.WithLabelValues(id), DeadLetters: m.deadLetters.WithLabelValues(id), LowestDeadLetter: m.lowestDead.WithLabelValues(id),
 		Blocks: m.blocks.WithLabelValues(id), Events: m.events.WithLabelValues(id), DecodeErrors: m.decodeErrors.WithLabelValues(id),
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
 	"github.com/chainlens/chainlens/chains/cosmos"
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/internal/testdb"
@@ -95,5 +97,91 @@ func TestReindexKeepsRowsOfAFailedHeight(t *testing.T) {
 		if got := count(c.query); got != c.want {
 			t.Errorf("%s = %d, want %d", c.query, got, c.want)
 		}
+	}
+}
+
+// TestDeadLettersAreRetried indexes a chain whose node keeps failing three
+// heights: the checkpoint moves past them, they wait in dead_letters (and
+// the metrics), `--until` fails naming them; once the node serves them
+// they are indexed, by a run through the same height and by a following
+// run's periodic retry.
+func TestDeadLettersAreRetried(t *testing.T) {
+	db, _ := testdb.New(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	raws := loadRaw(t, "osmosis", "localosmosis")[:100]
+	cfg := config.Chain{ID: "localosmosis", Kind: "osmosis", RPC: []string{"http://memory"}, BatchSize: 20, Concurrency: 4,
+		PollInterval: config.Duration(time.Millisecond), Bech32Prefix: "osmo"}
+	m, _ := NewMetrics(nil)
+	adapter := cosmos.NewAdapter(cfg.Kind, cfg.Bech32Prefix)
+	failing := failingSource{memSource{cfg.ID, raws}, map[int64]bool{30: true, 31: true, 75: true}}
+	count := func(q string) int64 {
+		var n int64
+		if err := db.NewRaw(q).Scan(ctx, &n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	err := NewCosmos(cfg, db, failing, adapter, slog.New(slog.DiscardHandler), m).Run(ctx, 100)
+	if err == nil || !strings.Contains(err.Error(), "3 height(s) through 100 still fail (first 30") {
+		t.Fatalf("run with failing heights: %v", err)
+	}
+	for _, c := range []struct {
+		query string
+		want  int64
+	}{
+		{"SELECT next_height FROM sync_state", 101},
+		{"SELECT count(*) FROM blocks", 97},
+		{"SELECT count(*) FROM dead_letters WHERE height IN (30, 31, 75) AND attempts >= 1", 3},
+		{"SELECT count(*) FROM events WHERE height IN (30, 31, 75)", 0},
+	} {
+		if got := count(c.query); got != c.want {
+			t.Errorf("%s = %d, want %d", c.query, got, c.want)
+		}
+	}
+	if n, lo := testutil.ToFloat64(m.deadLetters.WithLabelValues(cfg.ID)), testutil.ToFloat64(m.lowestDead.WithLabelValues(cfg.ID)); n != 3 || lo != 30 {
+		t.Errorf("metrics: %v dead letters, lowest %v; want 3, 30", n, lo)
+	}
+
+	// Height 75 comes back first, through a run to the same height.
+	delete(failing.fail, 75)
+	if err := NewCosmos(cfg, db, failing, adapter, slog.New(slog.DiscardHandler), m).Run(ctx, 100); err == nil ||
+		!strings.Contains(err.Error(), "2 height(s) through 100 still fail (first 30") {
+		t.Fatalf("second run: %v", err)
+	}
+	// The others come back while a run follows the chain: its periodic
+	// retry picks them up once they are due.
+	delete(failing.fail, 30)
+	delete(failing.fail, 31)
+	if _, err := db.ExecContext(ctx, "UPDATE dead_letters SET next_retry_at = now()"); err != nil {
+		t.Fatal(err)
+	}
+	follow, stop := context.WithCancel(ctx)
+	x := NewCosmos(cfg, db, failing, adapter, slog.New(slog.DiscardHandler), m)
+	x.RetryEvery = 10 * time.Millisecond
+	done := make(chan error, 1)
+	go func() { done <- x.Run(follow, 0) }()
+	for deadline := time.Now().Add(20 * time.Second); count("SELECT count(*) FROM dead_letters") > 0 && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	stop()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		query string
+		want  int64
+	}{
+		{"SELECT count(*) FROM dead_letters", 0},
+		{"SELECT count(*) FROM blocks", 100},
+		{"SELECT count(DISTINCT height) FROM blocks", 100},
+		{"SELECT next_height FROM sync_state", 101},
+	} {
+		if got := count(c.query); got != c.want {
+			t.Errorf("after the retries, %s = %d, want %d", c.query, got, c.want)
+		}
+	}
+	if n, lo := testutil.ToFloat64(m.deadLetters.WithLabelValues(cfg.ID)), testutil.ToFloat64(m.lowestDead.WithLabelValues(cfg.ID)); n != 0 || lo != 0 {
+		t.Errorf("metrics after the retries: %v dead letters, lowest %v; want 0, 0", n, lo)
 	}
 }

@@ -60,6 +60,19 @@ func DeadLetters(ctx context.Context, db bun.IDB, chainID string, dueOnly bool) 
 	return out, nil
 }
 
+// DeadLetterStats counts a chain's dead letters and gives the lowest of
+// their heights (0 when there are none).
+func DeadLetterStats(ctx context.Context, db bun.IDB, chainID string) (n, lowest int64, err error) {
+	var r struct {
+		N      int64 `bun:"n"`
+		Lowest int64 `bun:"lowest"`
+	}
+	if err := db.NewRaw("SELECT count(*) AS n, coalesce(min(height), 0) AS lowest FROM dead_letters WHERE chain_id = ?", chainID).Scan(ctx, &r); err != nil {
+		return 0, 0, fmt.Errorf("dead letters of %s: %w", chainID, err)
+	}
+	return r.N, r.Lowest, nil
+}
+
 // retryDelay grows with the attempts of a dead letter, up to an hour.
 func retryDelay(attempts int) time.Duration {
 	d := 30 * time.Second << min(attempts, 7)

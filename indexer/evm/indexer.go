@@ -175,6 +175,7 @@ func (x *Indexer) Run(ctx context.Context, until int64) error {
 			return fmt.Errorf("indexer %s: block %d is below the chain's first indexed block %d (start_height)", x.cfg.ID, until, first)
 		}
 	}
+	x.refreshDeadLetterGauge(ctx)
 	x.log.Info("indexer started", "next_height", next, "until", until, "tokens", len(x.tokens))
 	poll := x.cfg.PollInterval.D()
 	wait := poll
@@ -521,9 +522,10 @@ func (x *Indexer) finishDeadLetters(ctx context.Context, until, tip int64) error
 }
 
 func (x *Indexer) refreshDeadLetterGauge(ctx context.Context) {
-	var n int
-	if err := x.db.NewRaw("SELECT count(*) FROM dead_letters WHERE chain_id = ?", x.cfg.ID).Scan(ctx, &n); err == nil {
+	n, lowest, err := indexer.DeadLetterStats(ctx, x.db, x.cfg.ID)
+	if err == nil {
 		x.series.DeadLetters.Set(float64(n))
+		x.series.LowestDeadLetter.Set(float64(lowest))
 	}
 }
 
