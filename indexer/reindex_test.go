@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/uptrace/bun"
 
 	"github.com/chainlens/chainlens/chains/cosmos"
 	"github.com/chainlens/chainlens/config"
@@ -85,19 +86,12 @@ func TestReindexKeepsRowsOfAFailedHeight(t *testing.T) {
 		!strings.Contains(err.Error(), "height 25: fetch height 25: injected") {
 		t.Fatalf("reindex: %v", err)
 	}
-	for _, c := range []struct {
-		query string
-		want  int64
-	}{
+	expectCounts(t, db, "", []countCheck{
 		{"SELECT count(*) FROM events WHERE height BETWEEN 1 AND 40", events},
 		{"SELECT count(*) FROM blocks WHERE height BETWEEN 21 AND 30", 10},
 		{"SELECT count(*) FROM dead_letters", 0},
 		{"SELECT next_height FROM sync_state", int64(len(raws)) + 1},
-	} {
-		if got := count(c.query); got != c.want {
-			t.Errorf("%s = %d, want %d", c.query, got, c.want)
-		}
-	}
+	})
 }
 
 // TestDeadLettersAreRetried indexes a chain whose node keeps failing three
@@ -126,19 +120,12 @@ func TestDeadLettersAreRetried(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "3 height(s) through 100 still fail (first 30") {
 		t.Fatalf("run with failing heights: %v", err)
 	}
-	for _, c := range []struct {
-		query string
-		want  int64
-	}{
+	expectCounts(t, db, "", []countCheck{
 		{"SELECT next_height FROM sync_state", 101},
 		{"SELECT count(*) FROM blocks", 97},
 		{"SELECT count(*) FROM dead_letters WHERE height IN (30, 31, 75) AND attempts >= 1", 3},
 		{"SELECT count(*) FROM events WHERE height IN (30, 31, 75)", 0},
-	} {
-		if got := count(c.query); got != c.want {
-			t.Errorf("%s = %d, want %d", c.query, got, c.want)
-		}
-	}
+	})
 	if n, lo := testutil.ToFloat64(m.deadLetters.WithLabelValues(cfg.ID)), testutil.ToFloat64(m.lowestDead.WithLabelValues(cfg.ID)); n != 3 || lo != 30 {
 		t.Errorf("metrics: %v dead letters, lowest %v; want 3, 30", n, lo)
 	}
@@ -168,20 +155,33 @@ func TestDeadLettersAreRetried(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct {
-		query string
-		want  int64
-	}{
+	expectCounts(t, db, "after the retries, ", []countCheck{
 		{"SELECT count(*) FROM dead_letters", 0},
 		{"SELECT count(*) FROM blocks", 100},
 		{"SELECT count(DISTINCT height) FROM blocks", 100},
 		{"SELECT next_height FROM sync_state", 101},
-	} {
-		if got := count(c.query); got != c.want {
-			t.Errorf("after the retries, %s = %d, want %d", c.query, got, c.want)
-		}
-	}
+	})
 	if n, lo := testutil.ToFloat64(m.deadLetters.WithLabelValues(cfg.ID)), testutil.ToFloat64(m.lowestDead.WithLabelValues(cfg.ID)); n != 0 || lo != 0 {
 		t.Errorf("metrics after the retries: %v dead letters, lowest %v; want 0, 0", n, lo)
+	}
+}
+
+// countCheck is a query that counts, and the count it must give.
+type countCheck struct {
+	query string
+	want  int64
+}
+
+// expectCounts runs each check, reporting failures after prefix.
+func expectCounts(t *testing.T, db *bun.DB, prefix string, checks []countCheck) {
+	t.Helper()
+	for _, c := range checks {
+		var got int64
+		if err := db.NewRaw(c.query).Scan(context.Background(), &got); err != nil {
+			t.Fatalf("%s: %v", c.query, err)
+		}
+		if got != c.want {
+			t.Errorf("%s%s = %d, want %d", prefix, c.query, got, c.want)
+		}
 	}
 }

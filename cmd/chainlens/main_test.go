@@ -45,19 +45,10 @@ func freeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
+// run runs the binary with args and returns its stdout, stderr and exit code.
 func run(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return stdout.String(), stderr.String(), code
+	return runFor(t, 5*time.Minute, args...)
 }
 
 func waitHTTP(t *testing.T, url string) {

@@ -112,56 +112,32 @@ func (c *Client) Health() []EndpointHealth {
 	return out
 }
 
-// pick returns the endpoint to try for attempt n: healthy endpoints in
+// pick returns the endpoint to try for attempt n, among those not in skip
+// (among all when every endpoint is in it): healthy endpoints in
 // configured order first (rotating with n), then the least failed.
-func (c *Client) pick(n int) *endpoint {
+func (c *Client) pick(n int, skip map[*endpoint]bool) *endpoint {
 	now := time.Now()
 	var up []*endpoint
+	var best *endpoint
+	bestFailures := 0
 	for _, e := range c.endpoints {
-		e.mu.Lock()
-		if !now.Before(e.downUntil) {
-			up = append(up, e)
-		}
-		e.mu.Unlock()
-	}
-	if len(up) > 0 {
-		return up[n%len(up)]
-	}
-	best := c.endpoints[0]
-	for _, e := range c.endpoints[1:] {
-		e.mu.Lock()
-		bf := best.failures
-		f := e.failures
-		e.mu.Unlock()
-		if f < bf {
-			best = e
-		}
-	}
-	return best
-}
-
-// pickExcept is pick among the endpoints not in skip (when any is left).
-func (c *Client) pickExcept(n int, skip map[*endpoint]bool) *endpoint {
-	if len(skip) == 0 || len(skip) >= len(c.endpoints) {
-		return c.pick(n)
-	}
-	now := time.Now()
-	var up, left []*endpoint
-	for _, e := range c.endpoints {
-		if skip[e] {
+		if skip[e] && len(skip) < len(c.endpoints) {
 			continue
 		}
-		left = append(left, e)
 		e.mu.Lock()
-		if !now.Before(e.downUntil) {
+		healthy, failures := !now.Before(e.downUntil), e.failures
+		e.mu.Unlock()
+		if healthy {
 			up = append(up, e)
 		}
-		e.mu.Unlock()
+		if best == nil || failures < bestFailures {
+			best, bestFailures = e, failures
+		}
 	}
 	if len(up) > 0 {
 		return up[n%len(up)]
 	}
-	return left[n%len(left)]
+	return best
 }
 
 func (e *endpoint) record(err error) {
@@ -327,7 +303,7 @@ func (c *Client) call(ctx context.Context, method string, params map[string]any,
 				return Answer{}, err
 			}
 		}
-		e := c.pickExcept(attempt, refused)
+		e := c.pick(attempt, refused)
 		res, err := c.callOnce(ctx, e, method, rawParams, timeout, inMemoryMax)
 		var re *RPCError
 		if errors.As(err, &re) {
