@@ -51,11 +51,13 @@ func indexerParts(cfg *config.Config, log *slog.Logger, db *bun.DB, reg *prometh
 			continue
 		}
 		var run func(ctx context.Context) error
+		var closeClients func()
 		if ch.Kind == "evm" {
 			clients, err := evm.Dial(ch.RPC)
 			if err != nil {
 				return nil, fmt.Errorf("chain %s: %w", ch.ID, err)
 			}
+			closeClients = func() { evm.CloseAll(clients) }
 			x := evm.New(ch, db, clients, log, m)
 			if until > 0 {
 				x.GiveUpAfter = o.giveUpAfter
@@ -90,6 +92,13 @@ func indexerParts(cfg *config.Config, log *slog.Logger, db *bun.DB, reg *prometh
 		}
 		if until == 0 {
 			run = supervise(log.With("chain", ch.ID), run)
+		}
+		if closeClients != nil {
+			inner := run
+			run = func(ctx context.Context) error {
+				defer closeClients()
+				return inner(ctx)
+			}
 		}
 		parts = append(parts, part{"indexer " + ch.ID, run})
 	}
