@@ -233,4 +233,17 @@ func TestEVMConfirmations(t *testing.T) {
 			t.Errorf("%q: confirmations = %d, want %d", c.set, got, c.want)
 		}
 	}
+	// Set through a merged anchor, as shared chain settings are.
+	anchored := minimal + `  - &devnet {id: eth, kind: evm, rpc: ["http://127.0.0.1:8545"], confirmations: 0,
+      tokens: [{address: "0xd87f14a1b784f5eda472997fd01530c7f60f4781", symbol: USDC, decimals: 6}]}
+  - <<: *devnet
+    id: base-8453
+`
+	cfg, err := Parse([]byte(anchored), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Chains[2].Confirmations; got != 0 {
+		t.Errorf("confirmations: 0 merged from an anchor = %d, want 0", got)
+	}
 }

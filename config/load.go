@@ -222,7 +222,8 @@ func splitKey(key string) []string {
 	return strings.Split(key, ".")
 }
 
-// hasKey reports whether the parsed document sets the key at path.
+// hasKey reports whether the parsed document sets the key at path,
+// following aliases and merge keys (<<: *defaults).
 func hasKey(root *yaml.Node, path ...string) bool {
 	n := root
 	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
@@ -230,14 +231,9 @@ func hasKey(root *yaml.Node, path ...string) bool {
 	}
 	for _, p := range path {
 		var next *yaml.Node
-		switch n.Kind {
+		switch n = deref(n); n.Kind {
 		case yaml.MappingNode:
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				if n.Content[i].Value == p {
-					next = n.Content[i+1]
-					break
-				}
-			}
+			next = mappingValue(n, p)
 		case yaml.SequenceNode:
 			if i, err := strconv.Atoi(p); err == nil && i >= 0 && i < len(n.Content) {
 				next = n.Content[i]
@@ -249,6 +245,41 @@ func hasKey(root *yaml.Node, path ...string) bool {
 		n = next
 	}
 	return true
+}
+
+// deref follows an alias to the node it names.
+func deref(n *yaml.Node) *yaml.Node {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	return n
+}
+
+// mappingValue is the value of key in a mapping: its own, else one merged
+// in with <<.
+func mappingValue(m *yaml.Node, key string) *yaml.Node {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Tag != "!!merge" {
+			continue
+		}
+		merged := []*yaml.Node{m.Content[i+1]}
+		if v := deref(m.Content[i+1]); v.Kind == yaml.SequenceNode {
+			merged = v.Content
+		}
+		for _, src := range merged {
+			if src = deref(src); src.Kind == yaml.MappingNode {
+				if v := mappingValue(src, key); v != nil {
+					return v
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // lineOf finds the line of the node at path in a parsed document, or of the
