@@ -63,7 +63,14 @@ func (c *Client) statusOfAll(ctx context.Context) (Status, bool, error) {
 		go func() {
 			defer wg.Done()
 			a, err := c.callOnce(ctx, e, "status", json.RawMessage(`{}`), timeout, -1)
-			if err == nil {
+			var re *RPCError
+			switch {
+			case ctx.Err() != nil:
+				return // shutting down: not the endpoint's failure
+			case errors.As(err, &re):
+				e.record(nil) // the node answered; it is healthy
+				return
+			case err == nil:
 				var st Status
 				if st, err = parseStatus(a.Result); err == nil {
 					sts[i] = &st
