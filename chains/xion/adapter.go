@@ -4,7 +4,8 @@
 package xion
 
 import (
-	"encoding/base64"
+	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -154,21 +155,30 @@ type Authenticator struct {
 
 // ParseAuthenticator reads the contract's AddAuthenticator JSON, serde
 // externally tagged: {"Secp256K1": {"id": 0, "pubkey": "…", "signature": "…"}}.
+// Binary fields are base64 in this JSON, as the contract stores them; a
+// Passkey's credential is replaced by the registered passkey before the
+// event is emitted, and a ZKEmail account is known by its email hash (the
+// commitment to the address). A variant this parser does not know keeps
+// its whole JSON as the identity.
 func ParseAuthenticator(s string) (Authenticator, error) {
-	var m map[string]struct {
-		ID         *int64 `json:"id"`
-		Pubkey     string `json:"pubkey"`
-		Address    string `json:"address"`
-		Aud        string `json:"aud"`
-		Sub        string `json:"sub"`
-		URL        string `json:"url"`
-		Credential string `json:"credential"`
-		Passkey    string `json:"passkey"`
-	}
+	var m map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(s), &m); err != nil || len(m) != 1 {
 		return Authenticator{}, fmt.Errorf("authenticator %.100q: not one tagged variant", s)
 	}
-	for variant, v := range m {
+	for variant, raw := range m {
+		var v struct {
+			ID         *int64 `json:"id"`
+			Pubkey     string `json:"pubkey"`
+			Address    string `json:"address"`
+			Aud        string `json:"aud"`
+			Sub        string `json:"sub"`
+			Credential string `json:"credential"`
+			Passkey    string `json:"passkey"`
+			EmailHash  string `json:"email_hash"`
+		}
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return Authenticator{}, fmt.Errorf("authenticator %.100q: %w", s, err)
+		}
 		a := Authenticator{Type: variant}
 		if v.ID != nil {
 			a.ID = *v.ID
@@ -181,13 +191,15 @@ func ParseAuthenticator(s string) (Authenticator, error) {
 		case "Jwt", "JWT":
 			a.Type, a.Value = "JWT", v.Aud+"."+v.Sub
 		case "Passkey":
-			a.Value = v.Passkey
-			if a.Value == "" {
-				a.Value = base64.StdEncoding.EncodeToString([]byte(v.Credential))
-			}
+			a.Value = cmp.Or(v.Passkey, v.Credential)
+		case "ZKEmail":
+			a.Value = v.EmailHash
 		default:
-			b, _ := json.Marshal(v)
-			a.Value = string(b)
+			var compact bytes.Buffer
+			if err := json.Compact(&compact, raw); err != nil {
+				return Authenticator{}, fmt.Errorf("authenticator %.100q: %w", s, err)
+			}
+			a.Value = compact.String()
 		}
 		if a.Value == "" || a.Value == "." {
 			return Authenticator{}, fmt.Errorf("authenticator %.100q: no identity", s)

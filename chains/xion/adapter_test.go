@@ -23,6 +23,15 @@ func TestParseAuthenticator(t *testing.T) {
 			xion.Authenticator{0, "JWT", "localxion-aud-A.user-A-1"}, false},
 		{`{"Ed25519":{"id":1,"pubkey":"3N30m9lcivKdrMmlOQHvB0emxjrLw0r2BKhbgofHr14=","signature":"s"}}`,
 			xion.Authenticator{1, "Ed25519", "3N30m9lcivKdrMmlOQHvB0emxjrLw0r2BKhbgofHr14="}, false},
+		// The contract puts the registered passkey in place of the
+		// credential; both are base64 (cosmwasm Binary), stored as they are.
+		{`{"Passkey":{"id":3,"url":"https://xion.example","credential":"eyJpZCI6InBrIn0="}}`,
+			xion.Authenticator{3, "Passkey", "eyJpZCI6InBrIn0="}, false},
+		{`{"ZKEmail":{"id":4,"vkey":"dmtleQ==","email_hash":"sAcYdn1nulpzJIM0RMaX6Vn5GPPGXuHxM//AfW7b7yU=","email_domain":"gmail.com","proof":"cA=="}}`,
+			xion.Authenticator{4, "ZKEmail", "sAcYdn1nulpzJIM0RMaX6Vn5GPPGXuHxM//AfW7b7yU="}, false},
+		{`{"ZKEmail":{"id":5,"verification_contract":"xion1v","email_hash":"c2Vjb25k","dkim_domain":"gmail.com"}}`,
+			xion.Authenticator{5, "ZKEmail", "c2Vjb25k"}, false},
+		{`{"Future":{"id":6, "key": "k"}}`, xion.Authenticator{6, "Future", `{"id":6,"key":"k"}`}, false},
 		{`{"Secp256K1":{"id":0}}`, xion.Authenticator{}, true},
 		{`{"A":{},"B":{}}`, xion.Authenticator{}, true},
 		{`not json`, xion.Authenticator{}, true},
