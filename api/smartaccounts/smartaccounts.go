@@ -246,9 +246,13 @@ type typed struct {
 	Value   map[string]any `json:"value,omitempty"`
 }
 
+// typedOf splits a stored Any into its type URL and message; numbers keep
+// every digit (json.Number, not float64).
 func typedOf(raw string) (typed, error) {
 	var m map[string]any
-	if err := json.Unmarshal([]byte(raw), &m); err != nil {
+	dec := json.NewDecoder(strings.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&m); err != nil {
 		return typed{}, err
 	}
 	t, _ := m["@type"].(string)
