@@ -20,6 +20,10 @@ func Open(ctx context.Context, url string, maxConns int) (*bun.DB, error) {
 	connector := pgdriver.NewConnector(
 		pgdriver.WithDSN(url),
 		pgdriver.WithApplicationName("chainlens"),
+		// Every time bucket is a UTC one: date_trunc, date_bin and interval
+		// arithmetic on timestamptz follow the session's time zone, which
+		// is otherwise the server's or the database's.
+		pgdriver.WithConnParams(map[string]any{"TimeZone": "UTC"}),
 		pgdriver.WithTimeout(30*time.Second),
 		// Bulk block writes and 100 MB block_results rows must not be cut off.
 		pgdriver.WithReadTimeout(5*time.Minute),

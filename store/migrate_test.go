@@ -48,3 +48,24 @@ func TestMigrateUpTwiceIsNoopAndDownReverts(t *testing.T) {
 		t.Fatalf("re-apply after rollback: %v", err)
 	}
 }
+
+// TestSessionsAreUTC: the test databases default to America/New_York (see
+// testdb.New); a connection opened by Open works in UTC all the same, so
+// day and month buckets computed in SQL are UTC ones.
+func TestSessionsAreUTC(t *testing.T) {
+	db, _ := testdb.New(t)
+	var r struct {
+		TZ    string `bun:"tz"`
+		Day   string `bun:"day"`
+		Month string `bun:"month"`
+	}
+	if err := db.NewRaw(`SELECT current_setting('TimeZone') AS tz,
+		to_char(date_trunc('day', timestamptz '2026-06-01 02:00:00+00'), 'YYYY-MM-DD HH24:MI:SS') AS day,
+		to_char(timestamptz '1970-01-01 00:00:00+00' + make_interval(months => 665), 'YYYY-MM-DD HH24:MI:SS') AS month`).
+		Scan(context.Background(), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.TZ != "UTC" || r.Day != "2026-06-01 00:00:00" || r.Month != "2025-06-01 00:00:00" {
+		t.Fatalf("session %+v; want UTC, 2026-06-01 00:00:00, 2025-06-01 00:00:00", r)
+	}
+}

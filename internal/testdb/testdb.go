@@ -57,6 +57,11 @@ func New(t testing.TB) (*bun.DB, string) {
 	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
 		t.Fatalf("testdb: create database %s: %v", name, err)
 	}
+	// A database whose default time zone is not UTC: every connection the
+	// service opens must still bucket time in UTC (store.Open sets it).
+	if _, err := admin.ExecContext(ctx, "ALTER DATABASE "+name+" SET timezone TO 'America/New_York'"); err != nil {
+		t.Fatalf("testdb: time zone of %s: %v", name, err)
+	}
 	u, err := url.Parse(AdminURL())
 	if err != nil {
 		t.Fatalf("testdb: %v", err)
