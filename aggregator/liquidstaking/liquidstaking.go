@@ -90,7 +90,8 @@ const dailySQL = `WITH p AS (SELECT * FROM unnest(?3::text[], ?4::text[]) AS p(a
 
 // flowsSQL: ?0 chain, ?1 watermark, ?2 last height, ?3 provider accounts,
 // ?4 their provider names. An amount is "<integer><denom>"; share tokens
-// (<valoper>/<record>) count at face value.
+// (<valoper>/<record>) count at face value. A cancelled unbonding brings
+// the stake back: an inflow, as a delegation.
 const flowsSQL = `WITH p AS (SELECT * FROM unnest(?3::text[], ?4::text[]) AS p(account, provider)),
 	e AS (
 		SELECT e.height, e.tx_index, e.event_index, e.type,
@@ -101,10 +102,10 @@ const flowsSQL = `WITH p AS (SELECT * FROM unnest(?3::text[], ?4::text[]) AS p(a
 		JOIN txs t ON t.chain_id = e.chain_id AND t.height = e.height AND t.tx_index = e.tx_index AND t.code = 0
 		JOIN blocks b ON b.chain_id = e.chain_id AND b.height = e.height
 		WHERE e.chain_id = ?0 AND e.height > ?1 AND e.height <= ?2
-			AND e.type IN ('delegate', 'unbond', 'tokenize_shares', 'redeem_shares'))
+			AND e.type IN ('delegate', 'unbond', 'cancel_unbonding_delegation', 'tokenize_shares', 'redeem_shares'))
 	INSERT INTO liquid_flows (chain_id, height, tx_index, event_index, time, tx_hash, provider, direction, kind, amount)
 	SELECT ?0, e.height, e.tx_index, e.event_index, e.time, e.hash, p.provider,
-		CASE WHEN e.type IN ('delegate', 'redeem_shares') THEN 'in' ELSE 'out' END, e.type,
+		CASE WHEN e.type IN ('delegate', 'redeem_shares', 'cancel_unbonding_delegation') THEN 'in' ELSE 'out' END, e.type,
 		substring(e.amount FROM '^[0-9]+')::numeric
 	FROM e JOIN p ON p.account = e.delegator
 	WHERE e.amount ~ '^[0-9]+'

@@ -85,6 +85,25 @@ func TestFlowByProvider(t *testing.T) {
 	}
 	db, _ := testdb.New(t)
 	ch := localnet.Hub.Index(t, db)
+	// The recording has no cancelled unbonding: one is added to a
+	// successful tx, as the staking module emits it. The stake returns to
+	// the provider: an inflow.
+	var tx struct {
+		Height  int64  `bun:"height"`
+		TxIndex int    `bun:"tx_index"`
+		Hash    string `bun:"hash"`
+	}
+	ctx := context.Background()
+	if err := db.NewRaw("SELECT height, tx_index, hash FROM txs WHERE chain_id = ? AND code = 0 ORDER BY height LIMIT 1", ch.ID).Scan(ctx, &tx); err != nil {
+		t.Fatal(err)
+	}
+	drop := localnet.HubProviders()["drop"][0]
+	if _, err := db.ExecContext(ctx, `INSERT INTO events (chain_id, height, tx_index, event_index, msg_index, mode, type, attributes)
+		VALUES (?, ?, ?, 999, 0, '', 'cancel_unbonding_delegation', ?)`, ch.ID, tx.Height, tx.TxIndex,
+		`[{"key":"validator","value":"cosmosvaloper1x"},{"key":"delegator","value":"`+drop+`"},{"key":"amount","value":"7000000uatom"},{"key":"creation_height","value":"5"}]`); err != nil {
+		t.Fatal(err)
+	}
+	want = append(want, expectedFlow{"drop", true, big.NewRat(7, 1), strings.ToUpper(tx.Hash)})
 	cfg := &config.Config{Chains: []config.Chain{ch}, Staking: config.Staking{Providers: localnet.HubProviders()}}
 	apitest.RunJobs(t, db, cfg)
 	cfg.API = apitest.DefaultAPI(t, true)
