@@ -135,10 +135,28 @@ func dailyTotals(ctx context.Context, tx bun.Tx, chainID, table, keyCol, valCol 
 	return rows, nil
 }
 
+// treasuryAddresses are the accounts of the TreasuryModules.
+func treasuryAddresses(prefix string) ([]string, error) {
+	out := make([]string, 0, len(TreasuryModules))
+	for _, m := range TreasuryModules {
+		a, err := cosmos.ModuleAddress(prefix, m)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
 // rewards adds the trading rewards of (from, to] to perp_rewards_daily:
-// NATIVE transfers from the rewards_treasury module account.
+// NATIVE transfers from the rewards_treasury module account to accounts
+// other than the treasury modules (as treasuryOutflows counts them).
 func rewards(ctx context.Context, tx bun.Tx, chainID, prefix string, from, to int64) (int64, error) {
 	treasury, err := cosmos.ModuleAddress(prefix, "rewards_treasury")
+	if err != nil {
+		return 0, err
+	}
+	modules, err := treasuryAddresses(prefix)
 	if err != nil {
 		return 0, err
 	}
@@ -148,9 +166,10 @@ func rewards(ctx context.Context, tx bun.Tx, chainID, prefix string, from, to in
 		JOIN blocks b ON b.chain_id = t.chain_id AND b.height = t.height
 		JOIN LATERAL (SELECT denom FROM dydx_native_token WHERE chain_id = ?0 ORDER BY height DESC LIMIT 1) n ON n.denom = t.denom
 		WHERE t.chain_id = ?0 AND t.height > ?1 AND t.height <= ?2 AND t.kind = 'transfer' AND t.sender = ?3
+			AND NOT t.recipient = ANY(?4)
 		GROUP BY 2, 3
 		ON CONFLICT (chain_id, day, address) DO UPDATE SET amount = r.amount + EXCLUDED.amount`,
-		chainID, from, to, treasury).Exec(ctx)
+		chainID, from, to, treasury, pgdialect.Array(modules)).Exec(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("perp_rewards_daily: %w", err)
 	}
@@ -164,13 +183,9 @@ func rewards(ctx context.Context, tx bun.Tx, chainID, prefix string, from, to in
 // configured grant recipient, validators to the operator account of a
 // validator that existed then (staking_events), other otherwise.
 func treasuryOutflows(ctx context.Context, tx bun.Tx, chainID, prefix string, grants []string, from, to int64) (int64, error) {
-	modules := make([]string, 0, len(TreasuryModules))
-	for _, m := range TreasuryModules {
-		a, err := cosmos.ModuleAddress(prefix, m)
-		if err != nil {
-			return 0, err
-		}
-		modules = append(modules, a)
+	modules, err := treasuryAddresses(prefix)
+	if err != nil {
+		return 0, err
 	}
 	rewardsTreasury, err := cosmos.ModuleAddress(prefix, "rewards_treasury")
 	if err != nil {

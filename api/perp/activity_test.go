@@ -274,6 +274,7 @@ func TestTradingRewards(t *testing.T) {
 		{3, community, "C", "adv4tnt", native(1)},
 		{2, community, laterAccount, "adv4tnt", native(2)}, // before its validator exists: other
 		{3, vester, community, "adv4tnt", native(100)},     // between treasury accounts
+		{3, treasury, community, "adv4tnt", native(50)},    // rewards treasury to another treasury account: no reward
 	} {
 		stmts = append(stmts, struct {
 			sql  string
