@@ -61,6 +61,11 @@ func (s *Service) openInterest(ctx context.Context, req *api.Request) (*api.Resp
 		WHERE ?1 OR p.perpetual_id = ?2`, s.chainID, all, id).Scan(ctx, &catalog); err != nil {
 		return nil, fmt.Errorf("catalog: %w", err)
 	}
+	for _, c := range catalog {
+		if !all && c.Exponent == nil {
+			return nil, fmt.Errorf("the price market %d of perpetual %d is not in the catalog: %w", c.Market, c.Perp, problem.ErrNotIndexed)
+		}
+	}
 	if all {
 		// A market missing from the catalog (listed after genesis) cannot
 		// be valued: a total without it would be wrong.

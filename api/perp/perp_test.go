@@ -902,6 +902,14 @@ func TestPerpEndpointsOnLocalnet(t *testing.T) {
 			t.Errorf("without perpetual 1 in the catalog, %s: %d %s, want %d", path, resp.StatusCode, body, want)
 		}
 	}
+	// A perpetual whose price market is missing from the catalog cannot be
+	// valued either: its open interest is 503, not a series of zeros.
+	if _, err := db.ExecContext(ctx, "DELETE FROM dydx_markets WHERE market_id = (SELECT market_id FROM dydx_perpetuals WHERE perpetual_id = 2 LIMIT 1)"); err != nil {
+		t.Fatal(err)
+	}
+	if resp, body := s.get(t, "/trading/open_interest?market=2"); resp.StatusCode != 503 {
+		t.Errorf("open interest of a perpetual without its price market: %d %s, want 503", resp.StatusCode, body)
+	}
 	var listings []map[string]any
 	s.getJSON(t, "/aux/market_listings", &listings)
 	found := false
