@@ -332,3 +332,23 @@ func TestTradingRewards(t *testing.T) {
 		}
 	}
 }
+
+// TestFiltersBeforeAnythingIsIndexed: a market or validator filter cannot
+// be checked before the catalogs and reports exist; that is 503 (data not
+// indexed yet), not a 400 naming a valid market.
+func TestFiltersBeforeAnythingIsIndexed(t *testing.T) {
+	db, _ := testdb.New(t)
+	now := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
+	for name, cfg := range map[string]*config.Config{
+		"dydx chain not indexed yet": {Chains: []config.Chain{{ID: "synth-dydx", Kind: "dydx", Bech32Prefix: "dydx"}}},
+		"no dydx chain":              {},
+	} {
+		s := serve(t, db, cfg, now)
+		for _, path := range []string{"/trading/funding_rate", "/liquidation/flow_by_market?market=BTC-USD", "/trading/open_interest?market=0",
+			"/staking/share_by_validator?validators=dydxvaloper1q"} {
+			if resp, body := s.get(t, path); resp.StatusCode != 503 {
+				t.Errorf("%s, %s: %d %s, want 503", name, path, resp.StatusCode, body)
+			}
+		}
+	}
+}

@@ -135,9 +135,16 @@ func (s *Service) market(ctx context.Context, name, value string) (id int64, all
 	if value == "total" {
 		return 0, true, nil
 	}
+	if !s.ok {
+		return 0, false, fmt.Errorf("no chain of kind dydx is configured: %w", problem.ErrNotIndexed)
+	}
 	markets, err := s.markets(ctx)
 	if err != nil {
 		return 0, false, err
+	}
+	if len(markets) == 0 {
+		// Nothing to check the market against before the genesis import.
+		return 0, false, fmt.Errorf("the perpetual catalog is not indexed yet: %w", problem.ErrNotIndexed)
 	}
 	if n, err := strconv.ParseInt(value, 10, 32); err == nil {
 		if _, ok := markets[n]; ok {

@@ -80,6 +80,13 @@ func (s *Service) shareByValidator(ctx context.Context, req *api.Request) (*api.
 	if err := s.db.NewRaw("SELECT DISTINCT validator FROM perp_validator_tokens_daily WHERE chain_id = ?", s.chainID).Scan(ctx, &known); err != nil {
 		return nil, fmt.Errorf("validators: %w", err)
 	}
+	if len(known) == 0 {
+		// Nothing to check the validators against yet.
+		if _, err := s.begin(ctx); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("no validator is aggregated yet: %w", problem.ErrNotIndexed)
+	}
 	for _, c := range cols {
 		if c != "total" && !slices.Contains(known, c) {
 			return nil, problem.BadParam("validators", "must be operator addresses of /aux/validator_listings, or total: "+c+" is not one")
