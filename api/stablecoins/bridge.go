@@ -2,7 +2,6 @@ package stablecoins
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -162,40 +161,13 @@ func (s *Service) netflowOverTime(ctx context.Context, req *api.Request) (*api.R
 		return nil, fmt.Errorf("netflow over time: %w", err)
 	}
 	cols := append(slices.Clone(want), "total")
-	body := []api.SeriesRow{}
-	var ids []string
-	var newest time.Time
-	for _, c := range q.fresh.Chains {
-		ids = append(ids, c.ChainID)
-		if c.Time.After(newest) {
-			newest = c.Time
-		}
+	bs, err := s.windowBuckets(ctx, q)
+	if err != nil {
+		return nil, err
 	}
-	var first sql.NullTime
-	if err := s.db.NewRaw(`SELECT min((SELECT time FROM evm_blocks b WHERE b.chain_id = c ORDER BY height LIMIT 1)) FROM unnest(?::text[]) c`,
-		pgdialect.Array(ids)).Scan(ctx, &first); err != nil {
-		return nil, fmt.Errorf("first indexed blocks: %w", err)
-	}
-	if !first.Valid {
-		return &api.Response{Body: body, Freshness: q.fresh}, nil
-	}
-	if q.step <= 0 {
-		return nil, fmt.Errorf("netflow over time: no bucket size")
-	}
-	// A bucket belongs to the window when its start does.
-	b := q.from.Truncate(q.step)
-	if b.Before(q.from) {
-		b = b.Add(q.step)
-	}
-	if f := first.Time.UTC().Truncate(q.step); f.After(b) {
-		b = f
-	}
-	last := q.to
-	if newest.Before(last) {
-		last = newest.UTC()
-	}
+	body := make([]api.SeriesRow, 0, len(bs))
 	at := map[time.Time]int{}
-	for ; !b.After(last); b = b.Add(q.step) {
+	for _, b := range bs {
 		vals := make([]json.Number, len(cols))
 		for i := range vals {
 			vals[i] = "0"

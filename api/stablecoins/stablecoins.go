@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -221,6 +222,49 @@ func (q *query) tk() (string, []any) {
 		[]any{pgdialect.Array(c), pgdialect.Array(a), pgdialect.Array(sy), pgdialect.Array(n)}
 }
 
+// windowBuckets lists the buckets (time_agg) of the window that have
+// data to show, oldest first: a bucket belongs to the window when its
+// start does; they run from the bucket of the first indexed block of the
+// chains read (when later) to the bucket of the newest aggregated block
+// (when earlier than the window's end). None before anything is indexed.
+func (s *Service) windowBuckets(ctx context.Context, q *query) ([]time.Time, error) {
+	var ids []string
+	var newest time.Time
+	for _, c := range q.fresh.Chains {
+		ids = append(ids, c.ChainID)
+		if c.Time.After(newest) {
+			newest = c.Time
+		}
+	}
+	var first sql.NullTime
+	if err := s.db.NewRaw(`SELECT min((SELECT time FROM evm_blocks b WHERE b.chain_id = c ORDER BY height LIMIT 1)) FROM unnest(?::text[]) c`,
+		pgdialect.Array(ids)).Scan(ctx, &first); err != nil {
+		return nil, fmt.Errorf("first indexed blocks: %w", err)
+	}
+	if !first.Valid {
+		return nil, nil
+	}
+	if q.step <= 0 {
+		return nil, fmt.Errorf("no bucket size (time_agg)")
+	}
+	b := q.from.Truncate(q.step)
+	if b.Before(q.from) {
+		b = b.Add(q.step)
+	}
+	if f := first.Time.UTC().Truncate(q.step); f.After(b) {
+		b = f
+	}
+	last := q.to
+	if newest.Before(last) {
+		last = newest.UTC()
+	}
+	var bs []time.Time
+	for ; !b.After(last); b = b.Add(q.step) {
+		bs = append(bs, b)
+	}
+	return bs, nil
+}
+
 // label renders a bucket start.
 func label(t time.Time) string { return t.UTC().Format(time.DateTime) }
 
@@ -290,12 +334,36 @@ func (s *Service) issuing(ctx context.Context, req *api.Request) (*api.Response,
 		Minted      json.Number `json:"minted"`
 		Burned      json.Number `json:"burned"`
 	}
-	body := make([]out, 0, len(rows))
-	for _, r := range rows {
-		if r.Bucket.Before(q.from) {
-			continue // a bucket belongs to the window when its start does
+	// One row per bucket and selected token symbol, 0 when nothing was
+	// minted or burned.
+	bs, err := s.windowBuckets(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	names := map[string]string{}
+	for _, t := range q.tokens {
+		if n, ok := names[t.symbol]; !ok || t.name < n {
+			names[t.symbol] = t.name
 		}
-		body = append(body, out{label(r.Bucket), r.Name, r.Symbol, api.Number(r.Minted), api.Number(r.Burned)})
+	}
+	symbols := slices.Sorted(maps.Keys(names))
+	type key struct {
+		bucket time.Time
+		symbol string
+	}
+	got := map[key]int{}
+	for i, r := range rows {
+		got[key{r.Bucket.UTC(), r.Symbol}] = i
+	}
+	body := make([]out, 0, len(bs)*len(symbols))
+	for _, b := range bs {
+		for _, sym := range symbols {
+			o := out{label(b), names[sym], sym, "0", "0"}
+			if i, ok := got[key{b, sym}]; ok {
+				o.Minted, o.Burned = api.Number(rows[i].Minted), api.Number(rows[i].Burned)
+			}
+			body = append(body, o)
+		}
 	}
 	return &api.Response{Body: body, Freshness: q.fresh}, nil
 }
@@ -331,18 +399,25 @@ func (s *Service) activeSenders(ctx context.Context, req *api.Request) (*api.Res
 		Labels        string  `json:"labels"`
 		ActiveSenders []entry `json:"active_senders"`
 	}
-	body := []out{}
+	// One row per bucket, listing the tokens that had senders in it (most
+	// first); an empty list when none had.
+	bs, err := s.windowBuckets(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	body := make([]out, len(bs))
+	at := map[time.Time]int{}
+	for i, b := range bs {
+		body[i] = out{Labels: label(b), ActiveSenders: []entry{}}
+		at[b] = i
+	}
 	for _, r := range rows {
-		if r.Bucket.Before(q.from) {
-			continue // a bucket belongs to the window when its start does
-		}
-		l := label(r.Bucket)
-		if len(body) == 0 || body[len(body)-1].Labels != l {
-			body = append(body, out{Labels: l})
+		i, ok := at[r.Bucket.UTC()]
+		if !ok {
+			continue // outside the window's buckets
 		}
 		t := q.tok(r.Chain, r.Token)
-		b := &body[len(body)-1]
-		b.ActiveSenders = append(b.ActiveSenders, entry{r.Senders, t.name, t.symbol, t.address})
+		body[i].ActiveSenders = append(body[i].ActiveSenders, entry{r.Senders, t.name, t.symbol, t.address})
 	}
 	return &api.Response{Body: body, Freshness: q.fresh}, nil
 }
@@ -378,17 +453,24 @@ func (s *Service) volumeByCategory(ctx context.Context, req *api.Request) (*api.
 		Labels           string  `json:"labels"`
 		VolumeByCategory []entry `json:"volume_by_category"`
 	}
-	body := []out{}
+	// One row per bucket, listing the categories with volume in it
+	// (largest first); an empty list when none had.
+	bs, err := s.windowBuckets(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	body := make([]out, len(bs))
+	at := map[time.Time]int{}
+	for i, b := range bs {
+		body[i] = out{Labels: label(b), VolumeByCategory: []entry{}}
+		at[b] = i
+	}
 	for _, r := range rows {
-		if r.Bucket.Before(q.from) {
-			continue // a bucket belongs to the window when its start does
+		i, ok := at[r.Bucket.UTC()]
+		if !ok {
+			continue // outside the window's buckets
 		}
-		l := label(r.Bucket)
-		if len(body) == 0 || body[len(body)-1].Labels != l {
-			body = append(body, out{Labels: l})
-		}
-		b := &body[len(body)-1]
-		b.VolumeByCategory = append(b.VolumeByCategory, entry{r.Category, api.Number(r.Volume)})
+		body[i].VolumeByCategory = append(body[i].VolumeByCategory, entry{r.Category, api.Number(r.Volume)})
 	}
 	return &api.Response{Body: body, Freshness: q.fresh}, nil
 }

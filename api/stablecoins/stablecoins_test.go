@@ -140,28 +140,46 @@ func TestStablecoinsOnRecordedDevnet(t *testing.T) {
 			Burned json.Number `json:"burned"`
 		}
 		srv.GetJSON(t, "/stablecoins/issuing/over-time?time_range=10m&time_agg=1m", &got)
-		n := 0
+		// Every bucket of the window up to the last aggregated block has a
+		// row for each token, in symbol order, 0 when nothing moved.
+		type mb struct{ minted, burned string }
+		truth := map[string]mb{}
+		nonzero := 0
 		for _, b := range series.Buckets {
 			l := time.Unix(b.Start, 0).UTC().Format(time.DateTime)
-			for _, sym := range []string{"DAI", "USDC", "USDT"} { // the answer's order within a bucket
-				w, ok := b.Tokens[sym]
-				if !ok || (w.Minted == "0" && w.Burned == "0") {
-					continue
+			for sym, w := range b.Tokens {
+				truth[l+" "+sym] = mb{w.Minted, w.Burned}
+				if w.Minted != "0" || w.Burned != "0" {
+					nonzero++
 				}
-				if n >= len(got) {
-					t.Fatalf("missing %s %s", l, sym)
-				}
-				g := got[n]
-				n++
-				if g.Labels != l || g.Symbol != sym {
-					t.Fatalf("row %d = %s %s, want %s %s", n-1, g.Labels, g.Symbol, l, sym)
-				}
-				sameNumber(t, l+" "+sym+" minted", g.Minted, dec(bigOf(w.Minted), decimals[sym]))
-				sameNumber(t, l+" "+sym+" burned", g.Burned, dec(bigOf(w.Burned), decimals[sym]))
 			}
 		}
-		if n != len(got) || n < 10 {
-			t.Errorf("%d rows, %d expected", len(got), n)
+		if len(got) == 0 || len(got)%3 != 0 {
+			t.Fatalf("%d rows: not one per bucket and token", len(got))
+		}
+		seen := 0
+		for i, g := range got {
+			if sym := []string{"DAI", "USDC", "USDT"}[i%3]; g.Symbol != sym || g.Labels != got[i-i%3].Labels {
+				t.Fatalf("row %d = %s %s, want %s of bucket %s", i, g.Labels, g.Symbol, sym, got[i-i%3].Labels)
+			}
+			if i >= 3 && i%3 == 0 {
+				prev, _ := time.Parse(time.DateTime, got[i-3].Labels)
+				if cur, _ := time.Parse(time.DateTime, g.Labels); cur.Sub(prev) != time.Minute {
+					t.Fatalf("bucket %s after %s: not the next minute", g.Labels, got[i-3].Labels)
+				}
+			}
+			w, ok := truth[g.Labels+" "+g.Symbol]
+			if !ok {
+				w = mb{"0", "0"}
+			}
+			if w.minted != "0" || w.burned != "0" {
+				seen++
+			}
+			sameNumber(t, g.Labels+" "+g.Symbol+" minted", g.Minted, dec(bigOf(w.minted), decimals[g.Symbol]))
+			sameNumber(t, g.Labels+" "+g.Symbol+" burned", g.Burned, dec(bigOf(w.burned), decimals[g.Symbol]))
+		}
+		if seen != nonzero || seen < 10 {
+			t.Errorf("%d buckets with supply changes answered, %d in the recording", seen, nonzero)
 		}
 	})
 	t.Run("active senders per minute", func(t *testing.T) {
@@ -174,6 +192,11 @@ func TestStablecoinsOnRecordedDevnet(t *testing.T) {
 			} `json:"active_senders"`
 		}
 		srv.GetJSON(t, "/stablecoins/active-senders/over-time?time_range=10m&time_agg=1m", &got)
+		labels := make([]string, len(got))
+		for i, g := range got {
+			labels[i] = g.Labels
+		}
+		consecutive(t, labels, time.Minute)
 		byLabel := map[string]map[string]int64{}
 		for _, g := range got {
 			byLabel[g.Labels] = map[string]int64{}
@@ -539,6 +562,18 @@ func checkCategories(t *testing.T, srv apitest.Server) {
 			Total    json.Number `json:"total_volume"`
 		} `json:"volume_by_category"`
 	}
+	srv.GetJSON(t, "/stablecoins/volume-by-category/over-time?time_range=10m&time_agg=1m", &byCat)
+	catLabels, empty := make([]string, len(byCat)), 0
+	for i, b := range byCat {
+		catLabels[i] = b.Labels
+		if len(b.Vol) == 0 {
+			empty++
+		}
+	}
+	consecutive(t, catLabels, time.Minute)
+	if empty == 0 {
+		t.Errorf("no minute without volume among %d: the quiet minutes are missing", len(byCat))
+	}
 	srv.GetJSON(t, "/stablecoins/volume-by-category/over-time?time_range=1h&time_agg=1h", &byCat)
 	if len(byCat) != 1 {
 		t.Fatalf("one hour bucket expected: %+v", byCat)
@@ -670,5 +705,19 @@ func TestOverTimeBucketsStartInTheWindow(t *testing.T) {
 	}
 	if len(minutes) == 0 || minutes[0]["labels"] != "2026-11-21 22:16:00" {
 		t.Errorf("minute buckets start at %v, want 22:16", minutes)
+	}
+}
+
+// consecutive checks that labels are buckets of step, one after another.
+func consecutive(t *testing.T, labels []string, step time.Duration) {
+	t.Helper()
+	if len(labels) < 2 {
+		t.Fatalf("%d buckets", len(labels))
+	}
+	for i := 1; i < len(labels); i++ {
+		prev, _ := time.Parse(time.DateTime, labels[i-1])
+		if cur, _ := time.Parse(time.DateTime, labels[i]); cur.Sub(prev) != step {
+			t.Fatalf("bucket %s after %s: not the next one", labels[i], labels[i-1])
+		}
 	}
 }
