@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
@@ -33,7 +34,8 @@ var Tables = []string{"dex2_pairs", "dex2_reserves", "dex2_fills", "dex2_volume_
 //   - dex2_reserves: the last reserves of every pool side and tranche;
 //   - dex2_fills: every update a swap filled against, valued in USD when
 //     one side is a USD-pegged asset (config assets with symbol USDC/USDT
-//     or market_data_id usd-coin/tether);
+//     or market_data_id usd-coin/tether), else at a side's price from its
+//     last fill against a USD-pegged asset in an earlier block;
 //   - dex2_volume_daily: the USD value of the fills per UTC day.
 //
 // A watermark of 0 rebuilds from scratch.
@@ -72,6 +74,7 @@ func (j Job) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error)
 		{"dex2_pairs", pairsSQL},
 		{"dex2_reserves", reservesSQL},
 		{"dex2_fills", fillsSQL},
+		{"dex2_fills priced through a USD pair", derivedSQL},
 		{"dex2_volume_daily", volumeSQL},
 	} {
 		res, err := tx.NewRaw(step.query, args...).Exec(ctx)
@@ -120,4 +123,33 @@ const (
 		FROM dex2_fills WHERE chain_id = ?0 AND height > ?1 AND height <= ?2 AND usd IS NOT NULL
 		GROUP BY 2
 		ON CONFLICT (chain_id, day) DO UPDATE SET usd = v.usd + EXCLUDED.usd, fills = v.fills + EXCLUDED.fills`
+)
+
+var (
+	// derivedSQL values the fills of the range that have no USD-pegged
+	// side: a side's denom is priced by the last fill, in an earlier block,
+	// of a pair of that denom with a USD-pegged one (its USD value over its
+	// amount of the denom); the taker's input side first, as fillsSQL.
+	derivedSQL = `UPDATE dex2_fills f SET usd = v.usd
+		FROM (SELECT g.height, g.tx_index, g.event_index, coalesce(g.taker_in * pin.usd / pin.amount, g.taker_out * pout.usd / pout.amount) AS usd
+			FROM dex2_fills g
+			CROSS JOIN LATERAL (SELECT CASE WHEN g.maker_denom = g.token0 THEN g.token1 ELSE g.token0 END AS denom) i
+			LEFT JOIN LATERAL (` + priceBefore + `) pin ON true
+			LEFT JOIN LATERAL (` + priceBefore2 + `) pout ON true
+			WHERE g.chain_id = ?0 AND g.height > ?1 AND g.height <= ?2 AND g.usd IS NULL) v
+		WHERE f.chain_id = ?0 AND f.height = v.height AND f.tx_index = v.tx_index AND f.event_index = v.event_index
+			AND v.usd IS NOT NULL`
+
+	// priceBefore is the USD price of the denom i.denom before the block of
+	// fill g, as the USD value and the amount of the denom of the fill that
+	// sets it (multiplied before dividing); priceBefore2 the same for g's
+	// maker denom.
+	priceBefore  = strings.ReplaceAll(priceOf, "$X", "i.denom")
+	priceBefore2 = strings.ReplaceAll(priceOf, "$X", "g.maker_denom")
+	priceOf      = `SELECT p.usd, CASE WHEN p.maker_denom = $X THEN p.taker_out ELSE p.taker_in END AS amount
+		FROM dex2_fills p
+		WHERE p.chain_id = ?0 AND p.height < g.height AND p.usd IS NOT NULL
+			AND ((p.token0 = $X AND p.token1 = ANY(?3::text[])) OR (p.token1 = $X AND p.token0 = ANY(?3::text[])))
+			AND (CASE WHEN p.maker_denom = $X THEN p.taker_out ELSE p.taker_in END) > 0
+		ORDER BY p.height DESC, p.tx_index DESC, p.event_index DESC LIMIT 1`
 )
