@@ -7,7 +7,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
@@ -27,7 +26,7 @@ func Chain(cfg *config.Config) (config.Chain, bool) { return cfg.FirstChain(neut
 const maxHeights = 50_000
 
 // Tables are the job's report tables.
-var Tables = []string{"dex2_pairs", "dex2_reserves", "dex2_fills", "dex2_volume_daily"}
+var Tables = []string{"dex2_pairs", "dex2_reserves", "dex2_fills", "dex2_usd_prices", "dex2_volume_daily"}
 
 // Job adds the tick updates past its watermark to
 //   - dex2_pairs: first and last update of each pair;
@@ -74,6 +73,7 @@ func (j Job) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error)
 		{"dex2_pairs", pairsSQL},
 		{"dex2_reserves", reservesSQL},
 		{"dex2_fills", fillsSQL},
+		{"dex2_usd_prices", usdPricesSQL},
 		{"dex2_fills priced through a USD pair", derivedSQL},
 		{"dex2_volume_daily", volumeSQL},
 	} {
@@ -125,31 +125,32 @@ const (
 		ON CONFLICT (chain_id, day) DO UPDATE SET usd = v.usd + EXCLUDED.usd, fills = v.fills + EXCLUDED.fills`
 )
 
-var (
+const (
+	// usdPricesSQL records the fills of the range of a denom against a
+	// USD-pegged asset: their USD value and amount of the denom.
+	usdPricesSQL = `INSERT INTO dex2_usd_prices (chain_id, denom, height, tx_index, event_index, usd, amount)
+		SELECT ?0, x.denom, f.height, f.tx_index, f.event_index, f.usd, x.amount
+		FROM dex2_fills f
+		CROSS JOIN LATERAL (SELECT CASE WHEN f.token0 = ANY(?3::text[]) THEN f.token1 ELSE f.token0 END AS denom) d
+		CROSS JOIN LATERAL (SELECT d.denom, CASE WHEN f.maker_denom = d.denom THEN f.taker_out ELSE f.taker_in END AS amount) x
+		WHERE f.chain_id = ?0 AND f.height > ?1 AND f.height <= ?2 AND f.usd IS NOT NULL
+			AND (f.token0 = ANY(?3::text[])) <> (f.token1 = ANY(?3::text[])) AND x.amount > 0
+		ON CONFLICT DO NOTHING`
+
 	// derivedSQL values the fills of the range that have no USD-pegged
-	// side: a side's denom is priced by the last fill, in an earlier block,
-	// of a pair of that denom with a USD-pegged one (its USD value over its
-	// amount of the denom); the taker's input side first, as fillsSQL.
+	// side: a side's denom is priced by its last fill against a USD-pegged
+	// asset in an earlier block (dex2_usd_prices: that fill's USD value
+	// over its amount of the denom, multiplied before dividing); the
+	// taker's input side first, as fillsSQL.
 	derivedSQL = `UPDATE dex2_fills f SET usd = v.usd
 		FROM (SELECT g.height, g.tx_index, g.event_index, coalesce(g.taker_in * pin.usd / pin.amount, g.taker_out * pout.usd / pout.amount) AS usd
 			FROM dex2_fills g
 			CROSS JOIN LATERAL (SELECT CASE WHEN g.maker_denom = g.token0 THEN g.token1 ELSE g.token0 END AS denom) i
-			LEFT JOIN LATERAL (` + priceBefore + `) pin ON true
-			LEFT JOIN LATERAL (` + priceBefore2 + `) pout ON true
+			LEFT JOIN LATERAL (SELECT p.usd, p.amount FROM dex2_usd_prices p WHERE p.chain_id = ?0 AND p.denom = i.denom AND p.height < g.height
+				ORDER BY p.height DESC, p.tx_index DESC, p.event_index DESC LIMIT 1) pin ON true
+			LEFT JOIN LATERAL (SELECT p.usd, p.amount FROM dex2_usd_prices p WHERE p.chain_id = ?0 AND p.denom = g.maker_denom AND p.height < g.height
+				ORDER BY p.height DESC, p.tx_index DESC, p.event_index DESC LIMIT 1) pout ON true
 			WHERE g.chain_id = ?0 AND g.height > ?1 AND g.height <= ?2 AND g.usd IS NULL) v
 		WHERE f.chain_id = ?0 AND f.height = v.height AND f.tx_index = v.tx_index AND f.event_index = v.event_index
 			AND v.usd IS NOT NULL`
-
-	// priceBefore is the USD price of the denom i.denom before the block of
-	// fill g, as the USD value and the amount of the denom of the fill that
-	// sets it (multiplied before dividing); priceBefore2 the same for g's
-	// maker denom.
-	priceBefore  = strings.ReplaceAll(priceOf, "$X", "i.denom")
-	priceBefore2 = strings.ReplaceAll(priceOf, "$X", "g.maker_denom")
-	priceOf      = `SELECT p.usd, CASE WHEN p.maker_denom = $X THEN p.taker_out ELSE p.taker_in END AS amount
-		FROM dex2_fills p
-		WHERE p.chain_id = ?0 AND p.height < g.height AND p.usd IS NOT NULL
-			AND ((p.token0 = $X AND p.token1 = ANY(?3::text[])) OR (p.token1 = $X AND p.token0 = ANY(?3::text[])))
-			AND (CASE WHEN p.maker_denom = $X THEN p.taker_out ELSE p.taker_in END) > 0
-		ORDER BY p.height DESC, p.tx_index DESC, p.event_index DESC LIMIT 1`
 )

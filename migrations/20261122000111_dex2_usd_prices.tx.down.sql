@@ -1,0 +1,1 @@
+DROP TABLE dex2_usd_prices;
