@@ -90,6 +90,16 @@ func decodeObject(body []byte) (map[string]any, error) {
 }
 
 // checkValue rejects what Postgres jsonb cannot store or what is absurd:
+
+// isoLayouts are the ISO-8601 forms a timestamp string may take: RFC
+// 3339, basic-format and hour-only offsets (+0100, +01), minutes without
+// seconds, no zone (UTC), a space for the T, a date alone.
+var isoLayouts = []string{
+	time.RFC3339Nano, "2006-01-02T15:04:05.999999999Z0700", "2006-01-02T15:04:05.999999999Z07",
+	"2006-01-02T15:04Z07:00", "2006-01-02T15:04Z0700", "2006-01-02T15:04Z07",
+	"2006-01-02T15:04:05.999999999", "2006-01-02T15:04", "2006-01-02 15:04:05", "2006-01-02",
+}
+
 // NUL characters, numbers outside float64, nesting deeper than maxJSONDepth.
 func checkValue(field string, v any, depth int) error {
 	if depth > maxJSONDepth {
@@ -210,7 +220,7 @@ func ParseTimestamp(v any, now time.Time, numberOnly bool) (time.Time, error) {
 			return t, bad("timestamp", "must be a number of milliseconds since the epoch")
 		}
 		var err error
-		for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05", "2006-01-02"} {
+		for _, layout := range isoLayouts {
 			if t, err = time.Parse(layout, strings.TrimSpace(x)); err == nil {
 				break
 			}

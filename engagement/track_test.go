@@ -51,6 +51,9 @@ func TestTrackValidation(t *testing.T) {
 		{"valid seconds", ev(base + `,"timestamp":1763700000`), 200, ""},
 		{"valid ISO", ev(base + `,"timestamp":"2026-11-21T10:00:00.123Z"`), 200, ""},
 		{"valid ISO without zone", ev(base + `,"timestamp":"2026-11-21T10:00:00"`), 200, ""},
+		{"valid ISO, basic offset", ev(base + `,"timestamp":"2026-11-21T10:00:00+0100"`), 200, ""},
+		{"valid ISO, hour offset", ev(base + `,"timestamp":"2026-11-21T10:00:00.5-03"`), 200, ""},
+		{"valid ISO, no seconds", ev(base + `,"timestamp":"2026-11-21T10:01Z"`), 200, ""},
 		{"valid canonical, attributes, meta", ev(`"name":"claim_rewards","identity":{"type":"address","id":"osmo1x","canonical":"osmo1x"},"attributes":{"tokens":[],"amount_usd":0,"x":{"y":[1,"2",null]}},"meta":{"click_id":"clk_1","messageId":"m-1"},"timestamp":1`), 200, ""},
 		{"not JSON", `{"name":`, 400, "body"},
 		{"array", `[]`, 400, "body"},
@@ -95,8 +98,8 @@ func TestTrackValidation(t *testing.T) {
 			t.Errorf("%s: answer %s", c.name, body)
 		}
 	}
-	if n := e.count(t, `SELECT count(*) FROM tracked_events`); n != 5 {
-		t.Errorf("%d events stored, want 5", n)
+	if n := e.count(t, `SELECT count(*) FROM tracked_events`); n != 8 {
+		t.Errorf("%d events stored, want 8", n)
 	}
 
 	auth := "Bearer " + e.sk
