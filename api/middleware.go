@@ -147,6 +147,13 @@ func (s *Server) operation(op route.Operation, public bool) http.Handler {
 				return
 			}
 			key = k
+			// The answer is readable by the page only when the caller's own
+			// key allows its origin (a secret key's never is).
+			if origin := r.Header.Get("Origin"); op.Publishable && origin != "" &&
+				(k.Kind != apikey.Publishable || !k.AllowsOrigin(origin)) {
+				sw.Header().Del("Access-Control-Allow-Origin")
+				sw.Header().Del("Access-Control-Expose-Headers")
+			}
 		}
 		if r.ContentLength > MaxBodyBytes {
 			s.writeError(sw, r, problem.Status(http.StatusRequestEntityTooLarge, "the body is larger than %d bytes", MaxBodyBytes))

@@ -174,6 +174,9 @@ func TestScopesAndPublishableKeys(t *testing.T) {
 		{"publishable allowed (group not built)", "POST", "/sdk/track", pub, "https://a.example", 501, "https://a.example"},
 		{"unknown key from an allowed origin", "POST", "/sdk/track", "pk_nope", "https://a.example", 401, "https://a.example"},
 		{"campaign from an allowed origin", "GET", "/campaign/global?position_id=keplr_home", pub, "https://a.example", 501, "https://a.example"},
+		// The origin is allowed by a publishable key, but the caller's key
+		// is a secret one: the page may not read the answer.
+		{"secret key from an allowed origin", "GET", "/campaign/global?position_id=keplr_home", e.key, "https://a.example", 501, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
