@@ -95,6 +95,11 @@ type Event struct {
 	Mode     string // BeginBlock, EndBlock or "" (the mode attribute, or the legacy list it came from)
 	Type     string // may be "" (seen on dYdX)
 	Attrs    []Attr
+	// Repeat marks a second copy of the tx's ante-handler events after its
+	// messages' (cosmos-sdk 0.45 and 0.46 with a post handler, fixed by
+	// cosmos-sdk#13983): stored as the node gave it, but its movements
+	// happened once.
+	Repeat bool
 }
 
 // Attr is one event attribute, decoded to plain text.

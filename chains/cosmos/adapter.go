@@ -43,7 +43,8 @@ func (a *Adapter) Rows(b *chains.Block, out *chains.Rows) error {
 	return nil
 }
 
-// eachEvent calls fn for every block-level and tx event of b, in order.
+// eachEvent calls fn for every block-level and tx event of b, in order,
+// but the repeats of ante-handler events (see chains.Event.Repeat).
 func eachEvent(b *chains.Block, fn func(ev *chains.Event) error) error {
 	for i := range b.Events {
 		if err := fn(&b.Events[i]); err != nil {
@@ -52,6 +53,9 @@ func eachEvent(b *chains.Block, fn func(ev *chains.Event) error) error {
 	}
 	for t := range b.Txs {
 		for i := range b.Txs[t].Events {
+			if b.Txs[t].Events[i].Repeat {
+				continue
+			}
 			if err := fn(&b.Txs[t].Events[i]); err != nil {
 				return err
 			}

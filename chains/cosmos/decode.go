@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -117,6 +118,7 @@ func assembleTx(b []byte, i int, r *decodedTxResult, opt Options, st *chains.Sta
 	for j := range tx.Events {
 		tx.Events[j].TxIndex = i
 	}
+	inferMsgIndex(&tx)
 	if tx.Undecodable {
 		st.UndecodableTxs++
 	}
@@ -126,6 +128,67 @@ func assembleTx(b []byte, i int, r *decodedTxResult, opt Options, st *chains.Sta
 		}
 	}
 	return tx
+}
+
+// inferMsgIndex numbers the events of a tx by message where the node gave
+// no msg_index (cosmos-sdk before 0.50): there baseapp opens each message's
+// events with a `message` event holding the message's `action`, and the
+// events before the first one are the ante handler's (fee, signatures:
+// -1). Messages are numbered only when those events are exactly one per
+// message of the tx (a failed tx has none; an unknown layout is left as
+// it is). A copy of the ante handler's events after the last message's
+// (cosmos-sdk#13983) is marked Repeat.
+func inferMsgIndex(tx *chains.Tx) {
+	if len(tx.Events) == 0 {
+		return
+	}
+	var starts []int
+	for j := range tx.Events {
+		ev := &tx.Events[j]
+		if ev.MsgIndex >= 0 {
+			return
+		}
+		if ev.Type == "message" {
+			if _, ok := ev.Get("action"); ok {
+				starts = append(starts, j)
+			}
+		}
+	}
+	if len(starts) == 0 {
+		return
+	}
+	end := len(tx.Events)
+	// Only the ante handler emits `tx` events (fee, acc_seq, signature): a
+	// copy holding them is the repeat, not a message's own movements.
+	if ante := tx.Events[:starts[0]]; len(ante) > 0 && end-len(ante) > starts[len(starts)-1] &&
+		slices.ContainsFunc(ante, func(e chains.Event) bool { return e.Type == "tx" }) &&
+		sameEvents(ante, tx.Events[end-len(ante):]) {
+		end -= len(ante)
+		for j := end; j < len(tx.Events); j++ {
+			tx.Events[j].Repeat = true
+		}
+	}
+	if len(starts) != len(tx.Messages) {
+		return
+	}
+	msg := -1
+	for j := range tx.Events[:end] {
+		if msg+1 < len(starts) && starts[msg+1] == j {
+			msg++
+		}
+		tx.Events[j].MsgIndex = msg
+	}
+}
+
+// sameEvents reports whether two runs of events have the same types and
+// attributes, in order.
+func sameEvents(a, b []chains.Event) bool {
+	for i := range a {
+		if a[i].Type != b[i].Type || !slices.Equal(a[i].Attrs, b[i].Attrs) {
+			return false
+		}
+	}
+	return true
 }
 
 // decodedBlock is what DecodeBlock uses of a /block result.

@@ -79,9 +79,14 @@ func ibcRows(b *chains.Block, out *chains.Rows) error {
 	return nil
 }
 
-// packetOutcome reads success from the fungible_token_packet events of the
-// same message: `success` true/false on receipt, or an `error` attribute
-// on acknowledgement. nil when the events do not say.
+// packetEventTypes are the IBC core events that open a packet's events.
+var packetEventTypes = map[string]bool{"send_packet": true, "recv_packet": true, "acknowledge_packet": true, "timeout_packet": true}
+
+// packetOutcome reads success from the fungible_token_packet events that
+// follow the packet's event in the same message, up to the next packet
+// event (a relayer's tx carries many packets): `success` true/false on
+// receipt, or an `error` attribute on acknowledgement. nil when the events
+// do not say.
 func packetOutcome(tx *chains.Tx, pkt *chains.Event, kind string) any {
 	if kind != "recv" && kind != "ack" {
 		return nil
@@ -89,7 +94,13 @@ func packetOutcome(tx *chains.Tx, pkt *chains.Event, kind string) any {
 	var result any
 	for i := range tx.Events {
 		ev := &tx.Events[i]
-		if ev.Type != "fungible_token_packet" || ev.MsgIndex != pkt.MsgIndex || ev.Index < pkt.Index {
+		if ev.Index <= pkt.Index {
+			continue
+		}
+		if ev.MsgIndex != pkt.MsgIndex || packetEventTypes[ev.Type] {
+			break
+		}
+		if ev.Type != "fungible_token_packet" {
 			continue
 		}
 		if _, failed := ev.Get("error"); failed {
