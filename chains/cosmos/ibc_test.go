@@ -63,3 +63,41 @@ func TestIBCPacketsMainnet(t *testing.T) {
 		t.Errorf("%d denomination traces, want 1", len(traces))
 	}
 }
+
+// TestPacketOutcomeInBatches: a relayer's tx receives several packets; each
+// packet's outcome is the fungible_token_packet that follows it, not a
+// later packet's (events before cosmos-sdk 0.50 carry no msg_index to tell
+// them apart).
+func TestPacketOutcomeInBatches(t *testing.T) {
+	ev := func(i int, typ string, kv ...string) chains.Event {
+		e := chains.Event{Index: i, MsgIndex: -1, Type: typ}
+		for j := 0; j+1 < len(kv); j += 2 {
+			e.Attrs = append(e.Attrs, chains.Attr{Key: kv[j], Value: kv[j+1]})
+		}
+		return e
+	}
+	tx := &chains.Tx{Events: []chains.Event{
+		ev(0, "recv_packet", "packet_sequence", "1"),
+		ev(1, "fungible_token_packet", "success", "true"),
+		ev(2, "recv_packet", "packet_sequence", "2"),
+		ev(3, "fungible_token_packet", "success", "false"),
+		ev(4, "acknowledge_packet", "packet_sequence", "3"),
+		ev(5, "fungible_token_packet", "module", "transfer"),
+		ev(6, "fungible_token_packet", "success", "\x01"),
+		ev(7, "acknowledge_packet", "packet_sequence", "4"),
+		ev(8, "fungible_token_packet", "module", "transfer"),
+		ev(9, "fungible_token_packet", "error", "ABCI code: 5"),
+		ev(10, "recv_packet", "packet_sequence", "5"), // not a transfer: no outcome of its own
+		ev(11, "recv_packet", "packet_sequence", "6"),
+		ev(12, "fungible_token_packet", "success", "false"),
+	}}
+	for _, c := range []struct {
+		at   int
+		kind string
+		want any
+	}{{0, "recv", true}, {2, "recv", false}, {4, "ack", true}, {7, "ack", false}, {10, "recv", nil}, {11, "recv", false}} {
+		if got := packetOutcome(tx, &tx.Events[c.at], c.kind); got != c.want {
+			t.Errorf("packet at event %d: %v, want %v", c.at, got, c.want)
+		}
+	}
+}
