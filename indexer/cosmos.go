@@ -515,6 +515,7 @@ func (x *Cosmos) committed(ctx context.Context, c *batchCommit, credits <-chan s
 		} else {
 			x.metrics.skippedTxs.WithLabelValues(x.cfg.ID).Add(float64(g.block.Stats.UndecodableTxs))
 			x.metrics.unknownMsgs.WithLabelValues(x.cfg.ID).Add(float64(g.block.Stats.UnknownMessages))
+			x.metrics.foreignEvents.WithLabelValues(x.cfg.ID).Add(float64(g.block.Stats.ForeignEvents))
 		}
 	}
 	next := c.batch[len(c.batch)-1].height + 1

@@ -27,6 +27,7 @@ type Metrics struct {
 	lowestDead    *prometheus.GaugeVec
 	skippedTxs    *prometheus.CounterVec
 	unknownMsgs   *prometheus.CounterVec
+	foreignEvents *prometheus.CounterVec
 }
 
 // NewMetrics registers the indexer series on reg (nil: not registered).
@@ -46,7 +47,7 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		unknownMsgs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "chainlens_indexer_unknown_messages_total", Help: "Messages of types the chain kind does not decode, kept raw."}, chain),
 	}
 	if reg != nil {
-		for _, c := range []prometheus.Collector{m.indexedHeight, m.nodeHeight, m.lag, m.blocks, m.events, m.decodeErrors, m.deadLetters, m.lowestDead, m.skippedTxs, m.unknownMsgs} {
+		for _, c := range []prometheus.Collector{m.indexedHeight, m.nodeHeight, m.lag, m.blocks, m.events, m.decodeErrors, m.deadLetters, m.lowestDead, m.skippedTxs, m.unknownMsgs, m.foreignEvents} {
 			if err := reg.Register(c); err != nil {
 				return nil, fmt.Errorf("indexer metrics: %w", err)
 			}

@@ -108,8 +108,10 @@ func dexEvent(b *chains.Block, tx *chains.Tx, ev *chains.Event, out *chains.Rows
 	case "add_to_position":
 		return addRow(b, ev, out)
 	case "wasm", "wasm-limitClaimed":
-		if tx != nil {
-			return orderbookRow(b, ev, out)
+		// Any contract may emit these names: one whose attributes are not
+		// an order book's is skipped (counted), not a failed height.
+		if tx != nil && orderbookRow(b, ev, out) != nil {
+			b.Stats.ForeignEvents++
 		}
 	}
 	return nil

@@ -109,3 +109,20 @@ func TestOrderbookRowErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestForeignOrderbookNamesAreSkipped: any contract may emit a wasm event
+// with method placeLimit, or a wasm-limitClaimed: one whose attributes are
+// not an order book's is skipped and counted, the height is not failed.
+func TestForeignOrderbookNamesAreSkipped(t *testing.T) {
+	evs := append(documentedEvents(),
+		wasmEvent("wasm", 7, "method", "placeLimit", "tick_id", "not-a-tick"),
+		wasmEvent("wasm-limitClaimed", 8, "order_direction", "sideways"))
+	b := &chains.Block{ChainID: "osmosis-1", Height: 100, Txs: []chains.Tx{{Index: 0, Events: evs}}}
+	out := chains.NewRows()
+	if err := dexRows(b, out); err != nil {
+		t.Fatalf("a foreign contract's events failed the height: %v", err)
+	}
+	if n := len(out.Of(orderbookTable.Name)); n != 5 || b.Stats.ForeignEvents != 2 {
+		t.Errorf("%d order-book rows, %d foreign events; want 5 and 2", n, b.Stats.ForeignEvents)
+	}
+}

@@ -65,7 +65,11 @@ func (a *Adapter) Rows(b *chains.Block, out *chains.Rows) error {
 			case "abstractaccount.v1.EventAccountRegistered":
 				err = accountRow(b, ev, out)
 			case "wasm-create_abstract_account", "wasm-add_auth_method", "wasm-remove_auth_method":
-				err = authRow(b, ev, out)
+				// Any contract may emit these names about itself: one that
+				// is not an account's is skipped (counted), not a failed height.
+				if authRow(b, ev, out) != nil {
+					b.Stats.ForeignEvents++
+				}
 			}
 			if err != nil {
 				return fmt.Errorf("height %d tx %d event %d (%s): %w", b.Height, ev.TxIndex, ev.Index, ev.Type, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/chainlens/chainlens/chains"
 	"github.com/chainlens/chainlens/chains/xion"
 	"github.com/chainlens/chainlens/internal/localnet"
 	"github.com/chainlens/chainlens/internal/testdb"
@@ -64,5 +65,22 @@ func TestRecordedLocalnet(t *testing.T) {
 	}
 	if n.Accounts != 5 || n.Adds != 11 || n.Removes != 3 || n.Seven != 0 {
 		t.Errorf("got %+v", n)
+	}
+}
+
+// TestForeignAuthEventsAreSkipped: any contract may emit
+// wasm-add_auth_method about itself; one whose authenticator is not an
+// account's is skipped and counted, the height is not failed.
+func TestForeignAuthEventsAreSkipped(t *testing.T) {
+	const c = "xion1foreigncontract"
+	ev := chains.Event{Type: "wasm-add_auth_method", Attrs: []chains.Attr{
+		{Key: "_contract_address", Value: c}, {Key: "contract_address", Value: c}, {Key: "authenticator", Value: "not json"}}}
+	b := &chains.Block{ChainID: "xion-1", Height: 5, Txs: []chains.Tx{{Index: 0, Events: []chains.Event{ev}}}}
+	out := chains.NewRows()
+	if err := xion.NewAdapter("xion").Rows(b, out); err != nil {
+		t.Fatalf("a foreign contract's event failed the height: %v", err)
+	}
+	if b.Stats.ForeignEvents != 1 {
+		t.Errorf("%d foreign events, want 1", b.Stats.ForeignEvents)
 	}
 }
