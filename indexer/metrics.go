@@ -45,6 +45,8 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Help: "Lowest height in the dead-letter table (0: none); every height below it and through the indexed height is committed."}, chain),
 		skippedTxs:  prometheus.NewCounterVec(prometheus.CounterOpts{Name: "chainlens_indexer_undecodable_txs_total", Help: "Block txs that are not cosmos txs (e.g. vote-extension blobs), skipped."}, chain),
 		unknownMsgs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "chainlens_indexer_unknown_messages_total", Help: "Messages of types the chain kind does not decode, kept raw."}, chain),
+		foreignEvents: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "chainlens_indexer_foreign_events_total",
+			Help: "Contract events of a name the chain kind reads but not of its shape (another contract's), skipped."}, chain),
 	}
 	if reg != nil {
 		for _, c := range []prometheus.Collector{m.indexedHeight, m.nodeHeight, m.lag, m.blocks, m.events, m.decodeErrors, m.deadLetters, m.lowestDead, m.skippedTxs, m.unknownMsgs, m.foreignEvents} {

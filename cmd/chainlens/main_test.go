@@ -204,7 +204,8 @@ chains:
 	go func() { done <- idx.Wait() }()
 	wants := []string{`chainlens_indexer_indexed_height{chain="localosmosis"} 299`, `chainlens_indexer_lag_blocks{chain="localosmosis"} 0`,
 		`chainlens_indexer_node_height{chain="localosmosis"} 299`, `chainlens_indexer_blocks_total{chain="localosmosis"} 299`,
-		`chainlens_indexer_dead_letters{chain="localosmosis"} 0`, `chainlens_indexer_lowest_dead_letter_height{chain="localosmosis"} 0`}
+		`chainlens_indexer_dead_letters{chain="localosmosis"} 0`, `chainlens_indexer_lowest_dead_letter_height{chain="localosmosis"} 0`,
+		`chainlens_indexer_foreign_events_total{chain="localosmosis"} 0`}
 	missing := wants
 	for deadline := time.Now().Add(30 * time.Second); len(missing) > 0 && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		resp, err := http.Get("http://" + metricsAddr + "/metrics")
