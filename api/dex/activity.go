@@ -9,6 +9,7 @@ import (
 
 	"cosmossdk.io/math"
 
+	aggdex "github.com/chainlens/chainlens/aggregator/dex"
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
 )
@@ -139,7 +140,7 @@ var whaleOrder = map[string]string{
 // (osmosis_wallet_daily, dex_activity job) by the ordered volume, then by
 // wallet; wallets whose ordered volume is 0 are left out.
 func (s *Service) activeWhales(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, err := s.begin(ctx)
+	fresh, err := s.beginJob(ctx, aggdex.Activity{}.Name())
 	if err != nil {
 		return nil, err
 	}
@@ -172,14 +173,10 @@ func (s *Service) activeWhales(ctx context.Context, req *api.Request) (*api.Resp
 
 // liquidityFlow is the daily net USD liquidity flow (added minus removed,
 // osmosis_pool_flow_daily, dex_activity job) of each requested pool and of
-// all pools (total), for every day whose start is in the range, up to the
-// day of the last indexed block. An unknown pool id is a 400.
+// all pools (total), for every day of the series (Service.days: from the
+// chain's first indexed day to the job's last). An unknown pool id is a 400.
 func (s *Service) liquidityFlow(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, err := s.begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	r, err := req.Params.DateRange(req.Now, false)
+	fresh, days, err := s.days(ctx, req, aggdex.Activity{}.Name())
 	if err != nil {
 		return nil, err
 	}
@@ -197,18 +194,11 @@ func (s *Service) liquidityFlow(ctx context.Context, req *api.Request) (*api.Res
 			return nil, problem.BadParam("pool", fmt.Sprintf("%q is not a pool id (query_key of /aux/pool_listings) or total", c))
 		}
 	}
-	first := r.Start.UTC().Truncate(24 * time.Hour)
-	if first.Before(r.Start) {
-		first = first.Add(24 * time.Hour)
-	}
-	last := r.End.UTC().Truncate(24 * time.Hour)
-	if tip := fresh.Chains[0].Time.UTC().Truncate(24 * time.Hour); tip.Before(last) {
-		last = tip
-	}
-	out := []api.SeriesRow{}
-	if last.Before(first) {
+	out := make([]api.SeriesRow, 0, len(days))
+	if len(days) == 0 {
 		return &api.Response{Body: out, Freshness: fresh}, nil
 	}
+	first, last := days[0], days[len(days)-1]
 	var flows []struct {
 		PoolID int64     `bun:"pool_id"`
 		Day    time.Time `bun:"day"`
@@ -231,7 +221,7 @@ func (s *Service) liquidityFlow(ctx context.Context, req *api.Request) (*api.Res
 		byDay[d][strconv.FormatInt(f.PoolID, 10)] = net
 		byDay[d]["total"] = byDay[d]["total"].Add(net)
 	}
-	for d := first; !d.After(last); d = d.Add(24 * time.Hour) {
+	for _, d := range days {
 		row := api.SeriesRow{Labels: d.Format(time.DateTime), Columns: cols, Values: make([]json.Number, len(cols))}
 		for i, c := range cols {
 			row.Values[i] = decNumber(byDay[d][c])

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	aggdex "github.com/chainlens/chainlens/aggregator/dex"
 	"github.com/chainlens/chainlens/api"
 )
 
@@ -18,24 +19,23 @@ type AssetsInChain struct {
 	Value  json.Number `json:"assets_in_chain_usdc"`
 }
 
-// assetsInChain lists the days whose start is in the range with the USD
-// value of every priced denom's supply at the day's end
-// (osmosis_assets_in_chain_daily, dex_assets job), oldest first.
+// assetsInChain lists the days of the series (Service.days, dex_assets
+// job) that have a value: the USD value of every priced denom's supply at
+// the day's end (osmosis_assets_in_chain_daily), oldest first.
 func (s *Service) assetsInChain(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, err := s.begin(ctx)
+	fresh, days, err := s.days(ctx, req, aggdex.Assets{}.Name())
 	if err != nil {
 		return nil, err
 	}
-	r, err := req.Params.DateRange(req.Now, false)
-	if err != nil {
-		return nil, err
+	if len(days) == 0 {
+		return &api.Response{Body: []AssetsInChain{}, Freshness: fresh}, nil
 	}
 	var rows []struct {
 		Day   time.Time `bun:"day"`
 		Value string    `bun:"value"`
 	}
 	if err := s.db.NewRaw(`SELECT day, value_usd::text AS value FROM osmosis_assets_in_chain_daily
-		WHERE chain_id = ? AND day >= ? AND day <= ? ORDER BY day`, s.market.ChainID, r.Start, r.End).Scan(ctx, &rows); err != nil {
+		WHERE chain_id = ? AND day >= ? AND day <= ? ORDER BY day`, s.market.ChainID, days[0], days[len(days)-1]).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("assets in chain: %w", err)
 	}
 	out := make([]AssetsInChain, len(rows))

@@ -108,6 +108,37 @@ func (s *Service) begin(ctx context.Context) (api.Freshness, error) {
 	return Freshness(ctx, s.db, s.market.ChainID)
 }
 
+// beginJob is begin for an answer read from the report tables of one
+// aggregator job: the freshness is the job's (its last aggregated block,
+// and the chain's first indexed block); 503 before it has run.
+func (s *Service) beginJob(ctx context.Context, job string) (api.Freshness, error) {
+	if !s.ok {
+		return api.Freshness{}, fmt.Errorf("no chain of kind osmosis is configured: %w", problem.ErrNotIndexed)
+	}
+	h, err := api.JobHeight(ctx, s.db, s.market.ChainID, job)
+	if err != nil {
+		return api.Freshness{}, err
+	}
+	return api.Freshness{Chains: []api.ChainHeight{h}}, nil
+}
+
+// days is the daily series of a lens endpoint over the job's tables: the
+// days whose start is in the requested range, from the day of the chain's
+// first indexed block to the day of the job's last aggregated block (503
+// for a range after it).
+func (s *Service) days(ctx context.Context, req *api.Request, job string) (api.Freshness, []time.Time, error) {
+	fresh, err := s.beginJob(ctx, job)
+	if err != nil {
+		return api.Freshness{}, nil, err
+	}
+	r, err := req.Params.DateRange(req.Now, false)
+	if err != nil {
+		return api.Freshness{}, nil, err
+	}
+	bs, err := api.Buckets(r.Start, r.End, fresh.Chains[0], api.Day)
+	return fresh, bs, err
+}
+
 // TopAsset is one row of the top assets by volume.
 type TopAsset struct {
 	Denom     string      `json:"denom"`
@@ -165,16 +196,17 @@ func (s *Service) topAssetsDateRange(ctx context.Context, req *api.Request) (*ap
 	return &api.Response{Body: rows, Freshness: fresh}, nil
 }
 
-// topAssetsLastPeriod covers the hourly buckets that overlap the last
-// period hours before now.
+// topAssetsLastPeriod covers the hourly buckets that start in the last
+// period hours before now (a bucket belongs to the range when its start
+// does).
 func (s *Service) topAssetsLastPeriod(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, err := s.begin(ctx)
+	fresh, err := s.beginJob(ctx, aggdex.Volume{}.Name())
 	if err != nil {
 		return nil, err
 	}
 	end := req.Now.UTC()
 	start := end.Add(-time.Duration(req.Params.Int("period")) * time.Hour)
-	rows, err := s.topAssets(ctx, start.Add(-time.Hour+time.Nanosecond), end, req.Params.Int("limit"))
+	rows, err := s.topAssets(ctx, start, end, req.Params.Int("limit"))
 	if err != nil {
 		return nil, err
 	}
@@ -227,40 +259,27 @@ type KPI struct {
 }
 
 // cumulativeVolume is the all-time USD swap volume at the end of each day
-// whose start is in the range, from the first day with swaps up to the day
-// of the last indexed block (osmosis_asset_volume_daily, dex_volume job).
+// of the series (Service.days: from the chain's first indexed day to the
+// dex_volume job's last; 0 before the first swap; osmosis_asset_volume_daily).
 // Each hop credits both its denoms, so the swap volume is half the sum of
 // the per-denom volume.
 func (s *Service) cumulativeVolume(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, err := s.begin(ctx)
+	fresh, bs, err := s.days(ctx, req, aggdex.Volume{}.Name())
 	if err != nil {
 		return nil, err
 	}
-	r, err := req.Params.DateRange(req.Now, false)
-	if err != nil {
-		return nil, err
-	}
-	first := r.Start.UTC().Truncate(day)
-	if first.Before(r.Start) {
-		first = first.Add(day)
-	}
-	last := r.End.UTC().Truncate(day)
-	if tip := fresh.Chains[0].Time.Truncate(day); tip.Before(last) {
-		last = tip
-	}
-	out := []KPI{}
-	if last.Before(first) {
-		return &api.Response{Body: out, Freshness: fresh}, nil
+	if len(bs) == 0 {
+		return &api.Response{Body: []KPI{}, Freshness: fresh}, nil
 	}
 	// The running all-time sum, halved (truncated to 18 decimals as
 	// LegacyDec.QuoInt64 does), at each day with volume.
 	var daily []cumulative
 	if err := s.db.NewRaw(`SELECT day, trunc(sum(sum(volume_usd)) OVER (ORDER BY day) * 0.5, 18)::text AS cum
 		FROM osmosis_asset_volume_daily WHERE chain_id = ? AND day < ? GROUP BY day ORDER BY day`,
-		s.market.ChainID, last.Add(day)).Scan(ctx, &daily); err != nil {
+		s.market.ChainID, bs[len(bs)-1].Add(day)).Scan(ctx, &daily); err != nil {
 		return nil, fmt.Errorf("daily volume: %w", err)
 	}
-	return &api.Response{Body: cumulativeKPI(daily, first, last), Freshness: fresh}, nil
+	return &api.Response{Body: cumulativeKPI(daily, bs), Freshness: fresh}, nil
 }
 
 // cumulative is a running total at the end of a day.
@@ -269,23 +288,20 @@ type cumulative struct {
 	Cum string    `bun:"cum"`
 }
 
-// cumulativeKPI lists the running total at the end of every day from first
-// (or the first day with a total, if later) to last: the total of the
-// latest day with one up to that day.
-func cumulativeKPI(daily []cumulative, first, last time.Time) []KPI {
-	out := []KPI{}
-	if len(daily) == 0 {
-		return out
-	}
-	if start := daily[0].Day.UTC(); first.Before(start) {
-		first = start
-	}
-	i := 0
-	for d := first; !d.After(last); d = d.Add(day) {
+// cumulativeKPI lists the running total at the end of each day of days:
+// the total of the latest day with one up to that day, 0 before the first.
+func cumulativeKPI(daily []cumulative, days []time.Time) []KPI {
+	out := make([]KPI, 0, len(days))
+	i := -1
+	for _, d := range days {
 		for i+1 < len(daily) && !daily[i+1].Day.UTC().After(d) {
 			i++
 		}
-		out = append(out, KPI{Labels: d.Format(time.DateTime), Value: api.Number(daily[i].Cum)})
+		v := json.Number("0")
+		if i >= 0 {
+			v = api.Number(daily[i].Cum)
+		}
+		out = append(out, KPI{Labels: d.Format(time.DateTime), Value: v})
 	}
 	return out
 }

@@ -12,6 +12,7 @@ import (
 
 	"cosmossdk.io/math"
 
+	aggdex "github.com/chainlens/chainlens/aggregator/dex"
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
 )
@@ -28,15 +29,19 @@ type PoolListing struct {
 }
 
 // poolListings lists every pool with its USD swap volume over the hourly
-// buckets that overlap the last 24 hours (osmosis_pool_volume_hourly, built
+// buckets that start in the last 24 hours (osmosis_pool_volume_hourly, built
 // by the dex_volume job), busiest first. The name joins the symbols of the
 // pool's denoms (the denom where no metadata is configured).
 func (s *Service) poolListings(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, err := s.begin(ctx)
+	fresh, err := s.beginJob(ctx, aggdex.Volume{}.Name())
 	if err != nil {
 		return nil, err
 	}
-	since := req.Now.UTC().Add(-24 * time.Hour).Truncate(time.Hour)
+	// The hourly buckets that start in the last 24 hours.
+	since := api.BucketStart(req.Now.Add(-24*time.Hour), api.Hour)
+	if since.Before(req.Now.Add(-24 * time.Hour)) {
+		since = since.Add(time.Hour)
+	}
 	var rows []struct {
 		PoolID int64    `bun:"pool_id"`
 		Type   string   `bun:"type"`

@@ -8,6 +8,7 @@ import (
 
 	"cosmossdk.io/math"
 
+	aggdex "github.com/chainlens/chainlens/aggregator/dex"
 	"github.com/chainlens/chainlens/api"
 )
 
@@ -54,7 +55,7 @@ func (s *Service) chainRevenue(ctx context.Context, req *api.Request) (*api.Resp
 // cumulativeProtocolRevenue is the all-time USD protocol revenue (every
 // source of osmosis_revenue_daily) at the end of each day of the history.
 func (s *Service) cumulativeProtocolRevenue(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, err := s.begin(ctx)
+	fresh, err := s.beginJob(ctx, aggdex.Revenue{}.Name())
 	if err != nil {
 		return nil, err
 	}
@@ -89,34 +90,23 @@ func (s *Service) cumulativeProtocolRevenue(ctx context.Context, req *api.Reques
 const OpCumulativeSupplySideR = "GET /kpi/cumulative_supply_side_revenue"
 
 // cumulativeSupplySideRevenue is the all-time USD swap fees paid to
-// liquidity providers at the end of each day whose start is in the range,
-// from the first day with swaps up to the day of the last indexed block:
+// liquidity providers at the end of each day of the series (Service.days:
+// from the chain's first indexed day to the dex_volume job's last; 0
+// before the first swap):
 // each pool's daily USD volume (osmosis_pool_volume_daily, the sum of
 // osmosis_pool_volume_hourly kept by the dex_volume job) times its swap fee
 // rate (spread factor for concentrated pools), as
 // /fees/v1/pools counts fees (each day rounded to 18 decimals); pools whose
 // rate is unknown add nothing.
 func (s *Service) cumulativeSupplySideRevenue(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, err := s.begin(ctx)
+	fresh, days, err := s.days(ctx, req, aggdex.Volume{}.Name())
 	if err != nil {
 		return nil, err
 	}
-	r, err := req.Params.DateRange(req.Now, false)
-	if err != nil {
-		return nil, err
+	if len(days) == 0 {
+		return &api.Response{Body: []KPI{}, Freshness: fresh}, nil
 	}
-	first := r.Start.UTC().Truncate(day)
-	if first.Before(r.Start) {
-		first = first.Add(day)
-	}
-	last := r.End.UTC().Truncate(day)
-	if tip := fresh.Chains[0].Time.UTC().Truncate(day); tip.Before(last) {
-		last = tip
-	}
-	out := []KPI{}
-	if last.Before(first) {
-		return &api.Response{Body: out, Freshness: fresh}, nil
-	}
+	last := days[len(days)-1]
 	// The running all-time sum of the daily fees (each rounded to 18
 	// decimals) at each day with volume.
 	var daily []cumulative
@@ -126,5 +116,5 @@ func (s *Service) cumulativeSupplySideRevenue(ctx context.Context, req *api.Requ
 			WHERE v.chain_id = ? AND v.day < ? GROUP BY 1) f ORDER BY day`, s.market.ChainID, last.Add(day)).Scan(ctx, &daily); err != nil {
 		return nil, fmt.Errorf("daily swap fees: %w", err)
 	}
-	return &api.Response{Body: cumulativeKPI(daily, first, last), Freshness: fresh}, nil
+	return &api.Response{Body: cumulativeKPI(daily, days), Freshness: fresh}, nil
 }
