@@ -33,16 +33,28 @@ type Activity struct{ Market Market }
 func (Activity) Name() string { return "dex_activity" }
 
 // movements are the liquidity and staking amounts: who, which pool (0 for
-// staking), kind, denom, signed amount, time and height.
-const movements = `
+// staking), kind, denom, signed amount, time and height. An add_to_position
+// is stored as a withdraw of the old position and a create of the new one
+// (osmosis_cl_adds links them): the two count as one movement, their sum
+// per denom, which is what was added.
+const movements = `WITH cl AS (
+		SELECT c.chain_id, c.height, c.tx_index, c.sender, c.pool_id, c.amount0, c.amount1,
+			coalesce('add ' || a.event_index, 'position ' || c.event_index) AS grp
+		FROM osmosis_cl_positions c
+		LEFT JOIN LATERAL (SELECT a.event_index FROM osmosis_cl_adds a WHERE a.chain_id = c.chain_id AND a.height = c.height
+			AND a.tx_index = c.tx_index AND c.position_id IN (a.position_id, a.new_position_id) LIMIT 1) a ON true
+		WHERE c.chain_id = ?0
+	), clm AS (
+		SELECT cl.sender, cl.pool_id, p.denoms[1] AS denom0, p.denoms[2] AS denom1, sum(cl.amount0) AS amount0, sum(cl.amount1) AS amount1,
+			b.time, cl.height
+		FROM cl JOIN osmosis_pools p ON p.chain_id = cl.chain_id AND p.pool_id = cl.pool_id
+		JOIN blocks b ON b.chain_id = cl.chain_id AND b.height = cl.height
+		GROUP BY cl.sender, cl.pool_id, p.denoms[1], p.denoms[2], b.time, cl.height, cl.tx_index, cl.grp
+	)
 	SELECT l.sender AS address, l.pool_id, 'lp' AS kind, l.denom, l.delta AS amount, b.time, l.height FROM osmosis_pool_liquidity l
 		JOIN blocks b ON b.chain_id = l.chain_id AND b.height = l.height WHERE l.chain_id = ?0
-	UNION ALL SELECT c.sender, c.pool_id, 'lp', p.denoms[1], c.amount0, b.time, c.height FROM osmosis_cl_positions c
-		JOIN osmosis_pools p ON p.chain_id = c.chain_id AND p.pool_id = c.pool_id
-		JOIN blocks b ON b.chain_id = c.chain_id AND b.height = c.height WHERE c.chain_id = ?0
-	UNION ALL SELECT c.sender, c.pool_id, 'lp', p.denoms[2], c.amount1, b.time, c.height FROM osmosis_cl_positions c
-		JOIN osmosis_pools p ON p.chain_id = c.chain_id AND p.pool_id = c.pool_id
-		JOIN blocks b ON b.chain_id = c.chain_id AND b.height = c.height WHERE c.chain_id = ?0
+	UNION ALL SELECT sender, pool_id, 'lp', denom0, amount0, time, height FROM clm
+	UNION ALL SELECT sender, pool_id, 'lp', denom1, amount1, time, height FROM clm
 	UNION ALL SELECT s.delegator, 0, 'staking', s.denom, s.amount, b.time, s.height FROM staking_events s
 		JOIN blocks b ON b.chain_id = s.chain_id AND b.height = s.height
 		WHERE s.chain_id = ?0 AND s.kind IN ('delegate', 'unbond')`
