@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -73,6 +74,8 @@ func TestCrashAtRandomMomentsLosesAndDuplicatesNothing(t *testing.T) {
 	for kills < 20 {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = env
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -83,7 +86,7 @@ func TestCrashAtRandomMomentsLosesAndDuplicatesNothing(t *testing.T) {
 			// Finished before the kill: start over from an empty state would
 			// lose the point, so shorten the next delays instead.
 			if err != nil {
-				t.Fatalf("child failed: %v", err)
+				t.Fatalf("child failed: %v: %s", err, stderr.String())
 			}
 			t.Logf("child finished after %d kills; resetting checkpoint to continue killing", kills)
 			if _, err := db.ExecContext(context.Background(), "UPDATE sync_state SET next_height = next_height / 2 WHERE chain_id = ?", rec.ChainID()); err != nil {

@@ -45,3 +45,27 @@ func TestTwoConnectionsAreEnough(t *testing.T) {
 		t.Errorf("%d blocks (%v), want %d", n, err, len(raws))
 	}
 }
+
+// TestLockWaitsForAKilledHolder: the chain lock a process still holds (as
+// one just killed does until Postgres notices) is waited for, not refused.
+func TestLockWaitsForAKilledHolder(t *testing.T) {
+	db, _ := testdb.New(t)
+	ctx := context.Background()
+	release, err := LockChain(ctx, db, "c-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		release()
+	}()
+	start := time.Now()
+	again, err := LockChain(ctx, db, "c-1")
+	if err != nil {
+		t.Fatalf("lock held for 300 ms: %v", err)
+	}
+	again()
+	if d := time.Since(start); d < 250*time.Millisecond {
+		t.Errorf("got the lock after %s while it was held", d)
+	}
+}

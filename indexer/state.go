@@ -79,21 +79,38 @@ func retryDelay(attempts int) time.Duration {
 	return min(d, time.Hour)
 }
 
+// lockWait is how long LockChain waits for a chain's lock: a process that
+// was just killed holds it until Postgres notices its connection is gone.
+const lockWait = 10 * time.Second
+
 // LockChain takes a session advisory lock so that one process indexes a
-// chain (of any kind); the returned function releases it.
+// chain (of any kind), waiting up to lockWait for a process that holds it;
+// the returned function releases it.
 func LockChain(ctx context.Context, db *bun.DB, chainID string) (func(), error) {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("indexer %s: %w", chainID, err)
 	}
-	var ok bool
-	if err := conn.NewRaw("SELECT pg_try_advisory_lock(hashtext('chainlens-indexer'), hashtext(?))", chainID).Scan(ctx, &ok); err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("indexer %s: lock: %w", chainID, err)
-	}
-	if !ok {
-		conn.Close()
-		return nil, fmt.Errorf("indexer %s: another process is indexing this chain", chainID)
+	deadline := time.Now().Add(lockWait)
+	for {
+		var ok bool
+		if err := conn.NewRaw("SELECT pg_try_advisory_lock(hashtext('chainlens-indexer'), hashtext(?))", chainID).Scan(ctx, &ok); err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("indexer %s: lock: %w", chainID, err)
+		}
+		if ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			conn.Close()
+			return nil, fmt.Errorf("indexer %s: another process is indexing this chain", chainID)
+		}
+		select {
+		case <-ctx.Done():
+			conn.Close()
+			return nil, fmt.Errorf("indexer %s: lock: %w", chainID, ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
 	}
 	return func() {
 		_, _ = conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(hashtext('chainlens-indexer'), hashtext(?))", chainID)
