@@ -90,16 +90,6 @@ func decodeObject(body []byte) (map[string]any, error) {
 }
 
 // checkValue rejects what Postgres jsonb cannot store or what is absurd:
-
-// isoLayouts are the ISO-8601 forms a timestamp string may take: RFC
-// 3339, basic-format and hour-only offsets (+0100, +01), minutes without
-// seconds, no zone (UTC), a space for the T, a date alone.
-var isoLayouts = []string{
-	time.RFC3339Nano, "2006-01-02T15:04:05.999999999Z0700", "2006-01-02T15:04:05.999999999Z07",
-	"2006-01-02T15:04Z07:00", "2006-01-02T15:04Z0700", "2006-01-02T15:04Z07",
-	"2006-01-02T15:04:05.999999999", "2006-01-02T15:04", "2006-01-02 15:04:05", "2006-01-02",
-}
-
 // NUL characters, numbers outside float64, nesting deeper than maxJSONDepth.
 func checkValue(field string, v any, depth int) error {
 	if depth > maxJSONDepth {
@@ -193,6 +183,15 @@ func checkString(field, s string, max int) error {
 		return bad(field, "must not contain NUL characters")
 	}
 	return nil
+}
+
+// isoLayouts are the ISO-8601 forms a timestamp string may take: RFC
+// 3339, basic-format and hour-only offsets (+0100, +01), minutes without
+// seconds, no zone (UTC), a space for the T, a date alone.
+var isoLayouts = []string{
+	time.RFC3339Nano, "2006-01-02T15:04:05.999999999Z0700", "2006-01-02T15:04:05.999999999Z07",
+	"2006-01-02T15:04Z07:00", "2006-01-02T15:04Z0700", "2006-01-02T15:04Z07",
+	"2006-01-02T15:04:05.999999999", "2006-01-02T15:04", "2006-01-02 15:04:05", "2006-01-02",
 }
 
 // ParseTimestamp reads an event timestamp: a number of milliseconds (or of

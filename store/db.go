@@ -14,16 +14,27 @@ import (
 	"github.com/uptrace/bun/driver/pgdriver"
 )
 
+// utcSessions makes every session UTC, keeping the URL's other connection
+// parameters: date_trunc, date_bin and interval arithmetic on timestamptz
+// follow the session's time zone, which is otherwise the server's or the
+// database's, and every time bucket is a UTC one.
+func utcSessions(c *pgdriver.Config) {
+	params := map[string]any{"TimeZone": "UTC"}
+	for k, v := range c.ConnParams {
+		if k != "TimeZone" {
+			params[k] = v
+		}
+	}
+	c.ConnParams = params
+}
+
 // Open connects to the database at url with a pool of maxConns connections
 // and checks that it answers.
 func Open(ctx context.Context, url string, maxConns int) (*bun.DB, error) {
 	connector := pgdriver.NewConnector(
 		pgdriver.WithDSN(url),
 		pgdriver.WithApplicationName("chainlens"),
-		// Every time bucket is a UTC one: date_trunc, date_bin and interval
-		// arithmetic on timestamptz follow the session's time zone, which
-		// is otherwise the server's or the database's.
-		pgdriver.WithConnParams(map[string]any{"TimeZone": "UTC"}),
+		utcSessions,
 		pgdriver.WithTimeout(30*time.Second),
 		// Bulk block writes and 100 MB block_results rows must not be cut off.
 		pgdriver.WithReadTimeout(5*time.Minute),

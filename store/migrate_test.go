@@ -53,7 +53,17 @@ func TestMigrateUpTwiceIsNoopAndDownReverts(t *testing.T) {
 // testdb.New); a connection opened by Open works in UTC all the same, so
 // day and month buckets computed in SQL are UTC ones.
 func TestSessionsAreUTC(t *testing.T) {
-	db, _ := testdb.New(t)
+	_, url := testdb.New(t)
+	// A connection parameter of the URL is kept alongside.
+	db, err := store.Open(context.Background(), url+"&statement_timeout=12345", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var timeout string
+	if err := db.NewRaw("SHOW statement_timeout").Scan(context.Background(), &timeout); err != nil || timeout != "12345ms" {
+		t.Errorf("statement_timeout from the URL: %q %v", timeout, err)
+	}
 	var r struct {
 		TZ    string `bun:"tz"`
 		Day   string `bun:"day"`

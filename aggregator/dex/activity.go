@@ -35,16 +35,18 @@ func (Activity) Name() string { return "dex_activity" }
 // movements are the liquidity and staking amounts: who, which pool (0 for
 // staking), kind, denom, signed amount, time and height. An add_to_position
 // is stored as a withdraw of the old position and a create of the new one
-// (osmosis_cl_adds links them): the two count as one movement, their sum
-// per denom, which is what was added.
+// (osmosis_cl_adds links them, in the same message): the two count as one
+// movement, their sum per denom, which is what was added.
 const movements = `WITH cl AS (
 		SELECT c.chain_id, c.height, c.tx_index, c.sender, c.pool_id, c.amount0, c.amount1,
 			coalesce('add ' || a.event_index, 'position ' || c.event_index) AS grp
 		FROM osmosis_cl_positions c
 		LEFT JOIN LATERAL (SELECT a.event_index FROM osmosis_cl_adds a WHERE a.chain_id = c.chain_id AND a.height = c.height
-			AND a.tx_index = c.tx_index AND c.position_id IN (a.position_id, a.new_position_id) LIMIT 1) a ON true
+			AND a.tx_index = c.tx_index AND a.msg_index = c.msg_index AND c.position_id IN (a.position_id, a.new_position_id)
+			ORDER BY a.event_index LIMIT 1) a ON true
 		WHERE c.chain_id = ?0
-	), clm AS (
+	), clm AS NOT MATERIALIZED (
+		-- Inlined: the callers' height and time filters reach the scan.
 		SELECT cl.sender, cl.pool_id, p.denoms[1] AS denom0, p.denoms[2] AS denom1, sum(cl.amount0) AS amount0, sum(cl.amount1) AS amount1,
 			b.time, cl.height
 		FROM cl JOIN osmosis_pools p ON p.chain_id = cl.chain_id AND p.pool_id = cl.pool_id

@@ -133,7 +133,7 @@ const (
 		FROM dex2_fills f
 		CROSS JOIN LATERAL (SELECT CASE WHEN f.token0 = ANY(?3::text[]) THEN f.token1 ELSE f.token0 END AS denom) d
 		CROSS JOIN LATERAL (SELECT d.denom, CASE WHEN f.maker_denom = d.denom THEN f.taker_out ELSE f.taker_in END AS amount) x
-		WHERE f.chain_id = ?0 AND f.height > ?1 AND f.height <= ?2 AND f.usd IS NOT NULL
+		WHERE f.chain_id = ?0 AND f.height > ?1 AND f.height <= ?2 AND f.usd > 0
 			AND (f.token0 = ANY(?3::text[])) <> (f.token1 = ANY(?3::text[])) AND x.amount > 0
 		ON CONFLICT DO NOTHING`
 

@@ -29,7 +29,8 @@ var Groups = []Group{Engagement, Dex, DexLens, Perp, PerpLens, Stablecoins, Dex2
 
 // Base is the base address family of a group: groups that share a base
 // address in the interface (dex and dex lens, perp and perp lens) share a
-// listener, host or prefix, and an API key scope.
+// listener, host or prefix; each group keeps its own API key scope and
+// public flag.
 func (g Group) Base() string {
 	switch g {
 	case DexLens:
