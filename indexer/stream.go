@@ -147,6 +147,7 @@ func (x *Cosmos) streamHeight(ctx context.Context, h int64, enc chains.AttrEncod
 	state := &chains.Part{}
 	txs := 0
 	in := &countingReader{r: stream}
+	foreign := 0 // the parts' foreign events, for the height's stats
 	hdr, err := sa.DecodeStream(chains.RawBlock{ChainID: x.cfg.ID, Height: h, Block: blockRaw}, in, enc, func(p *chains.Block) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -163,6 +164,7 @@ func (x *Cosmos) streamHeight(ctx context.Context, h int64, enc chains.AttrEncod
 		if err := x.adapter.Rows(p, rows); err != nil {
 			return &partError{err: err}
 		}
+		foreign += p.Stats.ForeignEvents
 		if err := sp.add(rows); err != nil {
 			return &partError{raw: true, err: err}
 		}
@@ -171,6 +173,7 @@ func (x *Cosmos) streamHeight(ctx context.Context, h int64, enc chains.AttrEncod
 	if err != nil {
 		return nil, err
 	}
+	hdr.Stats.ForeignEvents += foreign
 	rawBlockRow(hdr, txs, rows)
 	hdr.Part = &chains.Part{Last: true, State: state.State}
 	if err := x.adapter.Rows(hdr, rows); err != nil {
