@@ -165,16 +165,13 @@ func (s *Service) netflowOverTime(ctx context.Context, req *api.Request) (*api.R
 	if err != nil {
 		return nil, err
 	}
-	body := make([]api.SeriesRow, 0, len(bs))
-	at := map[time.Time]int{}
-	for _, b := range bs {
+	body, at := perBucket(bs, func(l string) api.SeriesRow {
 		vals := make([]json.Number, len(cols))
 		for i := range vals {
 			vals[i] = "0"
 		}
-		at[b] = len(body)
-		body = append(body, api.SeriesRow{Labels: label(b), Columns: cols, Values: vals})
-	}
+		return api.SeriesRow{Labels: l, Columns: cols, Values: vals}
+	})
 	for _, r := range rows {
 		i, ok := at[r.Bucket.UTC()]
 		if !ok {

@@ -265,6 +265,18 @@ func (s *Service) windowBuckets(ctx context.Context, q *query) ([]time.Time, err
 	return bs, nil
 }
 
+// perBucket makes one row per bucket (mk gets the bucket's label) and the
+// index of each bucket start's row.
+func perBucket[T any](bs []time.Time, mk func(label string) T) ([]T, map[time.Time]int) {
+	rows := make([]T, len(bs))
+	at := make(map[time.Time]int, len(bs))
+	for i, b := range bs {
+		rows[i] = mk(label(b))
+		at[b] = i
+	}
+	return rows, at
+}
+
 // label renders a bucket start.
 func label(t time.Time) string { return t.UTC().Format(time.DateTime) }
 
@@ -405,12 +417,7 @@ func (s *Service) activeSenders(ctx context.Context, req *api.Request) (*api.Res
 	if err != nil {
 		return nil, err
 	}
-	body := make([]out, len(bs))
-	at := map[time.Time]int{}
-	for i, b := range bs {
-		body[i] = out{Labels: label(b), ActiveSenders: []entry{}}
-		at[b] = i
-	}
+	body, at := perBucket(bs, func(l string) out { return out{Labels: l, ActiveSenders: []entry{}} })
 	for _, r := range rows {
 		i, ok := at[r.Bucket.UTC()]
 		if !ok {
@@ -459,12 +466,7 @@ func (s *Service) volumeByCategory(ctx context.Context, req *api.Request) (*api.
 	if err != nil {
 		return nil, err
 	}
-	body := make([]out, len(bs))
-	at := map[time.Time]int{}
-	for i, b := range bs {
-		body[i] = out{Labels: label(b), VolumeByCategory: []entry{}}
-		at[b] = i
-	}
+	body, at := perBucket(bs, func(l string) out { return out{Labels: l, VolumeByCategory: []entry{}} })
 	for _, r := range rows {
 		i, ok := at[r.Bucket.UTC()]
 		if !ok {
