@@ -205,7 +205,9 @@ chains:
 	wants := []string{`chainlens_indexer_indexed_height{chain="localosmosis"} 299`, `chainlens_indexer_lag_blocks{chain="localosmosis"} 0`,
 		`chainlens_indexer_node_height{chain="localosmosis"} 299`, `chainlens_indexer_blocks_total{chain="localosmosis"} 299`,
 		`chainlens_indexer_dead_letters{chain="localosmosis"} 0`, `chainlens_indexer_lowest_dead_letter_height{chain="localosmosis"} 0`,
-		`chainlens_indexer_foreign_events_total{chain="localosmosis"} 0`}
+		`chainlens_indexer_foreign_events_total{chain="localosmosis"} 0`,
+		`chainlens_rpc_endpoint_up{chain="localosmosis",endpoint="` + nodeAddr + `",index="0"} 1`,
+		`chainlens_rpc_endpoint_errors_total{chain="localosmosis",endpoint="` + nodeAddr + `",index="0"} 0`}
 	missing := wants
 	for deadline := time.Now().Add(30 * time.Second); len(missing) > 0 && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		resp, err := http.Get("http://" + metricsAddr + "/metrics")

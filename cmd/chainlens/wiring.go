@@ -72,6 +72,11 @@ func indexerParts(cfg *config.Config, log *slog.Logger, db *bun.DB, reg *prometh
 			if err != nil {
 				return nil, err
 			}
+			if reg != nil {
+				if err := indexer.RegisterEndpointHealth(reg, ch.ID, client.Health); err != nil {
+					return nil, fmt.Errorf("chain %s: %w", ch.ID, err)
+				}
+			}
 			x := indexer.NewCosmos(ch, db, indexer.NewClientSource(client), adapter, log, m)
 			if until > 0 {
 				x.GiveUpAfter = o.giveUpAfter
