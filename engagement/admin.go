@@ -169,6 +169,9 @@ func (a *Admin) importFile(w http.ResponseWriter, r *http.Request) error {
 	if err := dec.Decode(&f); err != nil {
 		return problem.BadParam("body", fmt.Sprintf("not a campaigns file: %v", err))
 	}
+	if dec.More() {
+		return problem.BadParam("body", "not a campaigns file: more after its JSON object")
+	}
 	if err := errors.Join(f.Validate(), f.CheckChains(a.chains)); err != nil {
 		return problem.BadParam("body", err.Error())
 	}

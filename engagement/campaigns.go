@@ -80,6 +80,9 @@ func (f *File) Validate() error {
 	bad := func(field, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...)))
 	}
+	if len(f.Audiences) == 0 && len(f.Campaigns) == 0 {
+		bad("file", "holds no audience and no campaign: nothing to import")
+	}
 	names := map[string]bool{}
 	for i, a := range f.Audiences {
 		p := fmt.Sprintf("audiences[%d]", i)

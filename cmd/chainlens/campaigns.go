@@ -300,5 +300,8 @@ func readCampaignFile(path string) (*engagement.File, error) {
 	if err := dec.Decode(&f); err != nil {
 		return nil, fmt.Errorf("%s: not a campaigns file: %w", path, err)
 	}
+	if dec.More() {
+		return nil, fmt.Errorf("%s: not a campaigns file: more after its JSON object (two files joined?)", path)
+	}
 	return &f, nil
 }

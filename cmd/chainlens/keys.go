@@ -2,6 +2,9 @@ package main
 
 import (
 	"fmt"
+	"math"
+	"net/url"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -115,10 +118,32 @@ func newKeysCmd(g *globals) *cobra.Command {
 	return cmd
 }
 
+// parseOrigin reads an allowed origin as a browser sends it in Origin:
+// scheme://host[:port], lower case, without a path (or "*").
+func parseOrigin(o string) (string, error) {
+	if o == "*" {
+		return o, nil
+	}
+	u, err := url.Parse(o)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+		strings.Trim(u.Path, "/") != "" || u.RawQuery != "" || u.Fragment != "" {
+		return "", fmt.Errorf("%q is not an origin like https://site.example (scheme and host, no path)", o)
+	}
+	host := strings.ToLower(u.Host)
+	// Browsers leave the default port out of Origin.
+	if p := u.Port(); (u.Scheme == "https" && p == "443") || (u.Scheme == "http" && p == "80") {
+		host = strings.ToLower(u.Hostname())
+	}
+	return u.Scheme + "://" + host, nil
+}
+
 // keySpec validates the flags of `keys create` against the config defaults.
 func keySpec(cfg *config.Config, name, scopes, origins string, publishable bool, credits int64, period time.Duration, perSecond float64, burst int) (apikey.Spec, error) {
 	s := apikey.Spec{Name: name, Kind: apikey.Secret, QuotaCredits: cfg.API.Quota.Credits, QuotaPeriod: cfg.API.Quota.Period.D(),
 		RatePerSec: cfg.API.RateLimit.PerSecond, RateBurst: cfg.API.RateLimit.Burst}
+	if _, err := strconv.ParseInt(strings.TrimSpace(name), 10, 64); err == nil {
+		return s, fmt.Errorf("--name %q: a name must not be a number (`keys revoke` takes an id or a name)", name)
+	}
 	allowed := append([]string{apikey.ScopeAll, apikey.ScopeAdmin}, config.Groups...)
 	for _, sc := range strings.Split(scopes, ",") {
 		sc = strings.TrimSpace(sc)
@@ -135,10 +160,11 @@ func keySpec(cfg *config.Config, name, scopes, origins string, publishable bool,
 	}
 	for _, o := range strings.Split(origins, ",") {
 		if o = strings.TrimSpace(o); o != "" {
-			if o != "*" && !strings.HasPrefix(o, "http://") && !strings.HasPrefix(o, "https://") {
-				return s, fmt.Errorf("--origins: %q is not an origin like https://site.example", o)
+			origin, err := parseOrigin(o)
+			if err != nil {
+				return s, fmt.Errorf("--origins: %w", err)
 			}
-			s.Origins = append(s.Origins, strings.TrimSuffix(o, "/"))
+			s.Origins = append(s.Origins, origin)
 		}
 	}
 	if publishable {
@@ -148,6 +174,9 @@ func keySpec(cfg *config.Config, name, scopes, origins string, publishable bool,
 		}
 	} else if len(s.Origins) > 0 {
 		return s, fmt.Errorf("--origins: only publishable keys carry origins")
+	}
+	if math.IsNaN(perSecond) || math.IsInf(perSecond, 0) {
+		return s, fmt.Errorf("--rate must be a number of requests per second")
 	}
 	if credits < 0 || period < 0 || perSecond < 0 || burst < 0 {
 		return s, fmt.Errorf("--credits, --period, --rate and --burst must be positive")

@@ -353,3 +353,50 @@ func TestIndexSeveralChains(t *testing.T) {
 		t.Errorf("index --until below start_height: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestBadInputIsRefused: commands refuse input that would do something
+// else than asked (revoke another key, store an origin no browser sends,
+// import half a file, drop tables unasked) with a message and a non-zero
+// exit, and change nothing.
+func TestBadInputIsRefused(t *testing.T) {
+	db, dbURL := testdb.New(t)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "c.yaml")
+	_ = os.WriteFile(cfg, []byte(fmt.Sprintf("database: {url: %q}\nlog: {level: warn}\n", dbURL)), 0o644)
+	if _, stderr, code := run(t, "migrate", "up", "--config", cfg); code != 0 {
+		t.Fatalf("migrate up: %d %s", code, stderr)
+	}
+	joined := filepath.Join(dir, "joined.json")
+	_ = os.WriteFile(joined, []byte(`{"audiences":[{"name":"all","kind":"global"}]}{"campaigns":[]}`), 0o644)
+	empty := filepath.Join(dir, "empty.json")
+	_ = os.WriteFile(empty, []byte(`{}`), 0o644)
+	urls := filepath.Join(dir, "urls.txt")
+	_ = os.WriteFile(urls, []byte("x http://127.0.0.1:1/\n"), 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"keys", "create", "--name", "7", "--scopes", "all"}, "must not be a number"},
+		{[]string{"keys", "create", "--name", "site", "--scopes", "engagement", "--publishable", "--origins", "https://app.example/shop"}, "no path"},
+		{[]string{"keys", "create", "--name", "x", "--scopes", "all", "--rate", "NaN"}, "--rate must be a number"},
+		{[]string{"migrate", "down"}, "run it again with --yes"},
+		{[]string{"campaigns", "import", joined}, "more after its JSON object"},
+		{[]string{"campaigns", "import", empty}, "nothing to import"},
+		{[]string{"bench", "http", "--urls", urls, "--rate", "2000000000", "--duration", "1s"}, "at most 100000"},
+	} {
+		if _, stderr, code := run(t, append(c.args, "--config", cfg)...); code == 0 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want non-zero naming %q", c.args, code, stderr, c.want)
+		}
+	}
+	// Nothing was reverted; an origin is stored as browsers send it.
+	if out, _, _ := run(t, "migrate", "status", "--config", cfg); strings.Contains(out, "pending") {
+		t.Errorf("migrations reverted without --yes:\n%s", out)
+	}
+	if _, stderr, code := run(t, "keys", "create", "--name", "site", "--scopes", "engagement", "--publishable", "--origins", "HTTPS://App.Example:443/", "--config", cfg); code != 0 {
+		t.Fatalf("keys create with an origin to normalise: %d %s", code, stderr)
+	}
+	var origins []string
+	if err := db.NewRaw("SELECT unnest(origins) FROM api_keys").Scan(context.Background(), &origins); err != nil || len(origins) != 1 || origins[0] != "https://app.example" {
+		t.Errorf("stored origins %v (%v), want [https://app.example]", origins, err)
+	}
+}

@@ -31,25 +31,7 @@ func newMigrateCmd(g *globals) *cobra.Command {
 			}
 			return nil
 		}),
-	}, &cobra.Command{
-		Use:   "down",
-		Short: "Revert the last applied group of migrations",
-		Args:  cobra.NoArgs,
-		RunE: g.withDB(func(cmd *cobra.Command, _ []string, e env) error {
-			db := e.db
-			reverted, err := store.Rollback(cmd.Context(), db)
-			if err != nil {
-				return err
-			}
-			if len(reverted) == 0 {
-				fmt.Fprintln(cmd.OutOrStdout(), "nothing to revert")
-			}
-			for _, name := range reverted {
-				fmt.Fprintln(cmd.OutOrStdout(), "reverted", name)
-			}
-			return nil
-		}),
-	}, &cobra.Command{
+	}, newMigrateDownCmd(g), &cobra.Command{
 		Use:   "status",
 		Short: "List migrations and whether each is applied",
 		Args:  cobra.NoArgs,
@@ -69,5 +51,54 @@ func newMigrateCmd(g *globals) *cobra.Command {
 			return nil
 		}),
 	})
+	return cmd
+}
+
+// newMigrateDownCmd reverts the last applied group of migrations: it drops
+// their tables and what they hold, so it asks for --yes after listing them.
+func newMigrateDownCmd(g *globals) *cobra.Command {
+	var yes bool
+	cmd := &cobra.Command{
+		Use:   "down",
+		Short: "Revert the last applied group of migrations (with --yes: their tables and data are dropped)",
+		Args:  cobra.NoArgs,
+		RunE: g.withDB(func(cmd *cobra.Command, _ []string, e env) error {
+			db := e.db
+			if !yes {
+				ms, err := store.Migrations(cmd.Context(), db)
+				if err != nil {
+					return err
+				}
+				var last int64
+				var names []string
+				for _, m := range ms {
+					if m.Applied && m.Group > last {
+						last, names = m.Group, nil
+					}
+					if m.Applied && m.Group == last {
+						names = append(names, m.Name)
+					}
+				}
+				if len(names) == 0 {
+					fmt.Fprintln(cmd.OutOrStdout(), "nothing to revert")
+					return nil
+				}
+				return fmt.Errorf("migrate down would revert %d migration(s) of group %d (%s ... %s), dropping their tables and data; run it again with --yes",
+					len(names), last, names[0], names[len(names)-1])
+			}
+			reverted, err := store.Rollback(cmd.Context(), db)
+			if err != nil {
+				return err
+			}
+			if len(reverted) == 0 {
+				fmt.Fprintln(cmd.OutOrStdout(), "nothing to revert")
+			}
+			for _, name := range reverted {
+				fmt.Fprintln(cmd.OutOrStdout(), "reverted", name)
+			}
+			return nil
+		}),
+	}
+	cmd.Flags().BoolVar(&yes, "yes", false, "revert, dropping the group's tables and data")
 	return cmd
 }

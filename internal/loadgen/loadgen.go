@@ -42,11 +42,20 @@ type Result struct {
 	P99, Max time.Duration
 }
 
+// MaxRate is the highest rate Run sends at (requests per second).
+const MaxRate = 100_000
+
 // Run sends requests to targets round-robin until the duration ends and
 // every started request has finished.
 func Run(ctx context.Context, targets []Target, o Options) ([]Result, error) {
 	if o.Rate < 1 || o.Duration <= 0 || len(targets) == 0 {
 		return nil, fmt.Errorf("loadgen: need a rate, a duration and targets")
+	}
+	if o.Rate > MaxRate {
+		return nil, fmt.Errorf("loadgen: a rate of at most %d requests per second", MaxRate)
+	}
+	if o.Duration < time.Second/time.Duration(o.Rate) {
+		return nil, fmt.Errorf("loadgen: a duration of %s holds no request at %d per second", o.Duration, o.Rate)
 	}
 	if o.MaxInFlight <= 0 {
 		o.MaxInFlight = 4 * o.Rate
