@@ -49,12 +49,12 @@ type Block struct {
 
 // Stats counts what the decoder passed over without failing the height.
 type Stats struct {
-	UnknownMessages  int // messages whose type URL the kind does not decode; kept raw
-	UndecodableTxs   int // tx bytes that are not a cosmos tx (e.g. dYdX vote-extension blobs)
+	UnknownMessages int // messages whose type URL the kind does not decode; kept raw
+	UndecodableTxs  int // tx bytes that are not a cosmos tx (e.g. dYdX vote-extension blobs)
 	// ForeignEvents are contract events (wasm, wasm-<name>) of a name the
 	// kind reads whose attributes are not of that shape: any contract may
 	// emit them, so they are skipped, not a failed height.
-	ForeignEvents int
+	ForeignEvents    int
 	Base64Attributes bool
 }
 
