@@ -121,7 +121,7 @@ func (c *Clicks) Record(ctx context.Context, r ClickRequest, now time.Time) (str
 		id = "clk_" + newULID(now)
 		if _, err := tx.ExecContext(ctx, `INSERT INTO clicks (click_id, campaign_id, audience_id, position_id, address, address_norm, url,
 			ip_hash, user_agent, referrer, clicked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			id, r.CampaignID, r.AudienceID, r.PositionID, r.Address, norm, r.URL, ipHash, clip(r.UserAgent, 512), clip(r.Referrer, 2048), now); err != nil {
+			id, r.CampaignID, r.AudienceID, r.PositionID, r.Address, norm, r.URL, ipHash, Clip(r.UserAgent, 512), Clip(r.Referrer, 2048), now); err != nil {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE campaigns SET clicks = clicks + 1 WHERE id = ?`, r.CampaignID)
@@ -152,8 +152,8 @@ func IsPreviewBot(ua string) bool {
 	return false
 }
 
-// clip cuts s to at most n bytes on a rune boundary.
-func clip(s string, n int) string {
+// Clip cuts s to at most n bytes on a rune boundary.
+func Clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
@@ -164,3 +164,23 @@ func clip(s string, n int) string {
 }
 
 func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// AppendClickID appends click_id=id to the query of u (before any
+// fragment), with ? or & as needed; an empty id leaves u unchanged.
+func AppendClickID(u, id string) string {
+	if id == "" {
+		return u
+	}
+	base, frag, hasFrag := strings.Cut(u, "#")
+	switch {
+	case !strings.Contains(base, "?"):
+		base += "?"
+	case !strings.HasSuffix(base, "?") && !strings.HasSuffix(base, "&"):
+		base += "&"
+	}
+	base += "click_id=" + id
+	if hasFrag {
+		base += "#" + frag
+	}
+	return base
+}

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	apiengagement "github.com/chainlens/chainlens/api/engagement"
+
 	"github.com/uptrace/bun"
 
 	"github.com/chainlens/chainlens/api"
@@ -176,10 +178,10 @@ func TestTrackDedupe(t *testing.T) {
 }
 
 func TestStandardAttributesCounted(t *testing.T) {
-	var svc *engagement.Service
+	var svc *apiengagement.Service
 	e := newEnv(t, func(db *bun.DB) api.Handlers {
 		h := api.Handlers{JSON: map[string]api.Handler{}, Raw: map[string]api.RawHandler{}}
-		svc = engagement.NewService(db, engagement.RecorderOptions{})
+		svc = apiengagement.NewService(db, engagement.RecorderOptions{})
 		svc.Register(h)
 		return h
 	})
@@ -279,10 +281,10 @@ func TestSDKTrack(t *testing.T) {
 // TestTrackDurability fires 2000 concurrent /track requests and checks that
 // every id answered 200 is stored exactly once (and nothing else is).
 func TestTrackDurability(t *testing.T) {
-	var svc *engagement.Service
+	var svc *apiengagement.Service
 	e := newEnv(t, func(db *bun.DB) api.Handlers {
 		h := api.Handlers{JSON: map[string]api.Handler{}, Raw: map[string]api.RawHandler{}}
-		svc = engagement.NewService(db, engagement.RecorderOptions{})
+		svc = apiengagement.NewService(db, engagement.RecorderOptions{})
 		svc.Register(h)
 		return h
 	})
@@ -367,7 +369,7 @@ func TestTrackDurability(t *testing.T) {
 func TestQueueFullIs503(t *testing.T) {
 	e := newEnv(t, func(db *bun.DB) api.Handlers {
 		h := api.Handlers{JSON: map[string]api.Handler{}, Raw: map[string]api.RawHandler{}}
-		engagement.NewService(db, engagement.RecorderOptions{QueueSize: 2, BatchSize: 1, Committers: 1}).Register(h)
+		apiengagement.NewService(db, engagement.RecorderOptions{QueueSize: 2, BatchSize: 1, Committers: 1}).Register(h)
 		return h
 	})
 	ctx := context.Background()

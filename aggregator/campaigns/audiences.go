@@ -9,13 +9,14 @@ import (
 	"slices"
 	"time"
 
+	"github.com/chainlens/chainlens/store/snapshots"
+
 	"cosmossdk.io/math"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/engagement"
-	"github.com/chainlens/chainlens/indexer/snapshot"
 )
 
 // errNotReady is returned for a rule whose data does not exist yet, or
@@ -155,14 +156,14 @@ func (j Audiences) members(ctx context.Context, tx bun.Tx, ch config.Chain, r *e
 			// fixed height): exact whatever height indexing started at.
 			var h sql.NullInt64
 			if err := tx.NewRaw(`SELECT max(height) FROM state_snapshots WHERE chain_id = ? AND kind = ? AND key = ?`,
-				ch.ID, snapshot.KindTaken, snapshot.HolderMarker(r.Holds.Denom)).Scan(ctx, &h); err != nil {
+				ch.ID, snapshots.KindTaken, snapshots.HolderMarker(r.Holds.Denom)).Scan(ctx, &h); err != nil {
 				return nil, fmt.Errorf("holder list of %s: %w", r.Holds.Denom, err)
 			}
 			if !h.Valid {
 				return nil, fmt.Errorf("%w: no holder list of %s on %s yet (state snapshots must be on: snapshot_every)", errNotReady, r.Holds.Denom, ch.ID)
 			}
 			err = tx.NewRaw(`SELECT key FROM state_snapshots WHERE chain_id = ? AND height = ? AND kind = ? AND denom = ? AND amount >= ?::numeric`,
-				ch.ID, h.Int64, snapshot.KindHolder, r.Holds.Denom, r.Holds.MinAmount).Scan(ctx, &addrs)
+				ch.ID, h.Int64, snapshots.KindHolder, r.Holds.Denom, r.Holds.MinAmount).Scan(ctx, &addrs)
 		}
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return nil, fmt.Errorf("holders of %s: %w", r.Holds.Denom, err)

@@ -17,9 +17,9 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
-	aggdex "github.com/chainlens/chainlens/aggregator/dex"
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/engagement"
+	"github.com/chainlens/chainlens/store"
 )
 
 // BlockTimeSkew is how far after a block's time an exposure may be and
@@ -71,7 +71,7 @@ type goal struct {
 // Run matches the heights after the goals' scanned heights, up to the
 // indexed tip, at most MaxHeightsPerRun of them.
 func (j Onchain) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
-	tip, err := aggdex.IndexedTip(ctx, tx, j.Chain.ID)
+	tip, err := store.IndexedTip(ctx, tx, j.Chain.ID)
 	if err != nil || tip <= 0 {
 		return wm, 0, err
 	}

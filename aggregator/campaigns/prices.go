@@ -7,16 +7,16 @@ import (
 	"fmt"
 	"time"
 
+	dexreport "github.com/chainlens/chainlens/report/dex"
+
 	"cosmossdk.io/math"
 	"github.com/uptrace/bun"
-
-	aggdex "github.com/chainlens/chainlens/aggregator/dex"
 )
 
 // Prices values amounts of the dex chain's denoms in USD at the hourly
 // close prices of the dex_prices job.
 type Prices struct {
-	Market aggdex.Market
+	Market dexreport.Market
 }
 
 // Value is amount base units of denom in USD at the close of the hour of

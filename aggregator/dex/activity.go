@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	report "github.com/chainlens/chainlens/report/dex"
+
 	"cosmossdk.io/math"
 	"github.com/uptrace/bun"
 )
@@ -27,10 +29,10 @@ import (
 //
 // It follows the dex_prices job's watermark and recomputes whole days from
 // the first day with a new event, so it is idempotent and exact.
-type Activity struct{ Market Market }
+type Activity struct{ Market report.Market }
 
 // Name is the job name.
-func (Activity) Name() string { return "dex_activity" }
+func (Activity) Name() string { return report.JobActivity }
 
 // movements are the liquidity and staking amounts: who, which pool (0 for
 // staking), kind, denom, signed amount, time and height. An add_to_position

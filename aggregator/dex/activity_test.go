@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"testing"
 
+	report "github.com/chainlens/chainlens/report/dex"
+
 	"cosmossdk.io/math"
 
 	"github.com/chainlens/chainlens/aggregator"
@@ -19,7 +21,7 @@ func TestActivityOnLocalnet(t *testing.T) {
 	ctx := context.Background()
 	db, _ := testdb.New(t)
 	ch := osmosistest.Index(t, db)
-	m := dex.NewMarket(ch)
+	m := report.NewMarket(ch)
 	sched, err := aggregator.New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil,
 		dex.Prices{Market: m}, dex.Volume{Market: m}, dex.Activity{Market: m})
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	report "github.com/chainlens/chainlens/report/dex"
+
 	"cosmossdk.io/math"
 	"github.com/uptrace/bun"
 )
@@ -20,10 +22,10 @@ import (
 //
 // It follows the dex_prices job's watermark and recomputes the days from
 // the day of the first new height, so reruns give the same rows.
-type Assets struct{ Market Market }
+type Assets struct{ Market report.Market }
 
 // Name is the job name.
-func (Assets) Name() string { return "dex_assets" }
+func (Assets) Name() string { return report.JobAssets }
 
 // Run advances the daily values to the prices job's watermark.
 func (j Assets) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
@@ -89,7 +91,7 @@ func (j Assets) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, err
 // SupplyAt is every denom's total supply after block h: the latest supply
 // snapshot at or below h plus the changes after it (supplyChanges); ok is
 // false when there is no snapshot.
-func SupplyAt(ctx context.Context, db bun.IDB, m Market, h int64) (map[string]math.Int, bool, error) {
+func SupplyAt(ctx context.Context, db bun.IDB, m report.Market, h int64) (map[string]math.Int, bool, error) {
 	var snap []int64
 	if err := db.NewRaw(`SELECT height FROM state_snapshots WHERE chain_id = ? AND kind = 'taken' AND key = 'supply' AND height <= ?
 		ORDER BY height DESC LIMIT 1`, m.ChainID, h).Scan(ctx, &snap); err != nil {
@@ -127,7 +129,7 @@ func SupplyAt(ctx context.Context, db bun.IDB, m Market, h int64) (map[string]ma
 // burns except the superfluid module's (its synthetic stake is offset out
 // of Osmosis's supply), plus what the developer vesting module account
 // released (minted at genesis, offset until released).
-func supplyChanges(m Market, from, to int64) (string, []any, error) {
+func supplyChanges(m report.Market, from, to int64) (string, []any, error) {
 	superfluid, err1 := moduleAddress(m.Prefix, "superfluid")
 	vesting, err2 := moduleAddress(m.Prefix, "developer_vesting_unvested")
 	if err := errors.Join(err1, err2); err != nil {

@@ -8,51 +8,30 @@ import (
 	"slices"
 	"time"
 
+	report "github.com/chainlens/chainlens/report/dex"
+
 	"cosmossdk.io/math"
 	"github.com/uptrace/bun"
 )
 
-// Bar sizes in minutes kept by the dex_candles job: every tf of the token
-// chart; the pair chart's bar sizes (1, 15, 60, 240, 1440, 10080) are among them.
-const (
-	Week  = 10080 // bars start on ISO Monday 00:00 UTC
-	Month = 43800 // bars start on the first of the calendar month, 00:00 UTC
-)
-
-// Resolutions lists the bar sizes, finest first.
-var Resolutions = []int{1, 5, 10, 15, 30, 60, 120, 240, 480, 720, 1440, Week, Month}
-
 // rollupSource is the finer bar size each coarser one is built from.
 var rollupSource = map[int]int{5: 1, 10: 5, 15: 5, 30: 15, 60: 30, 120: 60, 240: 120, 480: 240, 720: 240,
-	1440: 720, Week: 1440, Month: 1440}
-
-// BarStart is the start of the tf-minute bar that contains t.
-func BarStart(t time.Time, tf int) time.Time {
-	t = t.UTC()
-	switch tf {
-	case Week:
-		d := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
-		return d.AddDate(0, 0, -((int(d.Weekday()) + 6) % 7))
-	case Month:
-		return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
-	}
-	return t.Truncate(time.Duration(tf) * time.Minute) // tf divides a day: aligned to UTC midnight
-}
+	1440: 720, report.Week: 1440, report.Month: 1440}
 
 // barSQL is the SQL expression of the start of the tf-minute bar that
-// contains the column bucket (the same as BarStart).
+// contains the column bucket (the same as report.BarStart).
 func barSQL(tf int) string {
 	switch tf {
-	case Week:
+	case report.Week:
 		return "date_trunc('week', bucket, 'UTC')"
-	case Month:
+	case report.Month:
 		return "date_trunc('month', bucket, 'UTC')"
 	}
 	return fmt.Sprintf("to_timestamp(floor(extract(epoch FROM bucket) / %d) * %d)", tf*60, tf*60)
 }
 
 // Candles is the dex_candles job: osmosis_asset_candles and
-// osmosis_pair_candles at every bar size of Resolutions.
+// osmosis_pair_candles at every bar size of report.Resolutions.
 //
 // Asset bars: after every swap hop the USD price of the hop's two denoms is
 // read from the same last-trade book as dex_prices (of every priced denom
@@ -74,10 +53,10 @@ func barSQL(tf int) string {
 // It follows the dex_prices job's watermark and recomputes from the start
 // of the hour of the first new swap (that hour's close prices may have
 // moved), so a run is idempotent and exact.
-type Candles struct{ Market Market }
+type Candles struct{ Market report.Market }
 
 // Name is the job name.
-func (Candles) Name() string { return "dex_candles" }
+func (Candles) Name() string { return report.JobCandles }
 
 // candle is a bar being built.
 type candle struct {
@@ -173,7 +152,7 @@ func (j Candles) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, er
 				c = &candle{base: math.ZeroInt(), quote: math.ZeroInt(), volume: math.LegacyZeroDec()}
 				pairs[k] = c
 			}
-			c.price(j.pairPrice(side.base, side.quote, side.baseAmt, side.quoteAmt))
+			c.price(j.Market.PairPrice(side.base, side.quote, side.baseAmt, side.quoteAmt))
 			c.base, c.quote = c.base.Add(side.baseAmt), c.quote.Add(side.quoteAmt)
 			if valued {
 				c.volume = c.volume.Add(value)
@@ -195,18 +174,6 @@ func assetBar(bars map[assetKey]*candle, k assetKey) *candle {
 		bars[k] = c
 	}
 	return c
-}
-
-// pairPrice is the display units of quote paid per display unit of base.
-func (j Candles) pairPrice(base, quote string, baseAmt, quoteAmt math.Int) math.LegacyDec {
-	p := math.LegacyNewDecFromInt(quoteAmt).Quo(math.LegacyNewDecFromInt(baseAmt))
-	switch d := j.Market.Exponent(base) - j.Market.Exponent(quote); {
-	case d > 0:
-		return p.Mul(pow10(d))
-	case d < 0:
-		return p.Quo(pow10(-d))
-	}
-	return p
 }
 
 // write replaces the 1-minute bars from h0 and rolls every coarser size up
@@ -257,8 +224,8 @@ func (j Candles) write(ctx context.Context, tx bun.Tx, h0 time.Time, assets map[
 		return 0, fmt.Errorf("insert pair bars: %w", err)
 	}
 	n := int64(len(arows) + len(prows))
-	for _, tf := range Resolutions[1:] {
-		start, src, bar := BarStart(h0, tf), rollupSource[tf], barSQL(tf)
+	for _, tf := range report.Resolutions[1:] {
+		start, src, bar := report.BarStart(h0, tf), rollupSource[tf], barSQL(tf)
 		for _, q := range []struct{ table, keys, sumCols, sums string }{
 			{"osmosis_asset_candles", "denom", "volume_usd", "sum(volume_usd)"},
 			{"osmosis_pair_candles", "pool_id, base, quote", "base_amount, quote_amount, volume_usd", "sum(base_amount), sum(quote_amount), sum(volume_usd)"},

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	report "github.com/chainlens/chainlens/report/dex"
+
 	"cosmossdk.io/math"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
@@ -61,7 +63,7 @@ func TestCandlesOnLocalnet(t *testing.T) {
 	ctx := context.Background()
 	db, _ := testdb.New(t)
 	ch := osmosistest.Index(t, db)
-	m := dex.NewMarket(ch)
+	m := report.NewMarket(ch)
 	sched, err := aggregator.New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil,
 		dex.Prices{Market: m}, dex.Volume{Market: m}, dex.Candles{Market: m})
 	if err != nil {
@@ -98,7 +100,7 @@ func TestCandlesOnLocalnet(t *testing.T) {
 		SELECT pool_id || ' ' || base || ' ' || quote AS key, tf, bucket,
 			(array_agg(p ORDER BY height, tx_index, event_index))[1]::text AS open, max(p)::text AS high, min(p)::text AS low,
 			(array_agg(p ORDER BY height DESC, tx_index DESC, event_index DESC))[1]::text AS close, sum(ba) || ' ' || sum(qa) AS sum
-		FROM b GROUP BY pool_id, base, quote, tf, bucket ORDER BY 1, tf, bucket`, pgdialect.Array(dex.Resolutions))
+		FROM b GROUP BY pool_id, base, quote, tf, bucket ORDER BY 1, tf, bucket`, pgdialect.Array(report.Resolutions))
 	got := bars(t, db, pairBarsQ)
 	if len(got) != len(want) {
 		t.Fatalf("%d pair bars, want %d", len(got), len(want))
@@ -152,7 +154,7 @@ func TestCandlesOnLocalnet(t *testing.T) {
 		}
 		var in []bar
 		for _, mb := range minutes[b.Key] {
-			if dex.BarStart(mb.Bucket, b.TF).Equal(b.Bucket) {
+			if report.BarStart(mb.Bucket, b.TF).Equal(b.Bucket) {
 				in = append(in, mb)
 			}
 		}
@@ -169,7 +171,7 @@ func TestCandlesOnLocalnet(t *testing.T) {
 			t.Errorf("bar %+v is not the roll-up of its %d minutes", b, len(in))
 		}
 	}
-	if w := dex.BarStart(time.Date(2026, 11, 21, 21, 30, 0, 0, time.UTC), dex.Week); !w.Equal(time.Date(2026, 11, 16, 0, 0, 0, 0, time.UTC)) {
+	if w := report.BarStart(time.Date(2026, 11, 21, 21, 30, 0, 0, time.UTC), report.Week); !w.Equal(time.Date(2026, 11, 16, 0, 0, 0, 0, time.UTC)) {
 		t.Errorf("week of 2026-11-21 starts %s, want Monday 2026-11-16", w)
 	}
 

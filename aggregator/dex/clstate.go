@@ -8,10 +8,13 @@ import (
 	"math/big"
 	"time"
 
-	"cosmossdk.io/math"
+	report "github.com/chainlens/chainlens/report/dex"
+	"github.com/chainlens/chainlens/store"
+
 	"github.com/uptrace/bun"
 
 	"github.com/chainlens/chainlens/chains"
+	"github.com/chainlens/chainlens/chains/osmosis/clmath"
 )
 
 // CLState is the dex_cl_state job: osmosis_cl_state_hourly and
@@ -26,12 +29,12 @@ import (
 // from the state at the end of the hour before the first new change and
 // rewrites the hours from there, so reruns give the same rows.
 type CLState struct {
-	Market Market
+	Market report.Market
 	Log    *slog.Logger
 }
 
 // Name is the job name.
-func (CLState) Name() string { return "dex_cl_state" }
+func (CLState) Name() string { return report.JobCLState }
 
 // clEvents are the position changes and swap hops of concentrated-liquidity
 // pools, in execution order.
@@ -71,7 +74,7 @@ type clPoolInfo struct {
 // Run advances the pools' state to the indexed tip.
 func (j CLState) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
 	chain := j.Market.ChainID
-	tip, err := IndexedTip(ctx, tx, chain)
+	tip, err := store.IndexedTip(ctx, tx, chain)
 	if err != nil || tip <= wm {
 		return wm, 0, err
 	}
@@ -147,9 +150,9 @@ func (j CLState) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, er
 var errNoInitialPrice = errors.New("the pool's initial price is unknown")
 
 // apply replays one position change or swap hop.
-func apply(p *CLPool, info clPoolInfo, ev clEvent, inexact *int) error {
+func apply(p *clmath.CLPool, info clPoolInfo, ev clEvent, inexact *int) error {
 	if ev.Kind == "position" {
-		liq, err := decInt(ev.Liquidity)
+		liq, err := clmath.DecInt(ev.Liquidity)
 		if err != nil {
 			return err
 		}
@@ -196,30 +199,21 @@ func apply(p *CLPool, info clPoolInfo, ev clEvent, inexact *int) error {
 	return err
 }
 
-// decInt reads a decimal string with at most 18 places as a Dec integer.
-func decInt(s string) (*big.Int, error) {
-	d, err := math.LegacyNewDecFromStr(s)
-	if err != nil {
-		return nil, fmt.Errorf("decimal %q: %w", s, err)
-	}
-	return d.BigInt(), nil
-}
-
 // stateBefore loads every concentrated-liquidity pool's state at the end
 // of the last hour before h0 (empty pools when there is none).
-func (j CLState) stateBefore(ctx context.Context, tx bun.Tx, h0 time.Time, infos []clPoolInfo) (map[int64]*CLPool, map[int64]clPoolInfo, error) {
+func (j CLState) stateBefore(ctx context.Context, tx bun.Tx, h0 time.Time, infos []clPoolInfo) (map[int64]*clmath.CLPool, map[int64]clPoolInfo, error) {
 	chain := j.Market.ChainID
-	pools, byID := map[int64]*CLPool{}, map[int64]clPoolInfo{}
+	pools, byID := map[int64]*clmath.CLPool{}, map[int64]clPoolInfo{}
 	for _, in := range infos {
-		sf := bi(0)
+		sf := new(big.Int)
 		if in.Fee != nil {
-			d, err := decInt(*in.Fee)
+			d, err := clmath.DecInt(*in.Fee)
 			if err != nil {
 				return nil, nil, err
 			}
 			sf = d
 		}
-		pools[in.PoolID], byID[in.PoolID] = NewCLPool(sf), in
+		pools[in.PoolID], byID[in.PoolID] = clmath.NewCLPool(sf), in
 	}
 	var states []struct {
 		PoolID    int64     `bun:"pool_id"`
@@ -237,8 +231,8 @@ func (j CLState) stateBefore(ctx context.Context, tx bun.Tx, h0 time.Time, infos
 		if !ok {
 			continue
 		}
-		sp, ok1 := new(big.Int).SetString(stripPoint(s.SqrtPrice, 36), 10)
-		liq, err := decInt(s.Liquidity)
+		sp, ok1 := new(big.Int).SetString(clmath.StripPoint(s.SqrtPrice, 36), 10)
+		liq, err := clmath.DecInt(s.Liquidity)
 		if !ok1 || err != nil {
 			return nil, nil, fmt.Errorf("state of pool %d: %q %q", s.PoolID, s.SqrtPrice, s.Liquidity)
 		}
@@ -253,8 +247,8 @@ func (j CLState) stateBefore(ctx context.Context, tx bun.Tx, h0 time.Time, infos
 			return nil, nil, fmt.Errorf("ticks of pool %d: %w", s.PoolID, err)
 		}
 		for _, t := range ticks {
-			net, err1 := decInt(t.Net)
-			gross, err2 := decInt(t.Gross)
+			net, err1 := clmath.DecInt(t.Net)
+			gross, err2 := clmath.DecInt(t.Gross)
 			if err1 != nil || err2 != nil {
 				return nil, nil, fmt.Errorf("tick %d of pool %d: %q %q", t.Tick, s.PoolID, t.Net, t.Gross)
 			}
@@ -264,38 +258,8 @@ func (j CLState) stateBefore(ctx context.Context, tx bun.Tx, h0 time.Time, infos
 	return pools, byID, nil
 }
 
-// stripPoint writes a decimal string with places decimals as the integer
-// of its smallest unit.
-func stripPoint(s string, places int) string {
-	i, f := s, ""
-	for k := 0; k < len(s); k++ {
-		if s[k] == '.' {
-			i, f = s[:k], s[k+1:]
-			break
-		}
-	}
-	for len(f) < places {
-		f += "0"
-	}
-	return i + f[:places]
-}
-
-// fixed renders an integer of 10^-places units as a decimal string.
-func fixed(v *big.Int, places int) string {
-	neg := v.Sign() < 0
-	s := new(big.Int).Abs(v).String()
-	for len(s) <= places {
-		s = "0" + s
-	}
-	out := s[:len(s)-places] + "." + s[len(s)-places:]
-	if neg {
-		out = "-" + out
-	}
-	return out
-}
-
 // write stores the state of the touched pools at the end of hour.
-func (j CLState) write(ctx context.Context, tx bun.Tx, hour time.Time, pools map[int64]*CLPool, touched map[int64]bool) (int64, error) {
+func (j CLState) write(ctx context.Context, tx bun.Tx, hour time.Time, pools map[int64]*clmath.CLPool, touched map[int64]bool) (int64, error) {
 	chain := j.Market.ChainID
 	var n int64
 	for id := range touched {
@@ -305,7 +269,7 @@ func (j CLState) write(ctx context.Context, tx bun.Tx, hour time.Time, pools map
 		}
 		if _, err := tx.NewRaw(`INSERT INTO osmosis_cl_state_hourly (chain_id, pool_id, hour, sqrt_price, tick, liquidity) VALUES (?, ?, ?, ?, ?, ?)
 			ON CONFLICT (chain_id, pool_id, hour) DO UPDATE SET sqrt_price = EXCLUDED.sqrt_price, tick = EXCLUDED.tick, liquidity = EXCLUDED.liquidity`,
-			chain, id, hour, fixed(p.SqrtPrice, 36), p.Tick, fixed(p.Liquidity, 18)).Exec(ctx); err != nil {
+			chain, id, hour, clmath.Fixed(p.SqrtPrice, 36), p.Tick, clmath.Fixed(p.Liquidity, 18)).Exec(ctx); err != nil {
 			return 0, fmt.Errorf("state of pool %d: %w", id, err)
 		}
 		if _, err := tx.NewRaw("DELETE FROM osmosis_cl_ticks_hourly WHERE chain_id = ? AND pool_id = ? AND hour = ?", chain, id, hour).Exec(ctx); err != nil {
@@ -313,7 +277,7 @@ func (j CLState) write(ctx context.Context, tx bun.Tx, hour time.Time, pools map
 		}
 		for _, t := range p.Ticks() {
 			if _, err := tx.NewRaw(`INSERT INTO osmosis_cl_ticks_hourly (chain_id, pool_id, hour, tick, liquidity_net, liquidity_gross) VALUES (?, ?, ?, ?, ?, ?)`,
-				chain, id, hour, t, fixed(p.Net[t], 18), fixed(p.Gross[t], 18)).Exec(ctx); err != nil {
+				chain, id, hour, t, clmath.Fixed(p.Net[t], 18), clmath.Fixed(p.Gross[t], 18)).Exec(ctx); err != nil {
 				return 0, fmt.Errorf("tick %d of pool %d: %w", t, id, err)
 			}
 			n++
@@ -321,32 +285,4 @@ func (j CLState) write(ctx context.Context, tx bun.Tx, hour time.Time, pools map
 		n++
 	}
 	return n, nil
-}
-
-// CLTick is an initialized tick as osmosis_cl_ticks_hourly stores it.
-type CLTick struct {
-	Tick  int64  `bun:"tick"`
-	Net   string `bun:"net"`
-	Gross string `bun:"gross"`
-}
-
-// CLPoolFromState rebuilds a pool from a row of osmosis_cl_state_hourly
-// and its ticks (decimal strings as stored).
-func CLPoolFromState(sqrtPrice string, tick int64, liquidity string, ticks []CLTick) (*CLPool, error) {
-	sp, ok := new(big.Int).SetString(stripPoint(sqrtPrice, 36), 10)
-	liq, err := decInt(liquidity)
-	if !ok || err != nil {
-		return nil, fmt.Errorf("pool state %q %q", sqrtPrice, liquidity)
-	}
-	p := NewCLPool(bi(0))
-	p.SqrtPrice, p.Tick, p.Liquidity = sp, tick, liq
-	for _, t := range ticks {
-		net, err1 := decInt(t.Net)
-		gross, err2 := decInt(t.Gross)
-		if err1 != nil || err2 != nil {
-			return nil, fmt.Errorf("tick %d: %q %q", t.Tick, t.Net, t.Gross)
-		}
-		p.Net[t.Tick], p.Gross[t.Tick] = net, gross
-	}
-	return p, nil
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	report "github.com/chainlens/chainlens/report/dex"
+
 	"cosmossdk.io/math"
 	"github.com/uptrace/bun"
 
@@ -65,7 +67,7 @@ func TestPricesAndVolumeOnLocalnet(t *testing.T) {
 	ctx := context.Background()
 	db, _ := testdb.New(t)
 	ch := osmosistest.Index(t, db)
-	m := dex.NewMarket(ch)
+	m := report.NewMarket(ch)
 	if m.Anchor != "uusdc" || m.Hub != "uosmo" {
 		t.Fatalf("market %+v", m)
 	}
@@ -176,7 +178,7 @@ func TestPricesAndVolumeOnLocalnet(t *testing.T) {
 func TestIncrementalAcrossHours(t *testing.T) {
 	ctx := context.Background()
 	db, _ := testdb.New(t)
-	m := dex.NewMarket(osmosistest.Index(t, db))
+	m := report.NewMarket(osmosistest.Index(t, db))
 	exec := func(q string, args ...any) {
 		t.Helper()
 		if _, err := db.ExecContext(ctx, q, args...); err != nil {

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"time"
 
+	report "github.com/chainlens/chainlens/report/dex"
+
 	"cosmossdk.io/math"
 	"github.com/uptrace/bun"
 
@@ -42,12 +44,12 @@ import (
 // balances from scratch, so a rerun from the same watermark writes the
 // same rows.
 type Earn struct {
-	Market     Market
+	Market     report.Market
 	Strategies []config.Strategy
 }
 
 // Name is the job name.
-func (Earn) Name() string { return "dex_earn" }
+func (Earn) Name() string { return report.JobEarn }
 
 // feeWindow is the period whose swap fees the APR annualises.
 const feeWindow = 7 * 24 * time.Hour

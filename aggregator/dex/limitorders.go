@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	report "github.com/chainlens/chainlens/report/dex"
+	"github.com/chainlens/chainlens/store"
+
 	"github.com/uptrace/bun"
 )
 
@@ -18,14 +21,14 @@ import (
 //
 // Each run recomputes, from all their events up to the tip, the orders
 // with an event after the watermark, so a rerun writes the same rows.
-type LimitOrders struct{ Market Market }
+type LimitOrders struct{ Market report.Market }
 
 // Name is the job name.
-func (LimitOrders) Name() string { return "dex_limit_orders" }
+func (LimitOrders) Name() string { return report.JobLimitOrders }
 
 // Run advances the orders to the indexed tip.
 func (j LimitOrders) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
-	tip, err := IndexedTip(ctx, tx, j.Market.ChainID)
+	tip, err := store.IndexedTip(ctx, tx, j.Market.ChainID)
 	if err != nil || tip <= wm {
 		return max(wm, tip), 0, err
 	}

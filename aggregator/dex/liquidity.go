@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	report "github.com/chainlens/chainlens/report/dex"
+
 	"cosmossdk.io/math"
 	"github.com/uptrace/bun"
 )
@@ -17,10 +19,10 @@ import (
 //
 // It follows the dex_prices job's watermark and recomputes whole hours (and
 // days) from the first hour with a new change, so it is idempotent and exact.
-type Liquidity struct{ Market Market }
+type Liquidity struct{ Market report.Market }
 
 // Name is the job name.
-func (Liquidity) Name() string { return "dex_liquidity" }
+func (Liquidity) Name() string { return report.JobLiquidity }
 
 // changes are every reserve movement with its block time.
 const changes = `

@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"testing"
 
+	report "github.com/chainlens/chainlens/report/dex"
+
 	"cosmossdk.io/math"
 	"github.com/uptrace/bun"
 
@@ -27,7 +29,7 @@ import (
 func TestLiquidityMatchesTheNode(t *testing.T) {
 	ctx := context.Background()
 	db, _ := testdb.New(t)
-	m := dex.NewMarket(osmosistest.Index(t, db))
+	m := report.NewMarket(osmosistest.Index(t, db))
 	jobs := []aggregator.Job{dex.Prices{Market: m}, dex.Volume{Market: m}, dex.Liquidity{Market: m}}
 	sched, err := aggregator.New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, jobs...)
 	if err != nil {

@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	report "github.com/chainlens/chainlens/report/dex"
+	"github.com/chainlens/chainlens/store"
+
 	"github.com/cosmos/cosmos-sdk/types/bech32"
 	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
 	"github.com/uptrace/bun"
@@ -26,10 +29,10 @@ import (
 // Its watermark is the indexed tip; each run recomputes, from all rows up
 // to the tip, every key (address and pool, pool, position) that has a row
 // past the watermark, so reruns give the same rows.
-type LPHoldings struct{ Market Market }
+type LPHoldings struct{ Market report.Market }
 
 // Name is the job name.
-func (LPHoldings) Name() string { return "dex_lp_holdings" }
+func (LPHoldings) Name() string { return report.JobLPHoldings }
 
 // shareMoves are the movements of classic pool shares per owner: ?0 chain,
 // ?1 lockup module address.
@@ -49,7 +52,7 @@ const shareMoves = `
 // Run advances the holdings to the indexed tip.
 func (j LPHoldings) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
 	chain := j.Market.ChainID
-	tip, err := IndexedTip(ctx, tx, chain)
+	tip, err := store.IndexedTip(ctx, tx, chain)
 	if err != nil || tip <= wm {
 		return wm, 0, err
 	}

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"time"
 
+	report "github.com/chainlens/chainlens/report/dex"
+
 	"cosmossdk.io/math"
 	"github.com/cosmos/cosmos-sdk/types/bech32"
 	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
@@ -46,10 +48,10 @@ import (
 //
 // It follows the dex_prices job's watermark and recomputes whole hours from
 // the hour of the first new block, so reruns give the same rows.
-type PoolRewards struct{ Market Market }
+type PoolRewards struct{ Market report.Market }
 
 // Name is the job name.
-func (PoolRewards) Name() string { return "dex_pool_rewards" }
+func (PoolRewards) Name() string { return report.JobPoolRewards }
 
 // Run advances the pool rewards to the prices job's watermark.
 func (j PoolRewards) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {

@@ -5,8 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"math/big"
 	"time"
+
+	report "github.com/chainlens/chainlens/report/dex"
+	"github.com/chainlens/chainlens/store"
 
 	"cosmossdk.io/math"
 	"github.com/uptrace/bun"
@@ -32,10 +34,10 @@ import (
 // whole hours from the first hour with a new change, from the rows before
 // it, so reruns give the same rows. Balances are only complete from
 // genesis: the endpoints check genesis_imports.
-type Portfolio struct{ Market Market }
+type Portfolio struct{ Market report.Market }
 
 // Name is the job name.
-func (Portfolio) Name() string { return "dex_portfolio" }
+func (Portfolio) Name() string { return report.JobPortfolio }
 
 // balanceChanges are the balance changes with their time: a genesis row
 // (height 0) at the genesis time.
@@ -58,7 +60,7 @@ const lockChanges = `
 // Run advances the portfolio tables to the indexed tip.
 func (j Portfolio) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
 	chain := j.Market.ChainID
-	tip, err := IndexedTip(ctx, tx, chain)
+	tip, err := store.IndexedTip(ctx, tx, chain)
 	if err != nil || tip <= wm {
 		return wm, 0, err
 	}
@@ -260,34 +262,4 @@ func (j Portfolio) positions(ctx context.Context, tx bun.Tx, h0 time.Time, from,
 		return 0, fmt.Errorf("insert position liquidity: %w", err)
 	}
 	return int64(len(rows)), nil
-}
-
-// PositionAmounts is what a concentrated-liquidity position of liquidity
-// (a Dec string) in [lower, upper) holds in a pool at sqrtPrice (a BigDec
-// string, 36 decimals) and tick, as the module's position queries compute
-// it (CalcActualAmounts of the liquidity, rounded up: checked against the
-// localnet's cl_user_positions).
-func PositionAmounts(liquidity string, lower, upper int64, sqrtPrice string, tick int64) (math.Int, math.Int, error) {
-	l, err := decInt(liquidity)
-	if err != nil {
-		return math.Int{}, math.Int{}, err
-	}
-	sp, ok := new(big.Int).SetString(stripPoint(sqrtPrice, 36), 10)
-	if !ok {
-		return math.Int{}, math.Int{}, fmt.Errorf("sqrt price %q", sqrtPrice)
-	}
-	l = decToBig(l)
-	a, b := TickSqrtPrice(lower), TickSqrtPrice(upper)
-	zero := bi(0)
-	a0, a1 := zero, zero
-	switch {
-	case tick < lower:
-		a0 = amount0Delta(l, a, b, true)
-	case tick < upper:
-		a0 = amount0Delta(l, sp, b, true)
-		a1 = amount1Delta(l, a, sp, true)
-	default:
-		a1 = amount1Delta(l, a, b, true)
-	}
-	return math.NewIntFromBigInt(ceilDiv(a0, e36)), math.NewIntFromBigInt(ceilDiv(a1, e36)), nil
 }

@@ -11,11 +11,14 @@ import (
 	"strings"
 	"testing"
 
+	report "github.com/chainlens/chainlens/report/dex"
+
 	"cosmossdk.io/math"
 	"github.com/uptrace/bun"
 
 	"github.com/chainlens/chainlens/aggregator"
 	"github.com/chainlens/chainlens/aggregator/dex"
+	"github.com/chainlens/chainlens/chains/osmosis/clmath"
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/internal/osmosistest"
 	"github.com/chainlens/chainlens/internal/testdb"
@@ -42,7 +45,7 @@ func TestPortfolioOnLocalnet(t *testing.T) {
 	ctx := context.Background()
 	db, _ := testdb.New(t)
 	ch := osmosistest.Index(t, db)
-	m := dex.NewMarket(ch)
+	m := report.NewMarket(ch)
 	sched, err := aggregator.New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil,
 		dex.Prices{Market: m}, dex.Volume{Market: m}, dex.Liquidity{Market: m}, dex.CLState{Market: m}, dex.Portfolio{Market: m})
 	if err != nil {
@@ -171,7 +174,7 @@ func TestPortfolioOnLocalnet(t *testing.T) {
 	}
 	gotPos := map[string]string{}
 	for _, p := range open {
-		a0, a1, err := dex.PositionAmounts(p.Liquidity, p.Lower, p.Upper, p.Sqrt, p.Tick)
+		a0, a1, err := clmath.PositionAmounts(p.Liquidity, p.Lower, p.Upper, p.Sqrt, p.Tick)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -236,7 +239,7 @@ func dump(t *testing.T, db *bun.DB) string {
 func TestPortfolioIncremental(t *testing.T) {
 	ctx := context.Background()
 	db, _ := testdb.New(t)
-	m := dex.NewMarket(osmosistest.Index(t, db))
+	m := report.NewMarket(osmosistest.Index(t, db))
 	exec := func(q string, args ...any) {
 		t.Helper()
 		if _, err := db.ExecContext(ctx, q, args...); err != nil {

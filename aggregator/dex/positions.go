@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	report "github.com/chainlens/chainlens/report/dex"
+	"github.com/chainlens/chainlens/store"
+
 	"github.com/uptrace/bun"
 )
 
@@ -17,14 +20,14 @@ import (
 // Its watermark is the last indexed height it has read. Each run upserts the
 // principals created in (watermark, tip] and recomputes the totals of every
 // position with a new collect, from all its rows, so reruns give the same rows.
-type Positions struct{ Market Market }
+type Positions struct{ Market report.Market }
 
 // Name is the job name.
-func (Positions) Name() string { return "dex_positions" }
+func (Positions) Name() string { return report.JobPositions }
 
 // Run advances the position report to the indexed tip.
 func (j Positions) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
-	tip, err := IndexedTip(ctx, tx, j.Market.ChainID)
+	tip, err := store.IndexedTip(ctx, tx, j.Market.ChainID)
 	if err != nil || tip <= wm {
 		return wm, 0, err
 	}

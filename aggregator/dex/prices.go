@@ -8,6 +8,9 @@ import (
 	"slices"
 	"time"
 
+	report "github.com/chainlens/chainlens/report/dex"
+	"github.com/chainlens/chainlens/store"
+
 	"cosmossdk.io/math"
 	"github.com/uptrace/bun"
 )
@@ -113,7 +116,7 @@ func (b *Book) Price(base, quote string) (math.LegacyDec, bool) {
 
 // USD is the USD price of one display unit of denom: direct against the
 // anchor, else through the hub.
-func (b *Book) USD(m Market, denom string) (math.LegacyDec, bool) {
+func (b *Book) USD(m report.Market, denom string) (math.LegacyDec, bool) {
 	if m.Anchor == "" {
 		return math.LegacyDec{}, false
 	}
@@ -139,14 +142,14 @@ func (b *Book) USD(m Market, denom string) (math.LegacyDec, bool) {
 // indexed height it has read; each run recomputes from the start of the
 // hour of the first new swap, so a run is exact however the heights of an
 // hour arrive.
-type Prices struct{ Market Market }
+type Prices struct{ Market report.Market }
 
 // Name is the job name.
-func (Prices) Name() string { return "dex_prices" }
+func (Prices) Name() string { return report.JobPrices }
 
 // Run advances the prices to the indexed tip.
 func (j Prices) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
-	tip, err := IndexedTip(ctx, tx, j.Market.ChainID)
+	tip, err := store.IndexedTip(ctx, tx, j.Market.ChainID)
 	if err != nil || tip <= wm {
 		return wm, 0, err
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	report "github.com/chainlens/chainlens/report/dex"
+
 	"cosmossdk.io/math"
 	"github.com/cosmos/cosmos-sdk/types/bech32"
 	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
@@ -23,10 +25,10 @@ import (
 //
 // It follows the dex_prices job's watermark and recomputes whole days from
 // the first day with a new payment, so it is idempotent and exact.
-type Revenue struct{ Market Market }
+type Revenue struct{ Market report.Market }
 
 // Name is the job name.
-func (Revenue) Name() string { return "dex_revenue" }
+func (Revenue) Name() string { return report.JobRevenue }
 
 // TakerFeeCollector is the module account that receives Osmosis taker fees.
 func (j Revenue) TakerFeeCollector() (string, error) {

@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"testing"
 
+	report "github.com/chainlens/chainlens/report/dex"
+
 	"cosmossdk.io/math"
 
 	"github.com/chainlens/chainlens/aggregator"
@@ -21,7 +23,7 @@ import (
 func TestRevenueOnLocalnet(t *testing.T) {
 	ctx := context.Background()
 	db, _ := testdb.New(t)
-	m := dex.NewMarket(osmosistest.Index(t, db))
+	m := report.NewMarket(osmosistest.Index(t, db))
 	if addr, err := (dex.Revenue{Market: m}).TakerFeeCollector(); err != nil || addr != "osmo1r9jc2234fljy93z80cevqjt3nmjycec8aj4cc6" {
 		t.Fatalf("taker fee collector %q %v (chain-events §12)", addr, err)
 	}

@@ -8,10 +8,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chainlens/chainlens/store/snapshots"
+
+	report "github.com/chainlens/chainlens/report/dex"
+
 	"github.com/chainlens/chainlens/aggregator"
 	"github.com/chainlens/chainlens/aggregator/dex"
 	"github.com/chainlens/chainlens/config"
-	"github.com/chainlens/chainlens/indexer/snapshot"
 	"github.com/chainlens/chainlens/internal/osmosistest"
 	"github.com/chainlens/chainlens/internal/testdb"
 )
@@ -24,7 +27,7 @@ import (
 func TestRewardsJobsIncremental(t *testing.T) {
 	ctx := context.Background()
 	db, _ := testdb.New(t)
-	m := dex.NewMarket(osmosistest.Index(t, db))
+	m := report.NewMarket(osmosistest.Index(t, db))
 	exec := func(q string, args ...any) {
 		t.Helper()
 		if _, err := db.ExecContext(ctx, q, args...); err != nil {
@@ -37,9 +40,9 @@ func TestRewardsJobsIncremental(t *testing.T) {
 	if err := db.NewRaw("SELECT time FROM blocks WHERE height = 150").Scan(ctx, &at150); err != nil {
 		t.Fatal(err)
 	}
-	if err := snapshot.Store(ctx, db, m.ChainID, 150, at150, []snapshot.Row{
-		{Kind: snapshot.KindStakingPool, Key: "bonded", Denom: "uosmo", Amount: "10002313583296"},
-		{Kind: snapshot.KindTaken, Key: snapshot.KindStakingPool, Data: json.RawMessage(`{"rows":1}`)},
+	if err := snapshots.Store(ctx, db, m.ChainID, 150, at150, []snapshots.Row{
+		{Kind: snapshots.KindStakingPool, Key: "bonded", Denom: "uosmo", Amount: "10002313583296"},
+		{Kind: snapshots.KindTaken, Key: snapshots.KindStakingPool, Data: json.RawMessage(`{"rows":1}`)},
 	}); err != nil {
 		t.Fatal(err)
 	}

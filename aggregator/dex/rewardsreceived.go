@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"time"
 
+	report "github.com/chainlens/chainlens/report/dex"
+	"github.com/chainlens/chainlens/store"
+
 	"cosmossdk.io/math"
 	"github.com/uptrace/bun"
 
@@ -30,15 +33,15 @@ import (
 //
 // Its watermark is the indexed tip; each run recomputes whole days from the
 // day of the first new block, so reruns give the same rows.
-type RewardsReceived struct{ Market Market }
+type RewardsReceived struct{ Market report.Market }
 
 // Name is the job name.
-func (RewardsReceived) Name() string { return "dex_rewards_received" }
+func (RewardsReceived) Name() string { return report.JobRewardsReceived }
 
 // Run advances the rewards received to the indexed tip.
 func (j RewardsReceived) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
 	chain := j.Market.ChainID
-	tip, err := IndexedTip(ctx, tx, chain)
+	tip, err := store.IndexedTip(ctx, tx, chain)
 	if err != nil || tip <= wm {
 		return wm, 0, err
 	}

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	report "github.com/chainlens/chainlens/report/dex"
+
 	"github.com/chainlens/chainlens/aggregator"
 	"github.com/chainlens/chainlens/aggregator/dex"
 	"github.com/chainlens/chainlens/config"
@@ -32,7 +34,7 @@ import (
 func TestRollupsIncremental(t *testing.T) {
 	ctx := context.Background()
 	db, _ := testdb.New(t)
-	m := dex.NewMarket(osmosistest.Index(t, db))
+	m := report.NewMarket(osmosistest.Index(t, db))
 	exec := func(q string, args ...any) {
 		t.Helper()
 		if _, err := db.ExecContext(ctx, q, args...); err != nil {

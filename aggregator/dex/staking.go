@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"time"
 
+	report "github.com/chainlens/chainlens/report/dex"
+	"github.com/chainlens/chainlens/store"
+
 	"github.com/uptrace/bun"
 )
 
@@ -32,15 +35,15 @@ import (
 // Its watermark is the indexed tip; each run recomputes whole days from the
 // day of the first new block (and every day still without bonded tokens),
 // so reruns give the same rows.
-type Staking struct{ Market Market }
+type Staking struct{ Market report.Market }
 
 // Name is the job name.
-func (Staking) Name() string { return "dex_staking" }
+func (Staking) Name() string { return report.JobStaking }
 
 // Run advances the daily staking rewards to the indexed tip.
 func (j Staking) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
 	chain := j.Market.ChainID
-	tip, err := IndexedTip(ctx, tx, chain)
+	tip, err := store.IndexedTip(ctx, tx, chain)
 	if err != nil || tip <= wm {
 		return wm, 0, err
 	}

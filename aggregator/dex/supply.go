@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"time"
 
+	report "github.com/chainlens/chainlens/report/dex"
+	"github.com/chainlens/chainlens/store"
+
 	"cosmossdk.io/math"
 	"github.com/cosmos/cosmos-sdk/types/bech32"
 	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
@@ -24,15 +27,15 @@ import (
 //
 // Its watermark is the tip of its last row; a rerun from the same watermark
 // writes the same row (burnt continues from the row at the watermark).
-type Supply struct{ Market Market }
+type Supply struct{ Market report.Market }
 
 // Name is the job name.
-func (Supply) Name() string { return "dex_supply" }
+func (Supply) Name() string { return report.JobSupply }
 
 // Run writes the supply at the indexed tip.
 func (j Supply) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
 	chain, denom := j.Market.ChainID, j.Market.Hub
-	tip, err := IndexedTip(ctx, tx, chain)
+	tip, err := store.IndexedTip(ctx, tx, chain)
 	if err != nil || tip <= wm {
 		return wm, 0, err
 	}

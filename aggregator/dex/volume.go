@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	report "github.com/chainlens/chainlens/report/dex"
+
 	"cosmossdk.io/math"
 	"github.com/uptrace/bun"
 )
@@ -25,10 +27,10 @@ import (
 // It follows the dex_prices job: its watermark is the height prices were
 // computed to, and each run recomputes whole hours from the hour of the
 // first new swap, so it is idempotent and exact.
-type Volume struct{ Market Market }
+type Volume struct{ Market report.Market }
 
 // Name is the job name.
-func (Volume) Name() string { return "dex_volume" }
+func (Volume) Name() string { return report.JobVolume }
 
 type denomHour struct {
 	denom string

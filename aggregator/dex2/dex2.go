@@ -8,19 +8,14 @@ import (
 	"fmt"
 	"strconv"
 
+	report "github.com/chainlens/chainlens/report/dex2"
+
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
-	"github.com/chainlens/chainlens/chains/neutron"
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/store"
 )
-
-// JobName is the name of the job.
-const JobName = "dex2"
-
-// Chain returns the first configured chain of kind neutron.
-func Chain(cfg *config.Config) (config.Chain, bool) { return cfg.FirstChain(neutron.Kind) }
 
 // maxHeights bounds the heights one run reads.
 const maxHeights = 50_000
@@ -43,7 +38,7 @@ type Job struct {
 }
 
 // Name is the job name.
-func (Job) Name() string { return JobName }
+func (Job) Name() string { return report.Job }
 
 // usdPegged reports the USD-pegged assets of the chain: denom → display exponent.
 func usdPegged(ch config.Chain) (denoms []string, scales []string) {

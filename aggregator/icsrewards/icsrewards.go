@@ -5,13 +5,13 @@ package icsrewards
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
+
+	report "github.com/chainlens/chainlens/report/staking"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
@@ -20,12 +20,6 @@ import (
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/store"
 )
-
-// JobName is the name of the job.
-const JobName = "ics_rewards"
-
-// Chain returns the provider chain: the first configured chain of kind cosmoshub.
-func Chain(cfg *config.Config) (config.Chain, bool) { return cfg.FirstChain("cosmoshub") }
 
 // maxHeights bounds the heights one run reads.
 const maxHeights = 50_000
@@ -52,7 +46,7 @@ type Job struct {
 }
 
 // Name is the job name.
-func (Job) Name() string { return JobName }
+func (Job) Name() string { return report.JobICSRewards }
 
 // reward is one ics_rewards row.
 type reward struct {
@@ -125,8 +119,8 @@ func (j Job) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error)
 			counted[r] = true
 			// The receipt must be of the rewarded token (its voucher is the
 			// provider's reward denom); else the token stays unknown.
-			if path := ReceivedPath(f.SrcPort.String, f.SrcChannel.String, f.DstPort.String, f.DstChannel.String, f.PacketDenom.String); VoucherDenom(path) == f.Denom {
-				base = BaseDenom(path)
+			if path := cosmos.ReceivedPath(f.SrcPort.String, f.SrcChannel.String, f.DstPort.String, f.DstChannel.String, f.PacketDenom.String); cosmos.VoucherDenom(path) == f.Denom {
+				base = cosmos.BaseDenom(path)
 			}
 		case !strings.HasPrefix(f.Denom, "ibc/"):
 			base = f.Denom // a denom of the Hub itself
@@ -181,7 +175,7 @@ func (j Job) matchDenoms(ctx context.Context, tx bun.Tx) (int64, error) {
 		}
 		candidates := []string{base}
 		for _, h := range hops {
-			candidates = append(candidates, VoucherDenom(h.Port+"/"+h.Channel+"/"+base))
+			candidates = append(candidates, cosmos.VoucherDenom(h.Port+"/"+h.Channel+"/"+base))
 		}
 		var priced []string
 		if err := tx.NewRaw(`SELECT DISTINCT denom FROM osmosis_asset_prices WHERE chain_id = ? AND denom = ANY(?) ORDER BY denom`,
@@ -259,9 +253,9 @@ func (j Job) receiptsWithoutEvents(ctx context.Context, tx bun.Tx, wm, to int64)
 	}
 	out := make([]reward, 0, len(found))
 	for _, f := range found {
-		path := ReceivedPath(f.SrcPort, f.SrcChannel, f.DstPort, f.DstChannel, f.Denom)
+		path := cosmos.ReceivedPath(f.SrcPort, f.SrcChannel, f.DstPort, f.DstChannel, f.Denom)
 		out = append(out, reward{ChainID: j.Chain.ID, Height: f.Height, TxIndex: f.TxIndex, EventIndex: f.EventIndex, Time: f.Time,
-			ConsumerChainID: j.ConsumerChannels[f.DstChannel], Denom: VoucherDenom(path), BaseDenom: BaseDenom(path), Amount: f.Amount})
+			ConsumerChainID: j.ConsumerChannels[f.DstChannel], Denom: cosmos.VoucherDenom(path), BaseDenom: cosmos.BaseDenom(path), Amount: f.Amount})
 	}
 	return out, nil
 }
@@ -269,17 +263,6 @@ func (j Job) receiptsWithoutEvents(ctx context.Context, tx bun.Tx, wm, to int64)
 // consumerRewardsPool is the provider module account the consumers'
 // rewards are sent to (chain-events.md §8.3).
 const consumerRewardsPool = "consumer_rewards_pool"
-
-// VoucherDenom is the ICS-20 voucher denom of a full denom path:
-// ibc/ + upper-hex SHA-256 of the path; a path without hops is the denom
-// itself.
-func VoucherDenom(path string) string {
-	if BaseDenom(path) == path {
-		return path
-	}
-	sum := sha256.Sum256([]byte(path))
-	return "ibc/" + strings.ToUpper(hex.EncodeToString(sum[:]))
-}
 
 // rewardsSQL: ?0 chain, ?1 watermark, ?2 last height. Each reward event of
 // a successful tx with its block time and the last ICS-20 receipt before
@@ -303,27 +286,3 @@ const rewardsSQL = `WITH e AS (
 		ORDER BY p.event_index DESC LIMIT 1) p ON true
 	WHERE e.amount ~ '^[0-9]+$' AND e.consumer_chain_id <> '' AND e.denom <> ''
 	ORDER BY e.height, e.tx_index, e.event_index`
-
-// ReceivedPath is the receiving chain's full denom path of an ICS-20
-// packet's denom (the sender-side path): a token returning to the chain it
-// came from drops the sender's hop, any other gains the receiving hop
-// (ICS-20 ReceiverChainIsSource).
-func ReceivedPath(srcPort, srcChannel, dstPort, dstChannel, denom string) string {
-	if rest, ok := strings.CutPrefix(denom, srcPort+"/"+srcChannel+"/"); ok {
-		return rest
-	}
-	return dstPort + "/" + dstChannel + "/" + denom
-}
-
-// BaseDenom is the base denom of a full denom path: the path without its
-// leading port/channel hops ("transfer/channel-1/untrn" → "untrn"; a base
-// denom holding slashes, such as factory/<creator>/<sub>, stays whole).
-func BaseDenom(path string) string {
-	for {
-		parts := strings.SplitN(path, "/", 3)
-		if len(parts) < 3 || !strings.HasPrefix(parts[1], "channel-") {
-			return path
-		}
-		path = parts[2]
-	}
-}

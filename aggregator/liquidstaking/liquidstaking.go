@@ -8,18 +8,14 @@ import (
 	"context"
 	"fmt"
 
+	report "github.com/chainlens/chainlens/report/staking"
+
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/store"
 )
-
-// JobName is the name of the job.
-const JobName = "liquid_staking"
-
-// Chain returns the first configured chain of kind cosmoshub.
-func Chain(cfg *config.Config) (config.Chain, bool) { return cfg.FirstChain("cosmoshub") }
 
 // maxHeights bounds the heights one run reads.
 const maxHeights = 50_000
@@ -38,7 +34,7 @@ type Job struct {
 }
 
 // Name is the job name.
-func (Job) Name() string { return JobName }
+func (Job) Name() string { return report.JobLiquidStaking }
 
 // Run advances liquid_flows from wm to the indexed tip.
 func (j Job) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"time"
 
+	report "github.com/chainlens/chainlens/report/perp"
+
 	"cosmossdk.io/math"
 	"github.com/cosmos/cosmos-sdk/types/bech32"
 	"github.com/uptrace/bun"
@@ -14,10 +16,6 @@ import (
 
 	"github.com/chainlens/chainlens/chains/cosmos"
 )
-
-// TreasuryModules are the module accounts whose NATIVE balances the
-// module_accounts report follows (chain-events.md §6.3).
-var TreasuryModules = []string{"community_treasury", "community_vester", "rewards_treasury", "rewards_vester"}
 
 // moduleBalances adds the NATIVE balance changes of the treasury module
 // accounts in (from, to] (and their genesis balances on the first run) to
@@ -32,8 +30,8 @@ func moduleBalances(ctx context.Context, tx bun.Tx, chainID, prefix string, from
 		return 0, fmt.Errorf("native token: %w", err)
 	}
 	names := map[string]string{}
-	addrs := make([]string, 0, len(TreasuryModules))
-	for _, m := range TreasuryModules {
+	addrs := make([]string, 0, len(report.TreasuryModules))
+	for _, m := range report.TreasuryModules {
 		a, err := cosmos.ModuleAddress(prefix, m)
 		if err != nil {
 			return 0, fmt.Errorf("module %s: %w", m, err)
@@ -135,10 +133,10 @@ func dailyTotals(ctx context.Context, tx bun.Tx, chainID, table, keyCol, valCol 
 	return rows, nil
 }
 
-// treasuryAddresses are the accounts of the TreasuryModules.
+// treasuryAddresses are the accounts of the report.TreasuryModules.
 func treasuryAddresses(prefix string) ([]string, error) {
-	out := make([]string, 0, len(TreasuryModules))
-	for _, m := range TreasuryModules {
+	out := make([]string, 0, len(report.TreasuryModules))
+	for _, m := range report.TreasuryModules {
 		a, err := cosmos.ModuleAddress(prefix, m)
 		if err != nil {
 			return nil, err

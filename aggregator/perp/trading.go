@@ -10,18 +10,12 @@ import (
 	"fmt"
 	"time"
 
+	report "github.com/chainlens/chainlens/report/perp"
+
 	"github.com/uptrace/bun"
 
-	"github.com/chainlens/chainlens/chains/dydx"
-	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/store"
 )
-
-// Chain returns the first configured chain of kind dydx.
-func Chain(cfg *config.Config) (config.Chain, bool) { return cfg.FirstChain(dydx.Kind) }
-
-// JobName is the name of the Trading job.
-const JobName = "perp_trading"
 
 // maxHeights bounds the heights one run of Trading reads.
 const maxHeights = 100_000
@@ -73,7 +67,7 @@ type Trading struct {
 }
 
 // Name is the job name.
-func (Trading) Name() string { return JobName }
+func (Trading) Name() string { return report.JobTrading }
 
 // Run advances the reports from watermark wm to the indexed tip (at most
 // maxHeights at a time).

@@ -12,18 +12,13 @@ import (
 	"fmt"
 	"time"
 
+	report "github.com/chainlens/chainlens/report/smartaccounts"
+
 	"github.com/uptrace/bun"
 
-	"github.com/chainlens/chainlens/chains/xion"
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/store"
 )
-
-// JobName is the name of the job.
-const JobName = "smart_accounts"
-
-// Chain returns the first configured chain of kind xion.
-func Chain(cfg *config.Config) (config.Chain, bool) { return cfg.FirstChain(xion.Kind) }
 
 // maxHeights bounds the heights one run reads.
 const maxHeights = 50_000
@@ -49,7 +44,7 @@ type Job struct {
 }
 
 // Name is the job name.
-func (Job) Name() string { return JobName }
+func (Job) Name() string { return report.Job }
 
 // Run advances the reports from wm.
 func (j Job) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {

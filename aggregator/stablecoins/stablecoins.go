@@ -18,18 +18,14 @@ import (
 	"strings"
 	"time"
 
+	report "github.com/chainlens/chainlens/report/stablecoins"
+
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/store"
 )
-
-// JobPrefix starts the name of every chain's job: "stablecoins:<chain id>".
-const JobPrefix = "stablecoins:"
-
-// WhaleUSD is the smallest single movement /stablecoins/whale-alerts lists.
-const WhaleUSD = "1000000"
 
 // maxBlocks bounds the blocks one run reads (a busy chain's stablecoins
 // move some 100 times per block).
@@ -46,7 +42,7 @@ var Tables = []string{"stablecoin_minute", "stablecoin_senders_minute", "stablec
 //   - stablecoin_senders_minute: each minute's distinct senders per token;
 //   - stablecoin_category_minute: USD received and sent by each counterparty
 //     category, and the volume attributed to it;
-//   - stablecoin_whales: movements of at least WhaleUSD;
+//   - stablecoin_whales: movements of at least report.WhaleUSD;
 //   - stablecoin_bridge_minute: CCTP flows (remote chain from the domain)
 //     and transfers into (out) or out of (in) bridge-labelled addresses
 //     outside txs with a CCTP flow of the same token (remote chain unknown).
@@ -64,7 +60,7 @@ type Flows struct {
 }
 
 // Name is the job name.
-func (j Flows) Name() string { return JobPrefix + j.Chain.ID }
+func (j Flows) Name() string { return report.JobPrefix + j.Chain.ID }
 
 // Jobs returns one job per configured EVM chain.
 func Jobs(cfg *config.Config) []Flows {
@@ -201,7 +197,7 @@ func (j Flows) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, erro
 		}
 	}
 	args := []any{id, wm, to, pgdialect.Array(tokens), pgdialect.Array(factors), pgdialect.Array(addrs), pgdialect.Array(cats),
-		pgdialect.Array(domains), pgdialect.Array(domainChains), WhaleUSD}
+		pgdialect.Array(domains), pgdialect.Array(domainChains), report.WhaleUSD}
 	var rows int64
 	for _, step := range []struct{ name, query string }{
 		{"stablecoin_minute", minuteSQL},

@@ -7,9 +7,10 @@ import (
 	"strconv"
 	"time"
 
+	report "github.com/chainlens/chainlens/report/dex"
+
 	"cosmossdk.io/math"
 
-	aggdex "github.com/chainlens/chainlens/aggregator/dex"
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
 )
@@ -140,7 +141,7 @@ var whaleOrder = map[string]string{
 // (osmosis_wallet_daily, dex_activity job) by the ordered volume, then by
 // wallet; wallets whose ordered volume is 0 are left out.
 func (s *Service) activeWhales(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, err := s.beginJob(ctx, aggdex.Activity{}.Name())
+	fresh, err := s.beginJob(ctx, report.JobActivity)
 	if err != nil {
 		return nil, err
 	}
@@ -176,7 +177,7 @@ func (s *Service) activeWhales(ctx context.Context, req *api.Request) (*api.Resp
 // all pools (total), for every day of the series (Service.days: from the
 // chain's first indexed day to the job's last). An unknown pool id is a 400.
 func (s *Service) liquidityFlow(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, days, err := s.days(ctx, req, aggdex.Activity{}.Name())
+	fresh, days, err := s.days(ctx, req, report.JobActivity)
 	if err != nil {
 		return nil, err
 	}

@@ -11,9 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chainlens/chainlens/store/snapshots"
+
 	"github.com/chainlens/chainlens/aggregator"
 	"github.com/chainlens/chainlens/config"
-	"github.com/chainlens/chainlens/indexer/snapshot"
 	"github.com/chainlens/chainlens/internal/app"
 	"github.com/chainlens/chainlens/internal/osmosistest"
 	"github.com/chainlens/chainlens/internal/testdb"
@@ -45,10 +46,10 @@ func TestAPROnLocalnet(t *testing.T) {
 	if err := db.NewRaw("SELECT time FROM blocks WHERE height = ?", osmosistest.LastHeight).Scan(ctx, &tipTime); err != nil {
 		t.Fatal(err)
 	}
-	if err := snapshot.Store(ctx, db, osmosistest.ChainID, osmosistest.LastHeight, tipTime, []snapshot.Row{
-		{Kind: snapshot.KindStakingPool, Key: "bonded", Denom: "uosmo", Amount: pool.Pool.Bonded},
-		{Kind: snapshot.KindStakingPool, Key: "not_bonded", Denom: "uosmo", Amount: pool.Pool.NotBonded},
-		{Kind: snapshot.KindTaken, Key: snapshot.KindStakingPool, Data: json.RawMessage(`{"rows":2}`)},
+	if err := snapshots.Store(ctx, db, osmosistest.ChainID, osmosistest.LastHeight, tipTime, []snapshots.Row{
+		{Kind: snapshots.KindStakingPool, Key: "bonded", Denom: "uosmo", Amount: pool.Pool.Bonded},
+		{Kind: snapshots.KindStakingPool, Key: "not_bonded", Denom: "uosmo", Amount: pool.Pool.NotBonded},
+		{Kind: snapshots.KindTaken, Key: snapshots.KindStakingPool, Data: json.RawMessage(`{"rows":2}`)},
 	}); err != nil {
 		t.Fatal(err)
 	}

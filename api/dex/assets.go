@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	aggdex "github.com/chainlens/chainlens/aggregator/dex"
+	report "github.com/chainlens/chainlens/report/dex"
+
 	"github.com/chainlens/chainlens/api"
 )
 
@@ -23,7 +24,7 @@ type AssetsInChain struct {
 // job) that have a value: the USD value of every priced denom's supply at
 // the day's end (osmosis_assets_in_chain_daily), oldest first.
 func (s *Service) assetsInChain(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, days, err := s.days(ctx, req, aggdex.Assets{}.Name())
+	fresh, days, err := s.days(ctx, req, report.JobAssets)
 	if err != nil {
 		return nil, err
 	}

@@ -11,7 +11,8 @@ import (
 	"strings"
 	"time"
 
-	aggdex "github.com/chainlens/chainlens/aggregator/dex"
+	report "github.com/chainlens/chainlens/report/dex"
+
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
 )
@@ -48,7 +49,7 @@ func (s *Service) tokenChart(ctx context.Context, req *api.Request) (*api.Respon
 	tf := int(req.Params.Int("tf"))
 	var known bool
 	if err := s.db.NewRaw("SELECT EXISTS (SELECT 1 FROM osmosis_asset_candles WHERE chain_id = ? AND tf = ? AND denom = ?)",
-		s.market.ChainID, aggdex.Month, denom).Scan(ctx, &known); err != nil {
+		s.market.ChainID, report.Month, denom).Scan(ctx, &known); err != nil {
 		return nil, fmt.Errorf("bars of %s: %w", denom, err)
 	}
 	if _, configured := s.market.Assets[denom]; !known && !configured {
@@ -62,7 +63,7 @@ func (s *Service) tokenChart(ctx context.Context, req *api.Request) (*api.Respon
 	body, err := s.barsJSON(ctx, `SELECT concat('{"time":', floor(extract(epoch FROM bucket))::bigint, ',"open":', trim_scale(open),
 			',"close":', trim_scale(close), ',"high":', trim_scale(high), ',"low":', trim_scale(low), ',"volume":', trim_scale(volume_usd), '}')
 		FROM (SELECT * FROM osmosis_asset_candles WHERE chain_id = ? AND denom = ? AND tf = ? AND `+cond+`
-			ORDER BY bucket DESC LIMIT ?) b ORDER BY bucket`, s.market.ChainID, denom, tf, aggdex.BarStart(now, tf), maxBars)
+			ORDER BY bucket DESC LIMIT ?) b ORDER BY bucket`, s.market.ChainID, denom, tf, report.BarStart(now, tf), maxBars)
 	if err != nil {
 		return nil, fmt.Errorf("bars of %s: %w", denom, err)
 	}
@@ -88,7 +89,7 @@ var pairRanges = map[string]struct {
 	"7d":  {7 * 24 * time.Hour, 60},
 	"1mo": {30 * 24 * time.Hour, 240},
 	"1y":  {365 * 24 * time.Hour, 1440},
-	"all": {0, aggdex.Week},
+	"all": {0, report.Week},
 }
 
 // pairChart lists the bars of a pool's pair (osmosis_pair_candles, dex_candles
@@ -132,7 +133,7 @@ func (s *Service) pairChart(ctx context.Context, req *api.Request) (*api.Respons
 	now := req.Now.UTC()
 	from := time.Time{}
 	if rg.span > 0 {
-		from = aggdex.BarStart(now.Add(-rg.span), rg.tf)
+		from = report.BarStart(now.Add(-rg.span), rg.tf)
 	}
 	body, err := s.barsJSON(ctx, `SELECT concat('{"time":', floor(extract(epoch FROM bucket))::bigint, ',"open":', trim_scale(open),
 			',"close":', trim_scale(close), ',"high":', trim_scale(high), ',"low":', trim_scale(low), '}')

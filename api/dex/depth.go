@@ -12,9 +12,9 @@ import (
 	"cosmossdk.io/math"
 	"github.com/uptrace/bun"
 
-	aggdex "github.com/chainlens/chainlens/aggregator/dex"
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
+	"github.com/chainlens/chainlens/chains/osmosis/clmath"
 )
 
 // Pool depth operations.
@@ -133,7 +133,7 @@ func (p depthPool) sell(in, out string, reserves map[string]math.Int, r math.Leg
 // reserves and USD prices. A pool that holds nothing (a concentrated-
 // liquidity pool without liquidity, a gamm pool with an empty reserve)
 // has zero depth on both sides.
-func (s *Service) depthAt(p depthPool, reserves map[string]math.Int, prices map[string]math.LegacyDec, cl *aggdex.CLPool, pct math.LegacyDec) (base, quote depthSide, err error) {
+func (s *Service) depthAt(p depthPool, reserves map[string]math.Int, prices map[string]math.LegacyDec, cl *clmath.CLPool, pct math.LegacyDec) (base, quote depthSide, err error) {
 	b, q := p.denoms[0], p.denoms[1]
 	down := math.LegacyOneDec().Sub(pct.QuoInt64(100))
 	up := math.LegacyOneDec().Add(pct.QuoInt64(100))
@@ -152,7 +152,7 @@ func (s *Service) depthAt(p depthPool, reserves map[string]math.Int, prices map[
 		var err error
 		if cl != nil {
 			// the spot price of token0 in token1 moves to factor times itself
-			target := aggdex.ScaleSqrtPrice(cl.SqrtPrice, factor.BigInt())
+			target := clmath.ScaleSqrtPrice(cl.SqrtPrice, factor.BigInt())
 			amt = math.NewIntFromBigInt(cl.SellDepth(in == p.denoms[0], target))
 		} else {
 			amt, err = p.sell(in, out, reserves, r)
@@ -213,12 +213,12 @@ type clHour struct {
 	sqrtPrice string
 	tick      int64
 	liquidity string
-	ticks     []aggdex.CLTick
+	ticks     []clmath.CLTick
 }
 
 // clAt is the concentrated-liquidity pool at the end of hour h (nil for
 // other pools, or before its first position).
-func (st poolState) clAt(h time.Time) (*aggdex.CLPool, error) {
+func (st poolState) clAt(h time.Time) (*clmath.CLPool, error) {
 	i, _ := slices.BinarySearchFunc(st.cl, h, func(v clHour, t time.Time) int { return v.hour.Compare(t) })
 	if i == len(st.cl) || !st.cl[i].hour.Equal(h) {
 		i--
@@ -227,7 +227,7 @@ func (st poolState) clAt(h time.Time) (*aggdex.CLPool, error) {
 		return nil, nil
 	}
 	c := st.cl[i]
-	return aggdex.CLPoolFromState(c.sqrtPrice, c.tick, c.liquidity, c.ticks)
+	return clmath.CLPoolFromState(c.sqrtPrice, c.tick, c.liquidity, c.ticks)
 }
 
 type hourValue struct {
@@ -272,13 +272,13 @@ func (s *Service) loadPoolState(ctx context.Context, p depthPool, end time.Time)
 	}
 	var ticks []struct {
 		Hour time.Time `bun:"hour"`
-		aggdex.CLTick
+		clmath.CLTick
 	}
 	if err := s.db.NewRaw(`SELECT hour, tick, liquidity_net::text AS net, liquidity_gross::text AS gross FROM osmosis_cl_ticks_hourly
 		WHERE chain_id = ? AND pool_id = ? AND hour <= ? ORDER BY hour, tick`, s.market.ChainID, p.id, end).Scan(ctx, &ticks); err != nil {
 		return st, fmt.Errorf("ticks of pool %d: %w", p.id, err)
 	}
-	byHour := map[time.Time][]aggdex.CLTick{}
+	byHour := map[time.Time][]clmath.CLTick{}
 	for _, t := range ticks {
 		byHour[t.Hour.UTC()] = append(byHour[t.Hour.UTC()], t.CLTick)
 	}

@@ -13,9 +13,10 @@ import (
 	"strings"
 	"time"
 
+	report "github.com/chainlens/chainlens/report/dex"
+
 	"github.com/uptrace/bun"
 
-	aggdex "github.com/chainlens/chainlens/aggregator/dex"
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
 	"github.com/chainlens/chainlens/config"
@@ -32,15 +33,15 @@ const (
 // Service answers the dex endpoints from the dex chain's report tables.
 type Service struct {
 	db     *bun.DB
-	market aggdex.Market
+	market report.Market
 	ok     bool // a dex chain is configured
 }
 
 // New returns the service for the first configured chain of kind osmosis;
 // without one every endpoint answers 503.
 func New(cfg *config.Config, db *bun.DB) *Service {
-	ch, ok := aggdex.Chain(cfg)
-	return &Service{db: db, market: aggdex.NewMarket(ch), ok: ok}
+	ch, ok := report.Chain(cfg)
+	return &Service{db: db, market: report.NewMarket(ch), ok: ok}
 }
 
 // Handlers binds the built operations to the service.
@@ -200,7 +201,7 @@ func (s *Service) topAssetsDateRange(ctx context.Context, req *api.Request) (*ap
 // period hours before now (a bucket belongs to the range when its start
 // does).
 func (s *Service) topAssetsLastPeriod(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, err := s.beginJob(ctx, aggdex.Volume{}.Name())
+	fresh, err := s.beginJob(ctx, report.JobVolume)
 	if err != nil {
 		return nil, err
 	}
@@ -264,7 +265,7 @@ type KPI struct {
 // Each hop credits both its denoms, so the swap volume is half the sum of
 // the per-denom volume.
 func (s *Service) cumulativeVolume(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, bs, err := s.days(ctx, req, aggdex.Volume{}.Name())
+	fresh, bs, err := s.days(ctx, req, report.JobVolume)
 	if err != nil {
 		return nil, err
 	}

@@ -4,15 +4,14 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/cosmos/cosmos-sdk/types/bech32"
 	"github.com/uptrace/bun"
 
-	aggdex "github.com/chainlens/chainlens/aggregator/dex"
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
+	"github.com/chainlens/chainlens/chains/osmosis/clmath"
 	"github.com/chainlens/chainlens/config"
 )
 
@@ -86,20 +85,8 @@ func (s *LimitOrdersService) closed(ctx context.Context, req *api.Request) (*api
 			PlaceTimestamp: r.PlaceTime.UTC().Format(time.DateTime), PlaceTxHash: r.TxHash, OrderDenom: r.OrderDenom,
 			OutputDenom: r.OutputDenom, Quantity: r.Quantity, ClaimedQuantity: r.Claimed,
 			TickID: strconv.FormatInt(r.TickID, 10), OrderID: strconv.FormatInt(r.OrderID, 10), OrderDirection: r.Direction,
-			Price: TickPriceString(r.TickID), Status: r.Status, Contract: r.Contract,
+			Price: clmath.PriceString(r.TickID), Status: r.Status, Contract: r.Contract,
 		})
 	}
 	return &api.Response{Body: out, Freshness: fresh}, nil
-}
-
-// TickPriceString is the price of a tick as a decimal string without
-// trailing zeros (36 decimals at most).
-func TickPriceString(tick int64) string {
-	s := aggdex.TickPrice(tick).String()
-	for len(s) <= 36 {
-		s = "0" + s
-	}
-	s = s[:len(s)-36] + "." + s[len(s)-36:]
-	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	return s
 }

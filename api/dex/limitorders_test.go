@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/chainlens/chainlens/aggregator"
-	"github.com/chainlens/chainlens/api/dex"
 	"github.com/chainlens/chainlens/chains"
 	"github.com/chainlens/chainlens/chains/osmosis"
 	"github.com/chainlens/chainlens/config"
@@ -16,18 +15,6 @@ import (
 	"github.com/chainlens/chainlens/internal/osmosistest"
 	"github.com/chainlens/chainlens/internal/testdb"
 )
-
-// TestTickPriceString: the order book's ticks follow the concentrated
-// liquidity scheme (chain-events.md §5.6: exponent at price one −6,
-// 9,000,000 ticks per decade): tick −1,500,000 is 1 − 1,500,000 × 10^−7.
-func TestTickPriceString(t *testing.T) {
-	for tick, want := range map[int64]string{0: "1", -1500000: "0.85", 2000000: "3", 9000000: "10", -9000000: "0.1",
-		-108000000: "0.000000000001", 9000001: "10.00001"} {
-		if got := dex.TickPriceString(tick); got != want {
-			t.Errorf("tick %d: %s, want %s", tick, got, want)
-		}
-	}
-}
 
 func wasmEv(typ string, idx, txIndex int, contract string, kv ...string) chains.Event {
 	ev := chains.Event{Type: typ, Index: idx, TxIndex: txIndex, MsgIndex: 0, Attrs: []chains.Attr{{Key: "_contract_address", Value: contract}}}

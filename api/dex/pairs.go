@@ -7,9 +7,10 @@ import (
 	"strings"
 	"time"
 
+	report "github.com/chainlens/chainlens/report/dex"
+
 	"cosmossdk.io/math"
 
-	aggdex "github.com/chainlens/chainlens/aggregator/dex"
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/chains/osmosis"
 )
@@ -97,7 +98,7 @@ func (s *Service) pairsSummary(ctx context.Context, req *api.Request) (*api.Resp
 				AND bucket >= ?3 AND (bucket < ?4 OR bucket >= least(?2::timestamptz, ?5::timestamptz))) h
 		CROSS JOIN LATERAL (SELECT sum(volume_usd) AS v7 FROM osmosis_pair_candles
 			WHERE chain_id = ?0 AND tf = 1440 AND pool_id = k.pool_id AND base = k.base AND quote = k.quote
-				AND bucket >= ?4 AND bucket < ?5) d`, s.market.ChainID, aggdex.Month, day, week, d1, d2).Scan(ctx, &pairs); err != nil {
+				AND bucket >= ?4 AND bucket < ?5) d`, s.market.ChainID, report.Month, day, week, d1, d2).Scan(ctx, &pairs); err != nil {
 		return nil, fmt.Errorf("pair bars: %w", err)
 	}
 	type key struct {

@@ -10,9 +10,10 @@ import (
 	"strings"
 	"time"
 
+	report "github.com/chainlens/chainlens/report/dex"
+
 	"cosmossdk.io/math"
 
-	aggdex "github.com/chainlens/chainlens/aggregator/dex"
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
 )
@@ -33,7 +34,7 @@ type PoolListing struct {
 // by the dex_volume job), busiest first. The name joins the symbols of the
 // pool's denoms (the denom where no metadata is configured).
 func (s *Service) poolListings(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, err := s.beginJob(ctx, aggdex.Volume{}.Name())
+	fresh, err := s.beginJob(ctx, report.JobVolume)
 	if err != nil {
 		return nil, err
 	}

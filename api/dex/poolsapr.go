@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
-	aggdex "github.com/chainlens/chainlens/aggregator/dex"
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
+	"github.com/chainlens/chainlens/chains/osmosis/clmath"
 )
 
 // Operation ids of the pools APR endpoints.
@@ -368,7 +368,7 @@ func (s *Service) poolsAPRRange(ctx context.Context, req *api.Request) (*api.Res
 			if !ok {
 				continue
 			}
-			full := cl.position(w, aggdex.MinTick, aggdex.MaxTick)
+			full := cl.position(w, clmath.MinTick, clmath.MaxTick)
 			lower := floorTo(cl.tick, cl.spacing)
 			narrow := cl.position(w, lower, lower+cl.spacing)
 			lo = [3]*big.Rat{full.fees, full.native, full.boost}
@@ -401,18 +401,18 @@ func (s *Service) positionAPR(ctx context.Context, req *api.Request) (*api.Respo
 	if err != nil || id <= 0 {
 		return nil, problem.BadParam("pool", "must be a pool id (digits)")
 	}
-	lower, upper := int64(aggdex.MinTick), int64(aggdex.MaxTick)
+	lower, upper := int64(clmath.MinTick), int64(clmath.MaxTick)
 	if req.Params.Has("lower_tick") {
 		lower = req.Params.Int("lower_tick")
 	}
 	if req.Params.Has("upper_tick") {
 		upper = req.Params.Int("upper_tick")
 	}
-	if lower < aggdex.MinTick || lower > aggdex.MaxTick {
-		return nil, problem.BadParam("lower_tick", fmt.Sprintf("must be between %d and %d", aggdex.MinTick, aggdex.MaxTick))
+	if lower < clmath.MinTick || lower > clmath.MaxTick {
+		return nil, problem.BadParam("lower_tick", fmt.Sprintf("must be between %d and %d", clmath.MinTick, clmath.MaxTick))
 	}
-	if upper < aggdex.MinTick || upper > aggdex.MaxTick {
-		return nil, problem.BadParam("upper_tick", fmt.Sprintf("must be between %d and %d", aggdex.MinTick, aggdex.MaxTick))
+	if upper < clmath.MinTick || upper > clmath.MaxTick {
+		return nil, problem.BadParam("upper_tick", fmt.Sprintf("must be between %d and %d", clmath.MinTick, clmath.MaxTick))
 	}
 	if upper <= lower {
 		return nil, problem.BadParam("upper_tick", "must be above lower_tick")
@@ -543,26 +543,10 @@ func (s *Service) clPool(ctx context.Context, p *aprPool) (*clState, bool, error
 	return cl, true, nil
 }
 
-// sqrtAt is the sqrt price of a tick as the module computes it.
-func sqrtAt(tick int64) *big.Rat {
-	return new(big.Rat).SetFrac(aggdex.TickSqrtPrice(tick), new(big.Int).Exp(big.NewInt(10), big.NewInt(36), nil))
-}
-
 // valuePerLiquidity is the USD value of one unit of liquidity between
 // lower and upper at the current sqrt price.
 func (cl *clState) valuePerLiquidity(lower, upper int64) *big.Rat {
-	sa, sb, sp := sqrtAt(lower), sqrtAt(upper), cl.sqrtPrice
-	amount0, amount1 := new(big.Rat), new(big.Rat)
-	inv := func(x *big.Rat) *big.Rat { return new(big.Rat).Inv(x) }
-	switch {
-	case sp.Cmp(sa) <= 0:
-		amount0.Sub(inv(sa), inv(sb))
-	case sp.Cmp(sb) >= 0:
-		amount1.Sub(sb, sa)
-	default:
-		amount0.Sub(inv(sp), inv(sb))
-		amount1.Sub(sp, sa)
-	}
+	amount0, amount1 := clmath.AmountsPerLiquidity(cl.sqrtPrice, lower, upper)
 	v := new(big.Rat).Mul(amount0, cl.price0)
 	return v.Add(v, new(big.Rat).Mul(amount1, cl.price1))
 }

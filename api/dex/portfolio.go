@@ -11,13 +11,15 @@ import (
 	"strings"
 	"time"
 
+	report "github.com/chainlens/chainlens/report/dex"
+
 	"cosmossdk.io/math"
 	"github.com/cosmos/cosmos-sdk/types/bech32"
 	"github.com/uptrace/bun"
 
-	aggdex "github.com/chainlens/chainlens/aggregator/dex"
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
+	"github.com/chainlens/chainlens/chains/osmosis/clmath"
 )
 
 // Portfolio operations.
@@ -73,7 +75,7 @@ var portfolioSteps = map[string]struct {
 	"7d":  {7 * 24 * time.Hour, 60},
 	"1mo": {30 * 24 * time.Hour, 1440},
 	"1y":  {365 * 24 * time.Hour, 1440},
-	"all": {0, aggdex.Week},
+	"all": {0, report.Week},
 }
 
 // portfolioOverTime answers the portfolio's value at the end of every step
@@ -104,7 +106,7 @@ func (s *Service) portfolioOverTime(ctx context.Context, req *api.Request) (*api
 		return nil, err
 	}
 	out := []PortfolioPoint{}
-	for b := aggdex.BarStart(from, rg.tf); !b.After(now); b = nextBar(b, rg.tf) {
+	for b := report.BarStart(from, rg.tf); !b.After(now); b = nextBar(b, rg.tf) {
 		v, err := p.valueAt(nextBar(b, rg.tf))
 		if err != nil {
 			return nil, err
@@ -115,7 +117,7 @@ func (s *Service) portfolioOverTime(ctx context.Context, req *api.Request) (*api
 }
 
 func nextBar(b time.Time, tf int) time.Time {
-	if tf == aggdex.Week {
+	if tf == report.Week {
 		return b.AddDate(0, 0, 7)
 	}
 	return b.Add(time.Duration(tf) * time.Minute)
@@ -191,7 +193,7 @@ type clPoint struct {
 // osmosis_cl_state_hourly (dex_cl_state) and osmosis_asset_prices
 // (dex_prices).
 type portfolio struct {
-	market     aggdex.Market
+	market     report.Market
 	address    string
 	balances   map[string]series // denom → amount
 	locked     map[string]series // denom → amount locked in the lockup module
@@ -414,7 +416,7 @@ func (p *portfolio) valueAt(end time.Time) (math.LegacyDec, error) {
 			continue // no replayed state yet
 		}
 		st := states[j-1]
-		a0, a1, err := aggdex.PositionAmounts(pos.Liquidity, pos.LowerTick, pos.UpperTick, st.sqrtPrice, st.tick)
+		a0, a1, err := clmath.PositionAmounts(pos.Liquidity, pos.LowerTick, pos.UpperTick, st.sqrtPrice, st.tick)
 		if err != nil {
 			return math.LegacyDec{}, fmt.Errorf("position %d: %w", id, err)
 		}

@@ -3,7 +3,6 @@ package dex_test
 import (
 	"context"
 	"encoding/json"
-	"github.com/chainlens/chainlens/api"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -11,11 +10,14 @@ import (
 	"testing"
 	"time"
 
+	report "github.com/chainlens/chainlens/report/dex"
+
+	"github.com/chainlens/chainlens/api"
+
 	"cosmossdk.io/math"
 	"github.com/uptrace/bun"
 
 	"github.com/chainlens/chainlens/aggregator"
-	aggdex "github.com/chainlens/chainlens/aggregator/dex"
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/internal/app"
 	"github.com/chainlens/chainlens/internal/osmosistest"
@@ -38,7 +40,7 @@ func truthFile(t *testing.T, name string, v any) {
 // liquidity, the CL positions' amounts), each denom at its last hourly
 // close (osmosis_asset_prices, dex_prices job): what the portfolio must be
 // when the indexed holdings equal the node's.
-func truthPortfolio(t *testing.T, db *bun.DB, m aggdex.Market, addr string) math.LegacyDec {
+func truthPortfolio(t *testing.T, db *bun.DB, m report.Market, addr string) math.LegacyDec {
 	t.Helper()
 	var prices []struct {
 		Denom string `bun:"denom"`
@@ -137,7 +139,7 @@ func TestPortfolioOnLocalnet(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := serve(t, db, cfg.Chains, time.Date(2026, 11, 21, 22, 30, 0, 0, time.UTC))
-	m := aggdex.NewMarket(ch)
+	m := report.NewMarket(ch)
 
 	var named struct {
 		Users map[string]string `json:"users"`

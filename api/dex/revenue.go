@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"time"
 
+	report "github.com/chainlens/chainlens/report/dex"
+
 	"cosmossdk.io/math"
 
-	aggdex "github.com/chainlens/chainlens/aggregator/dex"
 	"github.com/chainlens/chainlens/api"
 )
 
@@ -55,7 +56,7 @@ func (s *Service) chainRevenue(ctx context.Context, req *api.Request) (*api.Resp
 // cumulativeProtocolRevenue is the all-time USD protocol revenue (every
 // source of osmosis_revenue_daily) at the end of each day of the history.
 func (s *Service) cumulativeProtocolRevenue(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, err := s.beginJob(ctx, aggdex.Revenue{}.Name())
+	fresh, err := s.beginJob(ctx, report.JobRevenue)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +100,7 @@ const OpCumulativeSupplySideR = "GET /kpi/cumulative_supply_side_revenue"
 // /fees/v1/pools counts fees (each day rounded to 18 decimals); pools whose
 // rate is unknown add nothing.
 func (s *Service) cumulativeSupplySideRevenue(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, days, err := s.days(ctx, req, aggdex.Volume{}.Name())
+	fresh, days, err := s.days(ctx, req, report.JobVolume)
 	if err != nil {
 		return nil, err
 	}

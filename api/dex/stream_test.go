@@ -4,16 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/chainlens/chainlens/api"
 	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
+	report "github.com/chainlens/chainlens/report/dex"
+
+	"github.com/chainlens/chainlens/api"
+
 	"cosmossdk.io/math"
 
 	"github.com/chainlens/chainlens/aggregator"
-	aggdex "github.com/chainlens/chainlens/aggregator/dex"
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/internal/app"
 	"github.com/chainlens/chainlens/internal/osmosistest"
@@ -84,7 +86,7 @@ func TestPoolStreamOnLocalnet(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := serve(t, db, cfg.Chains, time.Date(2026, 11, 21, 22, 30, 0, 0, time.UTC))
-	m := aggdex.NewMarket(ch)
+	m := report.NewMarket(ch)
 	get := func(path string) streamPage {
 		t.Helper()
 		resp, body := s.get(t, path)

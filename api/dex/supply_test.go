@@ -6,13 +6,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/chainlens/chainlens/api"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chainlens/chainlens/store/snapshots"
+
+	"github.com/chainlens/chainlens/api"
 
 	sdkmath "cosmossdk.io/math"
 	banktypes "github.com/cosmos/cosmos-sdk/x/bank/types"
@@ -185,21 +188,21 @@ func TestSupplyOnLocalnet(t *testing.T) {
 	if sums["uosmo"].String() != "49100406638429" {
 		t.Fatalf("genesis uosmo %s", sums["uosmo"])
 	}
-	genesis := []snapshot.Row{{Kind: snapshot.KindTaken, Key: snapshot.KindSupply, Data: json.RawMessage(fmt.Sprintf(`{"rows": %d}`, len(sums)))},
-		{Kind: snapshot.KindTaken, Key: snapshot.KindCommunityPool, Data: json.RawMessage(`{"rows": 0}`)}}
+	genesis := []snapshots.Row{{Kind: snapshots.KindTaken, Key: snapshots.KindSupply, Data: json.RawMessage(fmt.Sprintf(`{"rows": %d}`, len(sums)))},
+		{Kind: snapshots.KindTaken, Key: snapshots.KindCommunityPool, Data: json.RawMessage(`{"rows": 0}`)}}
 	for d, n := range sums {
-		genesis = append(genesis, snapshot.Row{Kind: snapshot.KindSupply, Denom: d, Amount: n.String()})
+		genesis = append(genesis, snapshots.Row{Kind: snapshots.KindSupply, Denom: d, Amount: n.String()})
 	}
-	if err := snapshot.Store(ctx, db, ch.ID, 0, g.Time, genesis); err != nil {
+	if err := snapshots.Store(ctx, db, ch.ID, 0, g.Time, genesis); err != nil {
 		t.Fatal(err)
 	}
 	var blockTime time.Time
 	if err := db.NewRaw("SELECT time FROM blocks WHERE height = 299").Scan(ctx, &blockTime); err != nil {
 		t.Fatal(err)
 	}
-	if err := snapshot.Store(ctx, db, ch.ID, 299, blockTime, []snapshot.Row{
-		{Kind: snapshot.KindTaken, Key: snapshot.KindCommunityPool, Data: json.RawMessage(`{"rows": 1}`)},
-		{Kind: snapshot.KindCommunityPool, Denom: "uosmo", Amount: "12400225698.104153832769016256"}}); err != nil {
+	if err := snapshots.Store(ctx, db, ch.ID, 299, blockTime, []snapshots.Row{
+		{Kind: snapshots.KindTaken, Key: snapshots.KindCommunityPool, Data: json.RawMessage(`{"rows": 1}`)},
+		{Kind: snapshots.KindCommunityPool, Denom: "uosmo", Amount: "12400225698.104153832769016256"}}); err != nil {
 		t.Fatal(err)
 	}
 	sched, err := aggregator.New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, app.Jobs(cfg)...)

@@ -16,9 +16,10 @@ import (
 	"strconv"
 	"time"
 
+	report "github.com/chainlens/chainlens/report/dex2"
+
 	"github.com/uptrace/bun"
 
-	aggdex2 "github.com/chainlens/chainlens/aggregator/dex2"
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
 	"github.com/chainlens/chainlens/config"
@@ -44,7 +45,7 @@ type Service struct {
 // New returns the service of the first configured chain of kind neutron;
 // without one every endpoint answers 503.
 func New(cfg *config.Config, db *bun.DB) *Service {
-	ch, ok := aggdex2.Chain(cfg)
+	ch, ok := report.Chain(cfg)
 	return &Service{db: db, chainID: ch.ID, ok: ok}
 }
 
@@ -71,7 +72,7 @@ func (s *Service) begin(ctx context.Context) (state, error) {
 	if !s.ok {
 		return state{}, fmt.Errorf("no chain of kind neutron is configured: %w", problem.ErrNotIndexed)
 	}
-	h, err := api.JobHeight(ctx, s.db, s.chainID, aggdex2.JobName)
+	h, err := api.JobHeight(ctx, s.db, s.chainID, report.Job)
 	if err != nil {
 		return state{}, err
 	}

@@ -7,8 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chainlens/chainlens/store/snapshots"
+
 	"github.com/chainlens/chainlens/config"
-	"github.com/chainlens/chainlens/indexer/snapshot"
 	"github.com/chainlens/chainlens/internal/apitest"
 	"github.com/chainlens/chainlens/internal/dydxtest"
 	"github.com/chainlens/chainlens/internal/testdb"
@@ -39,8 +40,8 @@ func TestBondStatusFromSnapshots(t *testing.T) {
 	}
 	snap := func(h int64, status string, jailed bool) {
 		data, _ := json.Marshal(map[string]any{"status": status, "jailed": jailed})
-		if err := snapshot.Store(ctx, db, ch.ID, h, at(h), []snapshot.Row{
-			{Kind: snapshot.KindValidator, Key: val.Operator, Denom: "adv4tnt", Amount: "509000000000000000000000", Data: data},
+		if err := snapshots.Store(ctx, db, ch.ID, h, at(h), []snapshots.Row{
+			{Kind: snapshots.KindValidator, Key: val.Operator, Denom: "adv4tnt", Amount: "509000000000000000000000", Data: data},
 		}); err != nil {
 			t.Fatal(err)
 		}

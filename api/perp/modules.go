@@ -7,7 +7,8 @@ import (
 	"math/big"
 	"time"
 
-	aggperp "github.com/chainlens/chainlens/aggregator/perp"
+	report "github.com/chainlens/chainlens/report/perp"
+
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
 )
@@ -31,8 +32,8 @@ func (s *Service) moduleAccounts(ctx context.Context, req *api.Request) (*api.Re
 	if err != nil {
 		return nil, err
 	}
-	cols := make([]string, len(aggperp.TreasuryModules))
-	for i, m := range aggperp.TreasuryModules {
+	cols := make([]string, len(report.TreasuryModules))
+	for i, m := range report.TreasuryModules {
 		cols[i] = moduleColumns[m]
 	}
 	out := []api.SeriesRow{}
@@ -77,7 +78,7 @@ func (s *Service) moduleAccounts(ctx context.Context, req *api.Request) (*api.Re
 			}
 		}
 		row := api.SeriesRow{Labels: b.Format(time.DateTime), Columns: cols, Values: make([]json.Number, len(cols))}
-		for k, m := range aggperp.TreasuryModules {
+		for k, m := range report.TreasuryModules {
 			v := new(big.Rat)
 			if bal := balance[m]; bal != nil {
 				v.Mul(bal, pow10(-native.Decimals))

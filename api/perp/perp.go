@@ -13,10 +13,11 @@ import (
 	"strings"
 	"time"
 
+	report "github.com/chainlens/chainlens/report/perp"
+
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
-	aggperp "github.com/chainlens/chainlens/aggregator/perp"
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
 	"github.com/chainlens/chainlens/config"
@@ -45,7 +46,7 @@ type Service struct {
 // New returns the service for the first configured chain of kind dydx;
 // without one every endpoint answers 503.
 func New(cfg *config.Config, db *bun.DB) *Service {
-	ch, ok := aggperp.Chain(cfg)
+	ch, ok := report.Chain(cfg)
 	return &Service{db: db, chainID: ch.ID, ok: ok, buyStakeAddress: cfg.Perp.BuyStakeAddress, treasury: cfg.Perp.TreasurySubDAO}
 }
 
@@ -95,7 +96,7 @@ func (s *Service) begin(ctx context.Context) (api.Freshness, error) {
 	if !s.ok {
 		return api.Freshness{}, fmt.Errorf("no chain of kind dydx is configured: %w", problem.ErrNotIndexed)
 	}
-	h, err := api.JobHeight(ctx, s.db, s.chainID, aggperp.JobName)
+	h, err := api.JobHeight(ctx, s.db, s.chainID, report.JobTrading)
 	if err != nil {
 		return api.Freshness{}, err
 	}

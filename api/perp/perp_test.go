@@ -17,9 +17,10 @@ import (
 	"testing"
 	"time"
 
+	report "github.com/chainlens/chainlens/report/perp"
+
 	"github.com/uptrace/bun"
 
-	aggperp "github.com/chainlens/chainlens/aggregator/perp"
 	"github.com/chainlens/chainlens/chains/cosmos"
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/internal/apitest"
@@ -766,7 +767,7 @@ func TestPerpEndpointsOnLocalnet(t *testing.T) {
 		s.getJSON(t, "/perp/transparency/supply?metric=circulating_supply&mode=debug", &dbg)
 		comps, _ := dbg["components"].(map[string]any)
 		locked := new(big.Rat)
-		for _, m := range aggperp.TreasuryModules {
+		for _, m := range report.TreasuryModules {
 			v, ok := new(big.Rat).SetString(render(comps[m]))
 			if !ok {
 				t.Fatalf("component %s: %v", m, comps[m])

@@ -7,7 +7,8 @@ import (
 	"fmt"
 	"math/big"
 
-	aggperp "github.com/chainlens/chainlens/aggregator/perp"
+	report "github.com/chainlens/chainlens/report/perp"
+
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
 )
@@ -68,7 +69,7 @@ func (s *Service) supply(ctx context.Context, req *api.Request) (*api.Response, 
 		}
 	}
 	locked := new(big.Rat)
-	for _, m := range aggperp.TreasuryModules {
+	for _, m := range report.TreasuryModules {
 		terms[m] = new(big.Rat)
 	}
 	for _, m := range modules {

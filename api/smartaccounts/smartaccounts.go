@@ -14,11 +14,12 @@ import (
 	"strings"
 	"time"
 
+	report "github.com/chainlens/chainlens/report/smartaccounts"
+
 	"github.com/cosmos/cosmos-sdk/types/bech32"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/uptrace/bun"
 
-	aggsa "github.com/chainlens/chainlens/aggregator/smartaccounts"
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
 	"github.com/chainlens/chainlens/config"
@@ -45,7 +46,7 @@ type Service struct {
 // New returns the service of the first configured chain of kind xion;
 // without one every endpoint answers 503.
 func New(cfg *config.Config, db *bun.DB) *Service {
-	ch, ok := aggsa.Chain(cfg)
+	ch, ok := report.Chain(cfg)
 	return &Service{db: db, chainID: ch.ID, prefix: ch.Bech32Prefix, ok: ok}
 }
 
@@ -69,7 +70,7 @@ func (s *Service) begin(ctx context.Context) (state, error) {
 	if !s.ok {
 		return state{}, fmt.Errorf("no chain of kind xion is configured: %w", problem.ErrNotIndexed)
 	}
-	h, err := api.JobHeight(ctx, s.db, s.chainID, aggsa.JobName)
+	h, err := api.JobHeight(ctx, s.db, s.chainID, report.Job)
 	if err != nil {
 		return state{}, err
 	}

@@ -15,10 +15,11 @@ import (
 	"strings"
 	"time"
 
+	report "github.com/chainlens/chainlens/report/stablecoins"
+
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
-	aggsc "github.com/chainlens/chainlens/aggregator/stablecoins"
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
 	"github.com/chainlens/chainlens/api/route"
@@ -175,11 +176,11 @@ func (s *Service) begin(ctx context.Context, req *api.Request, otherSide bool) (
 		err := s.db.NewRaw(`SELECT b.height, b.time FROM aggregator_jobs j
 			JOIN stablecoin_report_state r ON r.chain_id = ? AND r.height = j.watermark
 			JOIN evm_blocks b ON b.chain_id = r.chain_id AND b.height = r.height
-			WHERE j.name = ?`, c, aggsc.JobPrefix+c).Scan(ctx, &st)
+			WHERE j.name = ?`, c, report.JobPrefix+c).Scan(ctx, &st)
 		if errors.Is(err, sql.ErrNoRows) {
 			// A chain the request names must be there; of all chains,
 			// those not aggregated yet are left out.
-			missing = fmt.Errorf("chain %s: the %s job has not aggregated a block yet: %w", c, aggsc.JobPrefix+c, problem.ErrNotIndexed)
+			missing = fmt.Errorf("chain %s: the %s job has not aggregated a block yet: %w", c, report.JobPrefix+c, problem.ErrNotIndexed)
 			if named {
 				return nil, missing
 			}
@@ -477,7 +478,7 @@ func (s *Service) volumeByCategory(ctx context.Context, req *api.Request) (*api.
 	return &api.Response{Body: body, Freshness: q.fresh}, nil
 }
 
-// whaleAlerts is the newest movements of at least aggsc.WhaleUSD.
+// whaleAlerts is the newest movements of at least report.WhaleUSD.
 func (s *Service) whaleAlerts(ctx context.Context, req *api.Request) (*api.Response, error) {
 	q, err := s.begin(ctx, req, false)
 	if err != nil {

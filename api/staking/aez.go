@@ -10,10 +10,12 @@ import (
 	"strings"
 	"time"
 
+	report "github.com/chainlens/chainlens/report/staking"
+
+	dexreport "github.com/chainlens/chainlens/report/dex"
+
 	"cosmossdk.io/math"
 
-	aggdex "github.com/chainlens/chainlens/aggregator/dex"
-	aggics "github.com/chainlens/chainlens/aggregator/icsrewards"
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
 )
@@ -37,14 +39,14 @@ func (s *Service) revenueShareByConsumer(ctx context.Context, req *api.Request) 
 	if !s.ok {
 		return nil, fmt.Errorf("no chain of kind cosmoshub is configured: %w", problem.ErrNotIndexed)
 	}
-	h, err := api.JobHeight(ctx, s.db, s.chainID, aggics.JobName)
+	h, err := api.JobHeight(ctx, s.db, s.chainID, report.JobICSRewards)
 	if err != nil {
 		return nil, err
 	}
 	fresh := api.Freshness{Chains: []api.ChainHeight{h}}
 	if s.dex.ChainID != "" {
 		// The values also read the dex chain's prices.
-		d, err := api.JobHeight(ctx, s.db, s.dex.ChainID, aggdex.Prices{}.Name())
+		d, err := api.JobHeight(ctx, s.db, s.dex.ChainID, dexreport.JobPrices)
 		switch {
 		case err == nil:
 			fresh.Chains = append(fresh.Chains, d)

@@ -12,6 +12,7 @@ import (
 	"github.com/uptrace/bun"
 
 	aggics "github.com/chainlens/chainlens/aggregator/icsrewards"
+	"github.com/chainlens/chainlens/chains/cosmos"
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/internal/apitest"
 	"github.com/chainlens/chainlens/internal/localnet"
@@ -63,7 +64,7 @@ func TestRevenueShareByConsumer(t *testing.T) {
 	}, i int, kind, consumerID, consumer, channel, packetDenom, amount string) {
 		t.Helper()
 		ev := 900 + 10*i
-		denom := aggics.VoucherDenom("transfer/" + channel + "/" + packetDenom)
+		denom := cosmos.VoucherDenom("transfer/" + channel + "/" + packetDenom)
 		mustExec(t, db, `INSERT INTO ibc_packets (chain_id, height, tx_index, event_index, msg_index, kind, src_port, src_channel,
 			dst_port, dst_channel, sequence, timeout_timestamp, denom, amount, sender, receiver, success)
 			VALUES (?, ?, ?, ?, -1, 'recv', 'transfer', 'channel-1', 'transfer', ?, ?, 0, ?, ?, 'consumer1x', ?, true)`,
@@ -73,7 +74,7 @@ func TestRevenueShareByConsumer(t *testing.T) {
 		mustExec(t, db, `INSERT INTO events (chain_id, height, tx_index, event_index, msg_index, mode, type, attributes)
 			VALUES (?, ?, ?, ?, -1, '', ?, ?)`, hub.ID, tx.Height, tx.TxIndex, ev+3, kind, string(attrs))
 	}
-	if d := aggics.VoucherDenom("transfer/channel-569/untrn"); d != ntrnOnHub {
+	if d := cosmos.VoucherDenom("transfer/channel-569/untrn"); d != ntrnOnHub {
 		t.Fatalf("NTRN on the Hub: %s", d)
 	}
 	recv(ok[0], 0, "received_ics_rewards", "0", "neutron-1", "channel-569", "untrn", "2500000")
@@ -120,9 +121,9 @@ func TestRevenueShareByConsumer(t *testing.T) {
 	price(ntrnOnOsmosis, hour, "0.4")
 	price(ntrnOnOsmosis, hour.Add(time.Hour), "9") // after the receipts
 	// USDC arrives over two channels, both priced.
-	usdcNoble := aggics.VoucherDenom("transfer/channel-750/uusdc")
+	usdcNoble := cosmos.VoucherDenom("transfer/channel-750/uusdc")
 	price(usdcNoble, hour, "1")
-	price(aggics.VoucherDenom("transfer/channel-208/uusdc"), hour, "1")
+	price(cosmos.VoucherDenom("transfer/channel-208/uusdc"), hour, "1")
 	dex := config.Chain{ID: dexChain, Kind: "osmosis", Bech32Prefix: "osmo", Assets: []config.Asset{
 		{Denom: "factory/osmo147h5x9pcj7lm0cttlaefx6sqq5vdfnmwfcqxkmjd7exqm9gc7grqhr75m0/alloyed/allUSDC", Symbol: "USDC", Exponent: 6},
 		{Denom: ntrnOnOsmosis, Symbol: "NTRN", Exponent: 6}, {Denom: strdOnOsmosis, Symbol: "STRD", Exponent: 6}}}

@@ -16,10 +16,12 @@ import (
 	"strings"
 	"time"
 
+	report "github.com/chainlens/chainlens/report/staking"
+
+	dexreport "github.com/chainlens/chainlens/report/dex"
+
 	"github.com/uptrace/bun"
 
-	aggdex "github.com/chainlens/chainlens/aggregator/dex"
-	aggls "github.com/chainlens/chainlens/aggregator/liquidstaking"
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
 	"github.com/chainlens/chainlens/config"
@@ -37,15 +39,15 @@ type Service struct {
 	chainID  string
 	ok       bool
 	exponent int // display exponent of the bond denom
-	dex      aggdex.Market
+	dex      dexreport.Market
 }
 
 // New returns the service of the first configured chain of kind cosmoshub.
 func New(cfg *config.Config, db *bun.DB) *Service {
-	ch, ok := aggls.Chain(cfg)
+	ch, ok := report.Chain(cfg)
 	s := &Service{db: db, chainID: ch.ID, ok: ok, exponent: 6}
-	if d, ok := aggdex.Chain(cfg); ok {
-		s.dex = aggdex.NewMarket(d)
+	if d, ok := dexreport.Chain(cfg); ok {
+		s.dex = dexreport.NewMarket(d)
 	}
 	bond := ch.StakingDenom
 	if bond == "" {
@@ -69,7 +71,7 @@ func (s *Service) begin(ctx context.Context) (api.Freshness, error) {
 	if !s.ok {
 		return api.Freshness{}, fmt.Errorf("no chain of kind cosmoshub is configured: %w", problem.ErrNotIndexed)
 	}
-	h, err := api.JobHeight(ctx, s.db, s.chainID, aggls.JobName)
+	h, err := api.JobHeight(ctx, s.db, s.chainID, report.JobLiquidStaking)
 	if err != nil {
 		return api.Freshness{}, err
 	}

@@ -12,8 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chainlens/chainlens/store/snapshots"
+
 	"github.com/chainlens/chainlens/config"
-	"github.com/chainlens/chainlens/indexer/snapshot"
 	"github.com/chainlens/chainlens/internal/apitest"
 	"github.com/chainlens/chainlens/internal/localnet"
 	"github.com/chainlens/chainlens/internal/testdb"
@@ -169,7 +170,7 @@ func TestFlowByProvider(t *testing.T) {
 }
 
 // TestShareByProvider stores delegation snapshots as the snapshotter does
-// (snapshot.Store of the rows snapshot.Take returns; Take itself is checked
+// (snapshots.Store of the rows snapshot.Take returns; Take itself is checked
 // against a real node in indexer/snapshot) at two heights of one day and
 // one of the next, and reads each provider's balance at each day's last.
 func TestShareByProvider(t *testing.T) {
@@ -178,10 +179,10 @@ func TestShareByProvider(t *testing.T) {
 	ctx := context.Background()
 	stride, pstake := localnet.HubProviders()["stride"][0], localnet.HubProviders()["pstake"][0]
 	val1, val2 := "cosmosvaloper1jcqf85z23w8ftaazfeee7xws3mrrw02sgpaqjx", "cosmosvaloper1tqpdh2vxrxlth74u42ej9rdjavlhnwxv2pgzn8"
-	del := func(delegator, validator, amount string) snapshot.Row {
-		return snapshot.Row{Kind: snapshot.KindDelegation, Key: delegator + "/" + validator, Denom: "uatom", Amount: amount}
+	del := func(delegator, validator, amount string) snapshots.Row {
+		return snapshots.Row{Kind: snapshots.KindDelegation, Key: delegator + "/" + validator, Denom: "uatom", Amount: amount}
 	}
-	taken := snapshot.Row{Kind: snapshot.KindTaken, Key: snapshot.KindDelegation, Data: json.RawMessage(`{"rows": 2}`)}
+	taken := snapshots.Row{Kind: snapshots.KindTaken, Key: snapshots.KindDelegation, Data: json.RawMessage(`{"rows": 2}`)}
 	// Two snapshots on the day before the recording's (its last one
 	// counts), none on the recording's day: the series, which starts on the
 	// day of the first indexed block, carries the last snapshot forward.
@@ -189,12 +190,12 @@ func TestShareByProvider(t *testing.T) {
 	for _, s := range []struct {
 		height int64
 		at     time.Time
-		rows   []snapshot.Row
+		rows   []snapshots.Row
 	}{
-		{10, day0, []snapshot.Row{del(stride, val1, "1000000"), del(pstake, val1, "5"), taken}},
-		{20, day0.Add(time.Hour), []snapshot.Row{del(stride, val1, "2000000"), del(stride, val2, "981750000"), taken}},
+		{10, day0, []snapshots.Row{del(stride, val1, "1000000"), del(pstake, val1, "5"), taken}},
+		{20, day0.Add(time.Hour), []snapshots.Row{del(stride, val1, "2000000"), del(stride, val2, "981750000"), taken}},
 	} {
-		if err := snapshot.Store(ctx, db, ch.ID, s.height, s.at, s.rows); err != nil {
+		if err := snapshots.Store(ctx, db, ch.ID, s.height, s.at, s.rows); err != nil {
 			t.Fatal(err)
 		}
 	}

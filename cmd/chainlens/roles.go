@@ -13,6 +13,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/chainlens/chainlens/store/snapshots"
+
 	"github.com/spf13/cobra"
 
 	"github.com/chainlens/chainlens/aggregator"
@@ -20,7 +22,6 @@ import (
 	"github.com/chainlens/chainlens/devchain/evmreplay"
 	"github.com/chainlens/chainlens/devchain/replaynode"
 	"github.com/chainlens/chainlens/indexer"
-	"github.com/chainlens/chainlens/indexer/snapshot"
 	"github.com/chainlens/chainlens/internal/app"
 	"github.com/chainlens/chainlens/store"
 )
@@ -225,7 +226,7 @@ func newStatusCmd(g *globals) *cobra.Command {
 				// State snapshots (and the dYdX catalog, which follows them).
 				snap := "off"
 				if ch.SnapshotEvery > 0 {
-					last, err := snapshot.LastHeight(ctx, db, ch.ID)
+					last, err := snapshots.LastHeight(ctx, db, ch.ID)
 					if err != nil {
 						return err
 					}

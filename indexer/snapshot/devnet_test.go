@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chainlens/chainlens/store/snapshots"
+
 	sdkmath "cosmossdk.io/math"
 	sdk "github.com/cosmos/cosmos-sdk/types"
 	banktypes "github.com/cosmos/cosmos-sdk/x/bank/types"
@@ -142,7 +144,7 @@ func blockTime(t *testing.T, ctx context.Context, c *cometbft.Client, h int64) t
 }
 
 // byKind indexes rows by kind, then key, then denom: the amount.
-func byKind(rows []snapshot.Row) map[string]map[string]map[string]string {
+func byKind(rows []snapshots.Row) map[string]map[string]map[string]string {
 	out := map[string]map[string]map[string]string{}
 	for _, r := range rows {
 		if out[r.Kind] == nil {
@@ -350,24 +352,24 @@ func TestTakeAndStoreOnDevnet(t *testing.T) {
 		t.Errorf("taken kinds %v, want %v", taken, want)
 	}
 
-	// Store twice: the same rows.
+	// snapshots.Store twice: the same rows.
 	db, _ := testdb.New(t)
 	bt := blockTime(t, ctx, c, h)
 	var btDB time.Time // as Postgres stores it (microseconds)
 	if err := db.NewRaw("SELECT ?::timestamptz", bt.UTC().Format("2006-01-02 15:04:05.999999999Z07:00")).Scan(ctx, &btDB); err != nil {
 		t.Fatal(err)
 	}
-	if err := snapshot.Store(ctx, db, n.ChainID(), h, bt, rows); err != nil {
+	if err := snapshots.Store(ctx, db, n.ChainID(), h, bt, rows); err != nil {
 		t.Fatal(err)
 	}
-	first, err := snapshot.Rows(ctx, db, n.ChainID(), h, "")
+	first, err := snapshots.Rows(ctx, db, n.ChainID(), h, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := snapshot.Store(ctx, db, n.ChainID(), h, bt, rows); err != nil {
+	if err := snapshots.Store(ctx, db, n.ChainID(), h, bt, rows); err != nil {
 		t.Fatal(err)
 	}
-	second, err := snapshot.Rows(ctx, db, n.ChainID(), h, "")
+	second, err := snapshots.Rows(ctx, db, n.ChainID(), h, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -385,23 +387,23 @@ func TestTakeAndStoreOnDevnet(t *testing.T) {
 	}
 	// Storing inside a transaction works too (a savepoint).
 	if err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		return snapshot.Store(ctx, tx, n.ChainID(), h, bt, rows)
+		return snapshots.Store(ctx, tx, n.ChainID(), h, bt, rows)
 	}); err != nil {
 		t.Fatal(err)
 	}
 
 	// Latest at or before a time: the snapshot for taken kinds, none for mint or before it.
-	s, err := snapshot.Latest(ctx, db, n.ChainID(), "validator", bt.Add(time.Hour))
+	s, err := snapshots.Latest(ctx, db, n.ChainID(), "validator", bt.Add(time.Hour))
 	if err != nil || s.Height != h || !s.Time.Equal(btDB) || len(s.Rows) != 1 || s.Rows[0].Amount != v.Tokens.String() {
 		t.Errorf("Latest validator = %+v, %v", s, err)
 	}
-	if s, err := snapshot.Latest(ctx, db, n.ChainID(), "staking_pool", btDB); err != nil || s.Height != h || len(s.Rows) != 2 {
+	if s, err := snapshots.Latest(ctx, db, n.ChainID(), "staking_pool", btDB); err != nil || s.Height != h || len(s.Rows) != 2 {
 		t.Errorf("Latest staking_pool at the block time = %+v, %v", s, err)
 	}
-	if _, err := snapshot.Latest(ctx, db, n.ChainID(), "mint", bt.Add(time.Hour)); !errors.Is(err, snapshot.ErrNoSnapshot) {
+	if _, err := snapshots.Latest(ctx, db, n.ChainID(), "mint", bt.Add(time.Hour)); !errors.Is(err, snapshots.ErrNoSnapshot) {
 		t.Errorf("Latest mint: %v, want ErrNoSnapshot", err)
 	}
-	if _, err := snapshot.Latest(ctx, db, n.ChainID(), "supply", btDB.Add(-time.Microsecond)); !errors.Is(err, snapshot.ErrNoSnapshot) {
+	if _, err := snapshots.Latest(ctx, db, n.ChainID(), "supply", btDB.Add(-time.Microsecond)); !errors.Is(err, snapshots.ErrNoSnapshot) {
 		t.Errorf("Latest supply before the snapshot: %v, want ErrNoSnapshot", err)
 	}
 }
@@ -473,7 +475,7 @@ func TestSnapshotterOnDevnet(t *testing.T) {
 	go func() { defer wg.Done(); errs <- x.Run(live, 0) }()
 	go func() { defer wg.Done(); errs <- s.Run(live) }()
 	for {
-		last, err := snapshot.LastHeight(ctx, db, n.ChainID())
+		last, err := snapshots.LastHeight(ctx, db, n.ChainID())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -534,7 +536,7 @@ func TestSnapshotterOnDevnet(t *testing.T) {
 	if err := db.NewRaw("SELECT time FROM blocks WHERE chain_id = ? AND height = 27", n.ChainID()).Scan(ctx, &t27); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := snapshot.Latest(ctx, db, n.ChainID(), "supply", t27); err != nil || got.Height != 25 {
+	if got, err := snapshots.Latest(ctx, db, n.ChainID(), "supply", t27); err != nil || got.Height != 25 {
 		t.Errorf("Latest supply at block 27's time: %+v, %v; want height 25", got, err)
 	}
 }

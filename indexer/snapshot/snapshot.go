@@ -22,6 +22,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/chainlens/chainlens/store/snapshots"
+
 	sdkmath "cosmossdk.io/math"
 	"github.com/cosmos/cosmos-sdk/types/bech32"
 	"github.com/cosmos/cosmos-sdk/types/query"
@@ -32,42 +34,6 @@ import (
 	protocolpooltypes "github.com/cosmos/cosmos-sdk/x/protocolpool/types"
 	stakingtypes "github.com/cosmos/cosmos-sdk/x/staking/types"
 )
-
-// Kinds of snapshot rows.
-const (
-	// KindSupply is the bank total supply: key '', one row per denom.
-	KindSupply = "supply"
-	// KindModuleBalance is a module account's bank balance: key = module
-	// name, one row per denom, data {"address"}.
-	KindModuleBalance = "module_balance"
-	// KindStakingPool is the staking pool: key bonded | not_bonded, denom =
-	// the bond denom.
-	KindStakingPool = "staking_pool"
-	// KindMint is x/mint: key inflation (a ratio, denom '') or
-	// annual_provisions (denom = the mint denom); amounts are decimals.
-	KindMint = "mint"
-	// KindCommunityPool is the community pool: key '', one row per denom,
-	// amounts are decimals (DecCoins). data {"source": "protocolpool"} when
-	// the chain keeps it in x/protocolpool.
-	KindCommunityPool = "community_pool"
-	// KindValidator is one validator: key = operator address, denom = the
-	// bond denom, amount = tokens, data {moniker, status, jailed,
-	// commission_rate, delegator_shares}.
-	KindValidator = "validator"
-	// KindDelegation is one delegation of a watched delegator (config
-	// staking.providers): key = delegator "/" validator, denom = the bond
-	// denom, amount = its balance (tokens the shares are worth), data
-	// {shares}.
-	KindDelegation = "delegation"
-
-	// KindTaken marks a kind the node answered: key = the kind, data {"rows": n}.
-	KindTaken = "taken"
-	// KindSkipped marks a kind the chain lacks: key = the kind, data {"reason"}.
-	KindSkipped = "skipped"
-)
-
-// Kinds lists the data kinds in the order Take queries them.
-var Kinds = []string{KindSupply, KindModuleBalance, KindStakingPool, KindValidator, KindDelegation, KindMint, KindCommunityPool}
 
 // DefaultModules are the module accounts whose balances are snapshotted
 // when none are configured.
@@ -118,23 +84,12 @@ func IsUnknownPath(err error) bool {
 	return err != nil && (errors.Is(err, ErrUnknownPath) || strings.Contains(err.Error(), "unknown query path"))
 }
 
-// Row is one row of a snapshot. Amounts are decimal strings, never floats.
-type Row struct {
-	Kind  string `json:"kind"`
-	Key   string `json:"key"`
-	Denom string `json:"denom"`
-	// Amount is an integer or decimal string; "" is stored as NULL.
-	Amount string `json:"amount,omitempty"`
-	// Data is a JSON object; nil is stored as NULL.
-	Data json.RawMessage `json:"data,omitempty"`
-}
-
 // Skipped returns the kinds a snapshot skipped because the chain lacks
 // their module, in the order they were tried.
-func Skipped(rows []Row) []string {
+func Skipped(rows []snapshots.Row) []string {
 	var out []string
 	for _, r := range rows {
-		if r.Kind == KindSkipped {
+		if r.Kind == snapshots.KindSkipped {
 			out = append(out, r.Key)
 		}
 	}
@@ -148,13 +103,13 @@ type message interface {
 }
 
 // Take queries the chain's state at height and returns the snapshot rows:
-// every kind of Kinds, plus a taken or skipped marker per kind. The
+// every kind of snapshots.Kinds, plus a taken or skipped marker per kind. The
 // balances of modules (module account names; duplicates are ignored) are
 // read at the addresses authtypes.NewModuleAddress(name) encoded with
 // bech32Prefix. A kind whose query path the node does not know is skipped
-// (KindSkipped row) without failing the snapshot; any other failure fails
+// (snapshots.KindSkipped row) without failing the snapshot; any other failure fails
 // it. The delegations of delegators are taken when there are any.
-func Take(ctx context.Context, q Querier, chainID string, height int64, bech32Prefix string, modules, delegators []string) ([]Row, error) {
+func Take(ctx context.Context, q Querier, chainID string, height int64, bech32Prefix string, modules, delegators []string) ([]snapshots.Row, error) {
 	if height <= 0 {
 		return nil, fmt.Errorf("snapshot %s: height %d: a snapshot needs a fixed height", chainID, height)
 	}
@@ -168,29 +123,29 @@ func Take(ctx context.Context, q Querier, chainID string, height int64, bech32Pr
 		return nil, fmt.Errorf("snapshot %s: module balances need the chain's bech32 prefix", chainID)
 	}
 	t := &taker{q: q, height: height}
-	takers := map[string]func(context.Context) ([]Row, error){
-		KindSupply:        t.supply,
-		KindModuleBalance: func(ctx context.Context) ([]Row, error) { return t.moduleBalances(ctx, bech32Prefix, mods) },
-		KindStakingPool:   t.stakingPool,
-		KindValidator:     t.validators,
-		KindDelegation:    func(ctx context.Context) ([]Row, error) { return t.delegations(ctx, delegators) },
-		KindMint:          t.mint,
-		KindCommunityPool: t.communityPool,
+	takers := map[string]func(context.Context) ([]snapshots.Row, error){
+		snapshots.KindSupply:        t.supply,
+		snapshots.KindModuleBalance: func(ctx context.Context) ([]snapshots.Row, error) { return t.moduleBalances(ctx, bech32Prefix, mods) },
+		snapshots.KindStakingPool:   t.stakingPool,
+		snapshots.KindValidator:     t.validators,
+		snapshots.KindDelegation:    func(ctx context.Context) ([]snapshots.Row, error) { return t.delegations(ctx, delegators) },
+		snapshots.KindMint:          t.mint,
+		snapshots.KindCommunityPool: t.communityPool,
 	}
-	var rows, markers []Row
-	for _, kind := range Kinds {
-		if (kind == KindModuleBalance && len(mods) == 0) || (kind == KindDelegation && len(delegators) == 0) {
+	var rows, markers []snapshots.Row
+	for _, kind := range snapshots.Kinds {
+		if (kind == snapshots.KindModuleBalance && len(mods) == 0) || (kind == snapshots.KindDelegation && len(delegators) == 0) {
 			continue
 		}
 		got, err := takers[kind](ctx)
 		switch {
 		case IsUnknownPath(err):
-			markers = append(markers, Row{Kind: KindSkipped, Key: kind, Data: mustJSON(map[string]string{"reason": err.Error()})})
+			markers = append(markers, snapshots.Row{Kind: snapshots.KindSkipped, Key: kind, Data: mustJSON(map[string]string{"reason": err.Error()})})
 		case err != nil:
 			return nil, fmt.Errorf("snapshot %s at %d: %s: %w", chainID, height, kind, err)
 		default:
 			rows = append(rows, got...)
-			markers = append(markers, Row{Kind: KindTaken, Key: kind, Data: mustJSON(map[string]int{"rows": len(got)})})
+			markers = append(markers, snapshots.Row{Kind: snapshots.KindTaken, Key: kind, Data: mustJSON(map[string]int{"rows": len(got)})})
 		}
 	}
 	return append(rows, markers...), nil
@@ -253,15 +208,15 @@ func nextKey(p *query.PageResponse) []byte {
 	return p.NextKey
 }
 
-func (t *taker) supply(ctx context.Context) ([]Row, error) {
-	var rows []Row
+func (t *taker) supply(ctx context.Context) ([]snapshots.Row, error) {
+	var rows []snapshots.Row
 	err := paginate(pathTotalSupply, func(key []byte) ([]byte, error) {
 		var resp banktypes.QueryTotalSupplyResponse
 		if err := t.call(ctx, pathTotalSupply, &banktypes.QueryTotalSupplyRequest{Pagination: pageRequest(key)}, &resp); err != nil {
 			return nil, err
 		}
 		for _, c := range resp.Supply {
-			rows = append(rows, Row{Kind: KindSupply, Denom: c.Denom, Amount: intString(c.Amount)})
+			rows = append(rows, snapshots.Row{Kind: snapshots.KindSupply, Denom: c.Denom, Amount: intString(c.Amount)})
 		}
 		return nextKey(resp.Pagination), nil
 	})
@@ -277,8 +232,8 @@ func ModuleAddress(bech32Prefix, module string) (string, error) {
 	return addr, nil
 }
 
-func (t *taker) moduleBalances(ctx context.Context, prefix string, modules []string) ([]Row, error) {
-	var rows []Row
+func (t *taker) moduleBalances(ctx context.Context, prefix string, modules []string) ([]snapshots.Row, error) {
+	var rows []snapshots.Row
 	for _, m := range modules {
 		addr, err := ModuleAddress(prefix, m)
 		if err != nil {
@@ -291,7 +246,7 @@ func (t *taker) moduleBalances(ctx context.Context, prefix string, modules []str
 				return nil, err
 			}
 			for _, c := range resp.Balances {
-				rows = append(rows, Row{Kind: KindModuleBalance, Key: m, Denom: c.Denom, Amount: intString(c.Amount), Data: data})
+				rows = append(rows, snapshots.Row{Kind: snapshots.KindModuleBalance, Key: m, Denom: c.Denom, Amount: intString(c.Amount), Data: data})
 			}
 			return nextKey(resp.Pagination), nil
 		})
@@ -315,7 +270,7 @@ func (t *taker) stakingDenom(ctx context.Context) (string, error) {
 	return t.bondDenom, nil
 }
 
-func (t *taker) stakingPool(ctx context.Context) ([]Row, error) {
+func (t *taker) stakingPool(ctx context.Context) ([]snapshots.Row, error) {
 	denom, err := t.stakingDenom(ctx)
 	if err != nil {
 		return nil, err
@@ -324,13 +279,13 @@ func (t *taker) stakingPool(ctx context.Context) ([]Row, error) {
 	if err := t.call(ctx, pathPool, &stakingtypes.QueryPoolRequest{}, &resp); err != nil {
 		return nil, err
 	}
-	return []Row{
-		{Kind: KindStakingPool, Key: "bonded", Denom: denom, Amount: intString(resp.Pool.BondedTokens)},
-		{Kind: KindStakingPool, Key: "not_bonded", Denom: denom, Amount: intString(resp.Pool.NotBondedTokens)},
+	return []snapshots.Row{
+		{Kind: snapshots.KindStakingPool, Key: "bonded", Denom: denom, Amount: intString(resp.Pool.BondedTokens)},
+		{Kind: snapshots.KindStakingPool, Key: "not_bonded", Denom: denom, Amount: intString(resp.Pool.NotBondedTokens)},
 	}, nil
 }
 
-// validatorData is the data of a KindValidator row; decimals are strings.
+// validatorData is the data of a snapshots.KindValidator row; decimals are strings.
 type validatorData struct {
 	Moniker         string `json:"moniker"`
 	Status          string `json:"status"` // BOND_STATUS_BONDED | BOND_STATUS_UNBONDING | BOND_STATUS_UNBONDED
@@ -339,19 +294,19 @@ type validatorData struct {
 	DelegatorShares string `json:"delegator_shares"`
 }
 
-func (t *taker) validators(ctx context.Context) ([]Row, error) {
+func (t *taker) validators(ctx context.Context) ([]snapshots.Row, error) {
 	denom, err := t.stakingDenom(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var rows []Row
+	var rows []snapshots.Row
 	err = paginate(pathValidators, func(key []byte) ([]byte, error) {
 		var resp stakingtypes.QueryValidatorsResponse
 		if err := t.call(ctx, pathValidators, &stakingtypes.QueryValidatorsRequest{Pagination: pageRequest(key)}, &resp); err != nil {
 			return nil, err
 		}
 		for _, v := range resp.Validators {
-			rows = append(rows, Row{Kind: KindValidator, Key: v.OperatorAddress, Denom: denom, Amount: intString(v.Tokens),
+			rows = append(rows, snapshots.Row{Kind: snapshots.KindValidator, Key: v.OperatorAddress, Denom: denom, Amount: intString(v.Tokens),
 				Data: mustJSON(validatorData{
 					// jsonb rejects \u0000, and monikers are free text.
 					Moniker:         strings.ReplaceAll(v.Description.Moniker, "\x00", ""),
@@ -367,12 +322,12 @@ func (t *taker) validators(ctx context.Context) ([]Row, error) {
 }
 
 // delegations are the delegations of each delegator (duplicates ignored).
-func (t *taker) delegations(ctx context.Context, delegators []string) ([]Row, error) {
+func (t *taker) delegations(ctx context.Context, delegators []string) ([]snapshots.Row, error) {
 	denom, err := t.stakingDenom(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var rows []Row
+	var rows []snapshots.Row
 	seen := map[string]bool{}
 	for _, d := range delegators {
 		if seen[d] {
@@ -385,7 +340,7 @@ func (t *taker) delegations(ctx context.Context, delegators []string) ([]Row, er
 				return nil, err
 			}
 			for _, r := range resp.DelegationResponses {
-				rows = append(rows, Row{Kind: KindDelegation, Key: r.Delegation.DelegatorAddress + "/" + r.Delegation.ValidatorAddress,
+				rows = append(rows, snapshots.Row{Kind: snapshots.KindDelegation, Key: r.Delegation.DelegatorAddress + "/" + r.Delegation.ValidatorAddress,
 					Denom: denom, Amount: intString(r.Balance.Amount),
 					Data: mustJSON(map[string]string{"shares": decString(r.Delegation.Shares)})})
 			}
@@ -398,7 +353,7 @@ func (t *taker) delegations(ctx context.Context, delegators []string) ([]Row, er
 	return rows, nil
 }
 
-func (t *taker) mint(ctx context.Context) ([]Row, error) {
+func (t *taker) mint(ctx context.Context) ([]snapshots.Row, error) {
 	var params minttypes.QueryParamsResponse
 	if err := t.call(ctx, pathMintParams, &minttypes.QueryParamsRequest{}, &params); err != nil {
 		return nil, err
@@ -411,22 +366,22 @@ func (t *taker) mint(ctx context.Context) ([]Row, error) {
 	if err := t.call(ctx, pathAnnualProvisions, &minttypes.QueryAnnualProvisionsRequest{}, &prov); err != nil {
 		return nil, err
 	}
-	return []Row{
-		{Kind: KindMint, Key: "inflation", Amount: decString(infl.Inflation)},
-		{Kind: KindMint, Key: "annual_provisions", Denom: params.Params.MintDenom, Amount: decString(prov.AnnualProvisions)},
+	return []snapshots.Row{
+		{Kind: snapshots.KindMint, Key: "inflation", Amount: decString(infl.Inflation)},
+		{Kind: snapshots.KindMint, Key: "annual_provisions", Denom: params.Params.MintDenom, Amount: decString(prov.AnnualProvisions)},
 	}, nil
 }
 
 // communityPool reads x/distribution's pool, or x/protocolpool's when the
 // chain keeps its community pool there (cosmos-sdk ≥ 0.53 with an external
 // pool: distribution then refuses the query).
-func (t *taker) communityPool(ctx context.Context) ([]Row, error) {
+func (t *taker) communityPool(ctx context.Context) ([]snapshots.Row, error) {
 	var resp distrtypes.QueryCommunityPoolResponse
 	err := t.call(ctx, pathCommunityPool, &distrtypes.QueryCommunityPoolRequest{}, &resp)
 	if err == nil {
-		rows := make([]Row, 0, len(resp.Pool))
+		rows := make([]snapshots.Row, 0, len(resp.Pool))
 		for _, c := range resp.Pool {
-			rows = append(rows, Row{Kind: KindCommunityPool, Denom: c.Denom, Amount: decString(c.Amount)})
+			rows = append(rows, snapshots.Row{Kind: snapshots.KindCommunityPool, Denom: c.Denom, Amount: decString(c.Amount)})
 		}
 		return rows, nil
 	}
@@ -441,9 +396,9 @@ func (t *taker) communityPool(ctx context.Context) ([]Row, error) {
 		return nil, err2
 	}
 	data := mustJSON(map[string]string{"source": "protocolpool"})
-	rows := make([]Row, 0, len(pp.Pool))
+	rows := make([]snapshots.Row, 0, len(pp.Pool))
 	for _, c := range pp.Pool {
-		rows = append(rows, Row{Kind: KindCommunityPool, Denom: c.Denom, Amount: sdkmath.LegacyNewDecFromInt(c.Amount).String(), Data: data})
+		rows = append(rows, snapshots.Row{Kind: snapshots.KindCommunityPool, Denom: c.Denom, Amount: sdkmath.LegacyNewDecFromInt(c.Amount).String(), Data: data})
 	}
 	return rows, nil
 }

@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/chainlens/chainlens/store/snapshots"
+
 	"github.com/uptrace/bun"
 
 	"github.com/chainlens/chainlens/chains"
@@ -115,7 +117,7 @@ func (s *Snapshotter) Poll(ctx context.Context) ([]int64, error) {
 	if err != nil {
 		return nil, err
 	}
-	last, err := LastHeight(ctx, s.db, s.chainID)
+	last, err := snapshots.LastHeight(ctx, s.db, s.chainID)
 	if err != nil {
 		return nil, err
 	}
@@ -173,7 +175,7 @@ func (s *Snapshotter) takeAt(ctx context.Context, h int64) error {
 	}
 	var changed int64
 	err = s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if err := Store(ctx, tx, s.chainID, h, t, rows); err != nil {
+		if err := snapshots.Store(ctx, tx, s.chainID, h, t, rows); err != nil {
 			return err
 		}
 		changed, err = StoreState(ctx, tx, tables, state)

@@ -77,6 +77,9 @@ func TakeState(ctx context.Context, q Querier, height int64, queries []chains.St
 	return out, nil
 }
 
+// insertChunk is the number of rows per INSERT statement.
+const insertChunk = 1000
+
 // StoreState writes the rows of a chain kind's state tables taken at a
 // snapshot (chains.StateAdapter): a row is inserted only when its item
 // (the table's key) has no row at or below its height, or its newest such

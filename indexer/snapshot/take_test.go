@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chainlens/chainlens/store/snapshots"
+
 	sdkmath "cosmossdk.io/math"
 	sdk "github.com/cosmos/cosmos-sdk/types"
 	"github.com/cosmos/cosmos-sdk/types/query"
@@ -128,7 +130,7 @@ func TestTakeFollowsPagesAndFallbacks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []snapshot.Row{
+	want := []snapshots.Row{
 		{Kind: "supply", Denom: "uion", Amount: "2"},
 		{Kind: "supply", Denom: "uosmo", Amount: "1"},
 		{Kind: "supply", Denom: "zzz", Amount: "123456789012345678901234567890"},
@@ -193,13 +195,13 @@ func TestTakeFollowsPagesAndFallbacks(t *testing.T) {
 	}
 }
 
-func assertRows(t *testing.T, got, want []snapshot.Row) {
+func assertRows(t *testing.T, got, want []snapshots.Row) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Errorf("%d rows, want %d", len(got), len(want))
 	}
 	for i := range max(len(got), len(want)) {
-		var g, w snapshot.Row
+		var g, w snapshots.Row
 		if i < len(got) {
 			g = got[i]
 		}

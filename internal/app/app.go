@@ -6,6 +6,15 @@ package app
 import (
 	"log/slog"
 
+	apiengagement "github.com/chainlens/chainlens/api/engagement"
+
+	dex2report "github.com/chainlens/chainlens/report/dex2"
+	perpreport "github.com/chainlens/chainlens/report/perp"
+	sareport "github.com/chainlens/chainlens/report/smartaccounts"
+	stakingreport "github.com/chainlens/chainlens/report/staking"
+
+	dexreport "github.com/chainlens/chainlens/report/dex"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/uptrace/bun"
 
@@ -71,12 +80,12 @@ func HandlersWith(cfg *config.Config, db *bun.DB, deps Deps) api.Handlers {
 	for id, fn := range apisc.New(cfg, db).Handlers() {
 		h.JSON[id] = fn
 	}
-	engagement.NewService(db, engagement.RecorderOptions{Log: deps.Log, Registerer: deps.Registry}).Register(h)
+	apiengagement.NewService(db, engagement.RecorderOptions{Log: deps.Log, Registerer: deps.Registry}).Register(h)
 	chains := map[string]string{}
 	for _, ch := range cfg.Chains {
 		chains[ch.ID] = ch.Kind
 	}
-	engagement.NewAdmin(db, chains).Register(h)
+	apiengagement.NewAdmin(db, chains).Register(h)
 	return h
 }
 
@@ -85,8 +94,8 @@ func HandlersWith(cfg *config.Config, db *bun.DB, deps Deps) api.Handlers {
 func Jobs(cfg *config.Config) []aggregator.Job {
 	var jobs []aggregator.Job
 	var prices *campaigns.Prices
-	if ch, ok := aggdex.Chain(cfg); ok {
-		m := aggdex.NewMarket(ch)
+	if ch, ok := dexreport.Chain(cfg); ok {
+		m := dexreport.NewMarket(ch)
 		jobs = append(jobs, aggdex.Prices{Market: m}, aggdex.Volume{Market: m}, aggdex.Liquidity{Market: m}, aggdex.Revenue{Market: m},
 			aggdex.Candles{Market: m}, aggdex.Activity{Market: m}, aggdex.Positions{Market: m}, aggdex.CLState{Market: m},
 			aggdex.Supply{Market: m}, aggdex.Assets{Market: m}, aggdex.Earn{Market: m, Strategies: cfg.Earn.Strategies},
@@ -94,21 +103,21 @@ func Jobs(cfg *config.Config) []aggregator.Job {
 			aggdex.RewardsReceived{Market: m}, aggdex.LPHoldings{Market: m}, aggdex.Portfolio{Market: m})
 		prices = &campaigns.Prices{Market: m}
 	}
-	if ch, ok := aggperp.Chain(cfg); ok {
+	if ch, ok := perpreport.Chain(cfg); ok {
 		jobs = append(jobs, aggperp.Trading{ChainID: ch.ID, Prefix: ch.Bech32Prefix, Grants: cfg.Perp.GrantRecipients,
 			BuyStake: cfg.Perp.BuyStakeAddress, Treasury: cfg.Perp.TreasurySubDAO})
 	}
-	if ch, ok := aggdex2.Chain(cfg); ok {
+	if ch, ok := dex2report.Chain(cfg); ok {
 		jobs = append(jobs, aggdex2.Job{Chain: ch})
 	}
-	if ch, ok := aggls.Chain(cfg); ok {
+	if ch, ok := stakingreport.Chain(cfg); ok {
 		jobs = append(jobs, aggls.Job{Chain: ch, Providers: cfg.Staking.Providers})
 	}
-	if ch, ok := aggics.Chain(cfg); ok {
-		dex, _ := aggdex.Chain(cfg)
+	if ch, ok := stakingreport.Chain(cfg); ok {
+		dex, _ := dexreport.Chain(cfg)
 		jobs = append(jobs, aggics.Job{Chain: ch, Dex: dex, ConsumerChannels: cfg.Staking.ConsumerChannels})
 	}
-	if ch, ok := aggsa.Chain(cfg); ok {
+	if ch, ok := sareport.Chain(cfg); ok {
 		jobs = append(jobs, aggsa.Job{Chain: ch})
 	}
 	for _, j := range aggsc.Jobs(cfg) {

@@ -1,4 +1,4 @@
-package snapshot
+package snapshots
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 )
 
 // insertChunk is the number of rows per INSERT statement (8 values each).
@@ -133,4 +134,29 @@ func Rows(ctx context.Context, db bun.IDB, chainID string, height int64, kind st
 		}
 	}
 	return rows, nil
+}
+
+// pruneHolders deletes the holder lists of the denoms stored at height
+// from older snapshots of the chain (holder lists are large; only the
+// newest is read).
+func pruneHolders(ctx context.Context, tx bun.Tx, chainID string, height int64, rows []Row) error {
+	var keys []string
+	for _, r := range rows {
+		if r.Kind == KindTaken && len(r.Key) > len(KindHolder)+1 && r.Key[:len(KindHolder)+1] == KindHolder+":" {
+			keys = append(keys, r.Key)
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	denoms := make([]string, len(keys))
+	for i, k := range keys {
+		denoms[i] = k[len(KindHolder)+1:]
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM state_snapshots WHERE chain_id = ? AND height < ?
+		AND ((kind = ? AND denom = ANY(?::text[])) OR (kind IN (?, ?) AND key = ANY(?::text[])))`,
+		chainID, height, KindHolder, pgdialect.Array(denoms), KindTaken, KindSkipped, pgdialect.Array(keys)); err != nil {
+		return fmt.Errorf("prune older holder lists: %w", err)
+	}
+	return nil
 }

@@ -1,4 +1,8 @@
-package dex
+// Package clmath is Osmosis concentrated-liquidity arithmetic, exactly as
+// x/concentrated-liquidity computes it: tick prices, sqrt prices, swaps
+// across initialized ticks and position amounts. The aggregator replays
+// pools with it; the API values positions with it.
+package clmath
 
 import (
 	"errors"

@@ -1,3 +1,8 @@
+// Package engagement serves the engagement group over HTTP (campaigns for a
+// wallet, click redirects, /track and /sdk/track) and the admin API. The
+// domain it serves (rules, goals, selection, clicks, the durable tracking
+// queue, campaign files) is the top-level engagement package, which knows
+// nothing of HTTP; here requests are parsed and errors become statuses.
 package engagement
 
 import (
@@ -16,6 +21,7 @@ import (
 
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
+	eng "github.com/chainlens/chainlens/engagement"
 )
 
 // Operation ids of the engagement group (route.Operation.ID).
@@ -34,19 +40,19 @@ const (
 
 // Service serves the engagement group.
 type Service struct {
-	Selector *Selector
-	Clicks   *Clicks
-	Recorder *Recorder
+	Selector *eng.Selector
+	Clicks   *eng.Clicks
+	Recorder *eng.Recorder
 	log      *slog.Logger
 }
 
 // NewService wires the engagement group over db.
-func NewService(db *bun.DB, opt RecorderOptions) *Service {
+func NewService(db *bun.DB, opt eng.RecorderOptions) *Service {
 	log := opt.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{Selector: NewSelector(db), Clicks: NewClicks(db), Recorder: NewRecorder(db, opt), log: log}
+	return &Service{Selector: eng.NewSelector(db), Clicks: eng.NewClicks(db), Recorder: eng.NewRecorder(db, opt), log: log}
 }
 
 // Register adds the five engagement handlers to h.
@@ -66,9 +72,9 @@ func keyID(req *api.Request) int64 {
 }
 
 // selectCampaign runs q and maps selection errors to statuses.
-func (s *Service) selectCampaign(ctx context.Context, q Query, now time.Time) (*api.Response, error) {
+func (s *Service) selectCampaign(ctx context.Context, q eng.Query, now time.Time) (*api.Response, error) {
 	out, err := s.Selector.Select(ctx, q, now)
-	if errors.Is(err, ErrUnknownPosition) {
+	if errors.Is(err, eng.ErrUnknownPosition) {
 		return nil, problem.BadParam("position_id", "is not a configured placement")
 	}
 	if err != nil {
@@ -80,30 +86,30 @@ func (s *Service) selectCampaign(ctx context.Context, q Query, now time.Time) (*
 // campaign serves GET /campaign/{address}.
 func (s *Service) campaign(ctx context.Context, req *api.Request) (*api.Response, error) {
 	addr := req.Params.String("address")
-	if addr != Global {
-		if _, err := Normalize(addr); err != nil || len(addr) > maxAddressLength {
+	if addr != eng.Global {
+		if _, err := eng.Normalize(addr); err != nil || len(addr) > maxAddressLength {
 			return nil, problem.BadParam("address", "must be a bech32 address, a 0x address or global")
 		}
 	}
-	return s.selectCampaign(ctx, Query{PositionID: req.Params.String("position_id"), Addresses: []string{addr}, KeyID: keyID(req)}, req.Now)
+	return s.selectCampaign(ctx, eng.Query{PositionID: req.Params.String("position_id"), Addresses: []string{addr}, KeyID: keyID(req)}, req.Now)
 }
 
 // campaignMulti serves GET /campaign/multiple-cointype.
 func (s *Service) campaignMulti(ctx context.Context, req *api.Request) (*api.Response, error) {
 	var addrs []string
 	for _, a := range req.Params.Strings("addresses") {
-		if a == Global {
+		if a == eng.Global {
 			continue
 		}
-		if _, err := Normalize(a); err != nil || len(a) > maxAddressLength {
-			return nil, problem.BadParam("addresses", "\""+clip(a, 80)+"\" is not a bech32 or 0x address")
+		if _, err := eng.Normalize(a); err != nil || len(a) > maxAddressLength {
+			return nil, problem.BadParam("addresses", "\""+eng.Clip(a, 80)+"\" is not a bech32 or 0x address")
 		}
 		addrs = append(addrs, a)
 	}
 	if len(addrs) == 0 {
-		addrs = []string{Global}
+		addrs = []string{eng.Global}
 	}
-	return s.selectCampaign(ctx, Query{PositionID: req.Params.String("position_id"), Addresses: addrs, KeyID: keyID(req)}, req.Now)
+	return s.selectCampaign(ctx, eng.Query{PositionID: req.Params.String("position_id"), Addresses: addrs, KeyID: keyID(req)}, req.Now)
 }
 
 // click serves GET /click (and HEAD): 302 to the stored creative url with
@@ -125,48 +131,28 @@ func (s *Service) click(w http.ResponseWriter, req *api.Request) error {
 	}
 	ip := req.ClientIP
 	target := req.Params.String("url")
-	id, err := s.Clicks.Record(r.Context(), ClickRequest{
+	id, err := s.Clicks.Record(r.Context(), eng.ClickRequest{
 		CampaignID: cid, AudienceID: aid, PositionID: req.Params.String("position_id"), Address: address, URL: target,
 		IP: ip, UserAgent: r.UserAgent(), Referrer: r.Referer(),
-		Record: r.Method != http.MethodHead && !IsPreviewBot(r.UserAgent()),
+		Record: r.Method != http.MethodHead && !eng.IsPreviewBot(r.UserAgent()),
 	}, req.Now)
 	switch {
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, eng.ErrNotFound):
 		return problem.Status(http.StatusNotFound, "campaign %d does not exist", cid)
-	case errors.Is(err, ErrURLNotStored):
+	case errors.Is(err, eng.ErrURLNotStored):
 		return problem.BadParam("url", "is not a creative url of this campaign")
-	case errors.Is(err, ErrPositionNotFound):
+	case errors.Is(err, eng.ErrPositionNotFound):
 		return problem.BadParam("position_id", "has no creative of this campaign")
-	case errors.Is(err, ErrAudienceNotFound):
+	case errors.Is(err, eng.ErrAudienceNotFound):
 		return problem.BadParam("audience_id", "is not an audience of this campaign")
 	case err != nil:
 		return err
 	}
 	h := w.Header()
-	h.Set("Location", AppendClickID(target, id))
+	h.Set("Location", eng.AppendClickID(target, id))
 	h.Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusFound)
 	return nil
-}
-
-// AppendClickID appends click_id=id to the query of u (before any
-// fragment), with ? or & as needed; an empty id leaves u unchanged.
-func AppendClickID(u, id string) string {
-	if id == "" {
-		return u
-	}
-	base, frag, hasFrag := strings.Cut(u, "#")
-	switch {
-	case !strings.Contains(base, "?"):
-		base += "?"
-	case !strings.HasSuffix(base, "?") && !strings.HasSuffix(base, "&"):
-		base += "&"
-	}
-	base += "click_id=" + id
-	if hasFrag {
-		base += "#" + frag
-	}
-	return base
 }
 
 // readBody reads a request body within the server's limit, checking its
@@ -193,8 +179,8 @@ func readBody(r *http.Request, allowed ...string) ([]byte, error) {
 
 // record validates a decoded event's outcome and stores it, answering
 // 200 {"ok": true, "id": ...} after the commit.
-func (s *Service) record(w http.ResponseWriter, req *api.Request, ev *Event, err error) error {
-	var fe *FieldError
+func (s *Service) record(w http.ResponseWriter, req *api.Request, ev *eng.Event, err error) error {
+	var fe *eng.FieldError
 	if errors.As(err, &fe) {
 		return problem.BadParam(fe.Field, fe.Reason)
 	}
@@ -204,7 +190,7 @@ func (s *Service) record(w http.ResponseWriter, req *api.Request, ev *Event, err
 	ev.KeyID = keyID(req)
 	id, err := s.Recorder.Record(req.HTTP.Context(), ev)
 	switch {
-	case errors.Is(err, ErrQueueFull):
+	case errors.Is(err, eng.ErrQueueFull):
 		return problem.Unavailable("too many events in flight; retry shortly", queueRetryAfter, nil)
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
 		return problem.Unavailable("the event was not confirmed in time; retry (duplicates are answered with the first id)", queueRetryAfter, err)
@@ -227,7 +213,7 @@ func (s *Service) track(w http.ResponseWriter, req *api.Request) error {
 	if err != nil {
 		return err
 	}
-	ev, err := DecodeTrack(body, req.Now)
+	ev, err := eng.DecodeTrack(body, req.Now)
 	return s.record(w, req, ev, err)
 }
 
@@ -239,6 +225,6 @@ func (s *Service) sdkTrack(w http.ResponseWriter, req *api.Request) error {
 	if err != nil {
 		return err
 	}
-	ev, err := DecodeSDK(body, req.Now)
+	ev, err := eng.DecodeSDK(body, req.Now)
 	return s.record(w, req, ev, err)
 }

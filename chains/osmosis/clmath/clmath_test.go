@@ -1,4 +1,4 @@
-package dex
+package clmath
 
 import (
 	"math/big"
@@ -21,12 +21,12 @@ func TestTickPrice(t *testing.T) {
 		{MinTick, "0.000000000001"},
 		{MaxTick, "100000000000000000000000000000000000000"},
 	} {
-		want, ok := new(big.Int).SetString(stripPoint(c.price, 36), 10)
+		want, ok := new(big.Int).SetString(StripPoint(c.price, 36), 10)
 		if !ok {
 			t.Fatal(c.price)
 		}
 		if got := TickPrice(c.tick); got.Cmp(want) != 0 {
-			t.Errorf("tick %d: price %s, want %s", c.tick, fixed(got, 36), c.price)
+			t.Errorf("tick %d: price %s, want %s", c.tick, Fixed(got, 36), c.price)
 		}
 		if got := SqrtPriceTick(TickSqrtPrice(c.tick)); got != c.tick {
 			t.Errorf("tick %d: back from its sqrt price %d", c.tick, got)

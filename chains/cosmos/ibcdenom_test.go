@@ -1,4 +1,4 @@
-package icsrewards
+package cosmos
 
 import "testing"
 

@@ -1,24 +1,11 @@
-// Package dex builds the Osmosis dex report tables from the rows of
-// chains/osmosis: hourly USD prices (job dex_prices) and hourly USD swap
-// volume per asset (job dex_volume).
-//
-// Prices are last-trade prices: the USD price of a denom at the close of
-// an hour is the execution price (amount ratio of one token_swapped hop)
-// of the most recent swap between it and the USD anchor in any pool, or,
-// when it never traded against the anchor, its most recent price in the
-// hub denom (OSMO) times the hub's USD price.
 package dex
 
 import (
-	"context"
 	"strings"
 
 	"cosmossdk.io/math"
-	"github.com/uptrace/bun"
 
-	"github.com/chainlens/chainlens/chains/osmosis"
 	"github.com/chainlens/chainlens/config"
-	"github.com/chainlens/chainlens/store"
 )
 
 // DefaultHub is the denom routed through when a token has no anchor pool.
@@ -35,9 +22,6 @@ type Market struct {
 	// Prefix is the chain's bech32 account prefix.
 	Prefix string
 }
-
-// Chain returns the dex chain: the first configured chain of kind osmosis.
-func Chain(cfg *config.Config) (config.Chain, bool) { return cfg.FirstChain(osmosis.Kind) }
 
 // NewMarket reads the pricing settings of a dex chain. Without an asset
 // whose symbol is USDC there is no anchor, and every price is unknown.
@@ -82,9 +66,17 @@ func (m Market) USDValue(denom string, amount math.Int, priceUSD math.LegacyDec)
 	return math.LegacyNewDecFromInt(amount).Mul(priceUSD).Quo(pow10(m.Exponent(denom)))
 }
 
-func pow10(n int) math.LegacyDec { return math.LegacyNewDec(10).Power(uint64(n)) }
-
-// IndexedTip is the last height the indexer committed for chainID.
-func IndexedTip(ctx context.Context, db bun.IDB, chainID string) (int64, error) {
-	return store.IndexedTip(ctx, db, chainID)
+// PairPrice is the display units of quote paid per display unit of base
+// in a trade of baseAmt for quoteAmt (base units).
+func (m Market) PairPrice(base, quote string, baseAmt, quoteAmt math.Int) math.LegacyDec {
+	p := math.LegacyNewDecFromInt(quoteAmt).Quo(math.LegacyNewDecFromInt(baseAmt))
+	switch d := m.Exponent(base) - m.Exponent(quote); {
+	case d > 0:
+		return p.Mul(pow10(d))
+	case d < 0:
+		return p.Quo(pow10(-d))
+	}
+	return p
 }
+
+func pow10(n int) math.LegacyDec { return math.LegacyNewDec(10).Power(uint64(n)) }

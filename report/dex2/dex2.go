@@ -1,0 +1,14 @@
+// Package dex2 is the contract between the Neutron x/dex report job
+// (aggregator/dex2) and the second dex chain group (api/dex2).
+package dex2
+
+import (
+	"github.com/chainlens/chainlens/chains/neutron"
+	"github.com/chainlens/chainlens/config"
+)
+
+// Chain returns the second dex chain: the first configured chain of kind neutron.
+func Chain(cfg *config.Config) (config.Chain, bool) { return cfg.FirstChain(neutron.Kind) }
+
+// Job is the name of the job that builds the dex2 report tables.
+const Job = "dex2"
