@@ -233,7 +233,7 @@ func (s *Server) operation(op route.Operation, public bool) http.Handler {
 			}
 			return
 		}
-		resp, err := jsonH(ctx, req)
+		resp, err := s.answer(ctx, op, jsonH, req)
 		if err != nil {
 			s.writeError(sw, r, err)
 			return
@@ -338,7 +338,7 @@ func (s *Server) computeCached(op route.Operation, h Handler, ckey string, vals 
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), s.opt.Config.Timeouts.Handler.D())
 	defer cancel()
 	req := &Request{Op: op, Params: vals, HTTP: r.WithContext(ctx), Key: key, Now: s.opt.Now().UTC(), ClientIP: s.clientIP(r)}
-	resp, err := h(ctx, req)
+	resp, err := s.answer(ctx, op, h, req)
 	if err != nil {
 		return nil, err
 	}
@@ -348,6 +348,15 @@ func (s *Server) computeCached(op route.Operation, h Handler, ckey string, vals 
 	}
 	s.cache.put(ckey, e, started, seq)
 	return e, nil
+}
+
+// answer runs a JSON handler: an analytics answer inside one read-only
+// snapshot of the database, an engagement answer as it is.
+func (s *Server) answer(ctx context.Context, op route.Operation, h Handler, req *Request) (*Response, error) {
+	if !op.Analytics() {
+		return h(ctx, req)
+	}
+	return inSnapshot(ctx, s.opt.DB, func(ctx context.Context) (*Response, error) { return h(ctx, req) })
 }
 
 // refresh recomputes the stale cached answer e in the background (r is a

@@ -16,6 +16,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/uptrace/bun"
 	"golang.org/x/sync/singleflight"
 
 	"github.com/chainlens/chainlens/api/apikey"
@@ -50,6 +51,10 @@ type Options struct {
 	// Changes tells the response cache when data changes (store.Changes);
 	// nil: cached answers are kept at most 1 s.
 	Changes ChangeFeed
+	// DB is the database analytics answers are read from: each answer is
+	// computed in one read-only snapshot of it (Reader). nil: handlers
+	// read their own database statement by statement.
+	DB *bun.DB
 }
 
 // ChangeFeed reports announced data changes (store.Changes): Seq before a

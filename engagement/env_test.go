@@ -47,7 +47,7 @@ func newEnv(t testing.TB, handlers func(db *bun.DB) api.Handlers) *env {
 		h = handlers(db)
 	}
 	log := slog.New(slog.DiscardHandler)
-	s, err := api.New(api.Options{Config: cfg.API, Ops: route.Table(), Handlers: h, Auth: apikey.NewAuthenticator(db),
+	s, err := api.New(api.Options{DB: db, Config: cfg.API, Ops: route.Table(), Handlers: h, Auth: apikey.NewAuthenticator(db),
 		Meter: apikey.NewMeter(db, log), Log: log, Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)

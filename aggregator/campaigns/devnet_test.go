@@ -47,7 +47,7 @@ type server struct {
 func serve(t *testing.T, db *bun.DB, cfg *config.Config) server {
 	t.Helper()
 	log := slog.New(slog.DiscardHandler)
-	s, err := api.New(api.Options{Config: cfg.API, Ops: route.Table(), Handlers: app.Handlers(cfg, db), Auth: apikey.NewAuthenticator(db),
+	s, err := api.New(api.Options{DB: db, Config: cfg.API, Ops: route.Table(), Handlers: app.Handlers(cfg, db), Auth: apikey.NewAuthenticator(db),
 		Meter: apikey.NewMeter(db, log), Log: log})
 	if err != nil {
 		t.Fatal(err)

@@ -76,7 +76,7 @@ func (s *Service) tradingMetrics(ctx context.Context, req *api.Request) (*api.Re
 	var traders, tradersBefore int64
 	// The windows [today-29, today] and [today-59, today-30]; a window
 	// without a row had no trader.
-	if err := s.db.NewRaw(`SELECT coalesce((SELECT traders FROM osmosis_traders_30d WHERE chain_id = ?0 AND day = ?1), 0),
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT coalesce((SELECT traders FROM osmosis_traders_30d WHERE chain_id = ?0 AND day = ?1), 0),
 			coalesce((SELECT traders FROM osmosis_traders_30d WHERE chain_id = ?0 AND day = ?2), 0)`,
 		s.market.ChainID, today, today.Add(-30*24*time.Hour)).Scan(ctx, &traders, &tradersBefore); err != nil {
 		return nil, fmt.Errorf("traders: %w", err)
@@ -84,7 +84,7 @@ func (s *Service) tradingMetrics(ctx context.Context, req *api.Request) (*api.Re
 	day := now.Add(-24 * time.Hour).Truncate(time.Hour)
 	var cum, v24, vPrev string
 	// All time = the daily sums before today plus today's hours.
-	if err := s.db.NewRaw(`SELECT ((SELECT coalesce(sum(volume_usd), 0) FROM osmosis_pool_volume_daily WHERE chain_id = ?0 AND day < ?4)
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT ((SELECT coalesce(sum(volume_usd), 0) FROM osmosis_pool_volume_daily WHERE chain_id = ?0 AND day < ?4)
 				+ coalesce(sum(volume_usd) FILTER (WHERE hour >= ?4), 0))::text,
 			coalesce(sum(volume_usd) FILTER (WHERE hour >= ?1), 0)::text,
 			coalesce(sum(volume_usd) FILTER (WHERE hour >= ?2 AND hour < ?1), 0)::text
@@ -157,7 +157,7 @@ func (s *Service) activeWhales(ctx context.Context, req *api.Request) (*api.Resp
 		Staking string `bun:"staking"`
 		Total   string `bun:"total"`
 	}
-	if err := s.db.NewRaw(`SELECT wallet, trading::text, lp::text, staking::text, total::text FROM (
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT wallet, trading::text, lp::text, staking::text, total::text FROM (
 			SELECT address AS wallet, sum(trading_usd) AS trading, sum(lp_usd) AS lp, sum(staking_usd) AS staking,
 				sum(trading_usd + lp_usd + staking_usd) AS total
 			FROM osmosis_wallet_daily WHERE chain_id = ? AND day >= ? AND day <= ? GROUP BY address) w
@@ -183,7 +183,7 @@ func (s *Service) liquidityFlow(ctx context.Context, req *api.Request) (*api.Res
 	}
 	cols := req.Params.Strings("pool")
 	var known []int64
-	if err := s.db.NewRaw("SELECT pool_id FROM osmosis_pools WHERE chain_id = ?", s.market.ChainID).Scan(ctx, &known); err != nil {
+	if err := api.Reader(ctx, s.db).NewRaw("SELECT pool_id FROM osmosis_pools WHERE chain_id = ?", s.market.ChainID).Scan(ctx, &known); err != nil {
 		return nil, fmt.Errorf("pools: %w", err)
 	}
 	isPool := map[string]bool{}
@@ -205,7 +205,7 @@ func (s *Service) liquidityFlow(ctx context.Context, req *api.Request) (*api.Res
 		Day    time.Time `bun:"day"`
 		Net    string    `bun:"net"`
 	}
-	if err := s.db.NewRaw(`SELECT pool_id, day, (added_usd - removed_usd)::text AS net FROM osmosis_pool_flow_daily
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT pool_id, day, (added_usd - removed_usd)::text AS net FROM osmosis_pool_flow_daily
 		WHERE chain_id = ? AND day >= ? AND day <= ?`, s.market.ChainID, first, last).Scan(ctx, &flows); err != nil {
 		return nil, fmt.Errorf("liquidity flows: %w", err)
 	}

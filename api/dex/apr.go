@@ -56,7 +56,7 @@ func (s *Service) stakingAPR(ctx context.Context, req *api.Request) (*api.Respon
 		Seconds string    `bun:"seconds"`
 		Bonded  string    `bun:"bonded"`
 	}
-	if err := s.db.NewRaw(`SELECT day, rewards::text AS rewards, seconds::text AS seconds, bonded::text AS bonded
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT day, rewards::text AS rewards, seconds::text AS seconds, bonded::text AS bonded
 		FROM osmosis_staking_daily WHERE chain_id = ? AND bonded IS NOT NULL AND day >= ? AND day <= ? ORDER BY day`,
 		s.market.ChainID, first.Add(-time.Duration(n-1)*day), r.End).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("staking days: %w", err)

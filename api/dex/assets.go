@@ -35,7 +35,7 @@ func (s *Service) assetsInChain(ctx context.Context, req *api.Request) (*api.Res
 		Day   time.Time `bun:"day"`
 		Value string    `bun:"value"`
 	}
-	if err := s.db.NewRaw(`SELECT day, value_usd::text AS value FROM osmosis_assets_in_chain_daily
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT day, value_usd::text AS value FROM osmosis_assets_in_chain_daily
 		WHERE chain_id = ? AND day >= ? AND day <= ? ORDER BY day`, s.market.ChainID, days[0], days[len(days)-1]).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("assets in chain: %w", err)
 	}

@@ -48,7 +48,7 @@ func (s *Service) tokenChart(ctx context.Context, req *api.Request) (*api.Respon
 	denom := s.denomOf(asset)
 	tf := int(req.Params.Int("tf"))
 	var known bool
-	if err := s.db.NewRaw("SELECT EXISTS (SELECT 1 FROM osmosis_asset_candles WHERE chain_id = ? AND tf = ? AND denom = ?)",
+	if err := api.Reader(ctx, s.db).NewRaw("SELECT EXISTS (SELECT 1 FROM osmosis_asset_candles WHERE chain_id = ? AND tf = ? AND denom = ?)",
 		s.market.ChainID, report.Month, denom).Scan(ctx, &known); err != nil {
 		return nil, fmt.Errorf("bars of %s: %w", denom, err)
 	}
@@ -107,7 +107,7 @@ func (s *Service) pairChart(ctx context.Context, req *api.Request) (*api.Respons
 	var pools []struct {
 		Denoms []string `bun:"denoms,array"`
 	}
-	if err := s.db.NewRaw("SELECT denoms FROM osmosis_pools WHERE chain_id = ? AND pool_id = ?", s.market.ChainID, id).Scan(ctx, &pools); err != nil {
+	if err := api.Reader(ctx, s.db).NewRaw("SELECT denoms FROM osmosis_pools WHERE chain_id = ? AND pool_id = ?", s.market.ChainID, id).Scan(ctx, &pools); err != nil {
 		return nil, fmt.Errorf("pool %d: %w", id, err)
 	}
 	if len(pools) == 0 {
@@ -151,7 +151,7 @@ func (s *Service) pairChart(ctx context.Context, req *api.Request) (*api.Respons
 // bars: one text column per bar instead of six keeps the driver's work
 // small.
 func (s *Service) barsJSON(ctx context.Context, q string, args ...any) (json.RawMessage, error) {
-	rows, err := s.db.QueryContext(ctx, q, args...)
+	rows, err := api.Reader(ctx, s.db).QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -71,7 +71,7 @@ func (s *Service) loadDepthPool(ctx context.Context, req *api.Request) (depthPoo
 		Denoms  []string  `bun:"denoms,array"`
 		Weights []string  `bun:"weights,array"`
 	}
-	if err := s.db.NewRaw("SELECT type, time, denoms, weights::text[] AS weights FROM osmosis_pools WHERE chain_id = ? AND pool_id = ?",
+	if err := api.Reader(ctx, s.db).NewRaw("SELECT type, time, denoms, weights::text[] AS weights FROM osmosis_pools WHERE chain_id = ? AND pool_id = ?",
 		s.market.ChainID, id).Scan(ctx, &rows); err != nil {
 		return depthPool{}, fmt.Errorf("pool %d: %w", id, err)
 	}
@@ -242,7 +242,7 @@ func (s *Service) loadPoolState(ctx context.Context, p depthPool, end time.Time)
 		Hour  time.Time `bun:"hour"`
 		Value string    `bun:"value"`
 	}
-	if err := s.db.NewRaw(`SELECT denom, hour, amount::text AS value FROM osmosis_pool_reserves_hourly
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT denom, hour, amount::text AS value FROM osmosis_pool_reserves_hourly
 		WHERE chain_id = ? AND pool_id = ? AND hour <= ? ORDER BY hour`, s.market.ChainID, p.id, end).Scan(ctx, &rows); err != nil {
 		return st, fmt.Errorf("reserves of pool %d: %w", p.id, err)
 	}
@@ -250,7 +250,7 @@ func (s *Service) loadPoolState(ctx context.Context, p depthPool, end time.Time)
 		st.reserves[r.Denom] = append(st.reserves[r.Denom], hourValue{r.Hour.UTC(), r.Value})
 	}
 	rows = rows[:0]
-	if err := s.db.NewRaw(`SELECT denom, hour, price_usd::text AS value FROM osmosis_asset_prices
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT denom, hour, price_usd::text AS value FROM osmosis_asset_prices
 		WHERE chain_id = ? AND denom IN (?) AND hour <= ? ORDER BY hour`, s.market.ChainID, bun.In(p.denoms), end).Scan(ctx, &rows); err != nil {
 		return st, fmt.Errorf("prices of pool %d: %w", p.id, err)
 	}
@@ -266,7 +266,7 @@ func (s *Service) loadPoolState(ctx context.Context, p depthPool, end time.Time)
 		Tick      int64     `bun:"tick"`
 		Liquidity string    `bun:"liquidity"`
 	}
-	if err := s.db.NewRaw(`SELECT hour, sqrt_price::text AS sqrt_price, tick, liquidity::text AS liquidity FROM osmosis_cl_state_hourly
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT hour, sqrt_price::text AS sqrt_price, tick, liquidity::text AS liquidity FROM osmosis_cl_state_hourly
 		WHERE chain_id = ? AND pool_id = ? AND hour <= ? ORDER BY hour`, s.market.ChainID, p.id, end).Scan(ctx, &states); err != nil {
 		return st, fmt.Errorf("state of pool %d: %w", p.id, err)
 	}
@@ -274,7 +274,7 @@ func (s *Service) loadPoolState(ctx context.Context, p depthPool, end time.Time)
 		Hour time.Time `bun:"hour"`
 		clmath.CLTick
 	}
-	if err := s.db.NewRaw(`SELECT hour, tick, liquidity_net::text AS net, liquidity_gross::text AS gross FROM osmosis_cl_ticks_hourly
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT hour, tick, liquidity_net::text AS net, liquidity_gross::text AS gross FROM osmosis_cl_ticks_hourly
 		WHERE chain_id = ? AND pool_id = ? AND hour <= ? ORDER BY hour, tick`, s.market.ChainID, p.id, end).Scan(ctx, &ticks); err != nil {
 		return st, fmt.Errorf("ticks of pool %d: %w", p.id, err)
 	}

@@ -106,7 +106,7 @@ func (s *Service) begin(ctx context.Context) (api.Freshness, error) {
 	if !s.ok {
 		return api.Freshness{}, fmt.Errorf("no chain of kind osmosis is configured: %w", problem.ErrNotIndexed)
 	}
-	return Freshness(ctx, s.db, s.market.ChainID)
+	return Freshness(ctx, api.Reader(ctx, s.db), s.market.ChainID)
 }
 
 // beginJob is begin for an answer read from the report tables of one
@@ -116,7 +116,7 @@ func (s *Service) beginJob(ctx context.Context, job string) (api.Freshness, erro
 	if !s.ok {
 		return api.Freshness{}, fmt.Errorf("no chain of kind osmosis is configured: %w", problem.ErrNotIndexed)
 	}
-	h, err := api.JobHeight(ctx, s.db, s.market.ChainID, job)
+	h, err := api.JobHeight(ctx, api.Reader(ctx, s.db), s.market.ChainID, job)
 	if err != nil {
 		return api.Freshness{}, err
 	}
@@ -164,7 +164,7 @@ func (s *Service) topAssets(ctx context.Context, from, to time.Time, limit int64
 	if !dFrom.Before(dTo) {
 		dFrom, dTo = to.Add(time.Hour), to.Add(time.Hour) // no whole day: every hour is read
 	}
-	if err := s.db.NewRaw(`SELECT denom, sum(volume_usd)::text AS volume FROM (
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT denom, sum(volume_usd)::text AS volume FROM (
 			SELECT denom, volume_usd FROM osmosis_asset_volume_hourly
 			WHERE chain_id = ?0 AND hour >= ?1 AND hour <= ?2 AND (hour < ?3 OR hour >= ?4)
 			UNION ALL
@@ -242,7 +242,7 @@ func (s *Service) realTimePrice(ctx context.Context, req *api.Request) (*api.Res
 	asset := req.Params.String("asset")
 	denom := s.denomOf(asset)
 	var price string
-	err = s.db.NewRaw("SELECT price_usd::text FROM osmosis_asset_prices WHERE chain_id = ? AND denom = ? ORDER BY hour DESC LIMIT 1",
+	err = api.Reader(ctx, s.db).NewRaw("SELECT price_usd::text FROM osmosis_asset_prices WHERE chain_id = ? AND denom = ? ORDER BY hour DESC LIMIT 1",
 		s.market.ChainID, denom).Scan(ctx, &price)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, problem.Status(http.StatusNotFound, "asset %s not found", asset)
@@ -275,7 +275,7 @@ func (s *Service) cumulativeVolume(ctx context.Context, req *api.Request) (*api.
 	// The running all-time sum, halved (truncated to 18 decimals as
 	// LegacyDec.QuoInt64 does), at each day with volume.
 	var daily []cumulative
-	if err := s.db.NewRaw(`SELECT day, trunc(sum(sum(volume_usd)) OVER (ORDER BY day) * 0.5, 18)::text AS cum
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT day, trunc(sum(sum(volume_usd)) OVER (ORDER BY day) * 0.5, 18)::text AS cum
 		FROM osmosis_asset_volume_daily WHERE chain_id = ? AND day < ? GROUP BY day ORDER BY day`,
 		s.market.ChainID, bs[len(bs)-1].Add(day)).Scan(ctx, &daily); err != nil {
 		return nil, fmt.Errorf("daily volume: %w", err)

@@ -59,7 +59,7 @@ func (s *Service) lpEstimation(ctx context.Context, req *api.Request) (*api.Resp
 		Staked string `bun:"staked"` // through superfluid, by the address
 		AllSF  string `bun:"all_staked"`
 	}
-	if err := s.db.NewRaw(`SELECT h.pool_id, h.shares::text AS shares, t.total::text AS total,
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT h.pool_id, h.shares::text AS shares, t.total::text AS total,
 			coalesce((SELECT sum(l.shares) FROM osmosis_superfluid_locks l WHERE l.chain_id = h.chain_id
 				AND l.denom = 'gamm/pool/' || h.pool_id AND l.owner = h.address), 0)::text AS staked,
 			coalesce((SELECT sum(l.shares) FROM osmosis_superfluid_locks l WHERE l.chain_id = h.chain_id
@@ -76,7 +76,7 @@ func (s *Service) lpEstimation(ctx context.Context, req *api.Request) (*api.Resp
 		Upper     int64  `bun:"upper_tick"`
 		Liquidity string `bun:"liquidity"`
 	}
-	if err := s.db.NewRaw(`SELECT position_id, pool_id, lower_tick, upper_tick, liquidity::text AS liquidity FROM osmosis_cl_open_positions
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT position_id, pool_id, lower_tick, upper_tick, liquidity::text AS liquidity FROM osmosis_cl_open_positions
 		WHERE chain_id = ? AND address = ? ORDER BY position_id`, s.market.ChainID, addr).Scan(ctx, &positions); err != nil {
 		return nil, fmt.Errorf("open positions: %w", err)
 	}

@@ -81,12 +81,12 @@ func (s *IBCService) status(ctx context.Context, req *api.Request) (*api.Respons
 	if !ok {
 		return nil, fmt.Errorf("chain %s is not indexed: %w", src, problem.ErrNotIndexed)
 	}
-	fresh, err := Freshness(ctx, s.db, ch.ID)
+	fresh, err := Freshness(ctx, api.Reader(ctx, s.db), ch.ID)
 	if err != nil {
 		return nil, err
 	}
 	if d, ok := s.chains[dst]; ok && d.ID != ch.ID {
-		df, err := Freshness(ctx, s.db, d.ID)
+		df, err := Freshness(ctx, api.Reader(ctx, s.db), d.ID)
 		switch {
 		case err == nil:
 			fresh.Chains = append(fresh.Chains, df.Chains...)
@@ -122,7 +122,7 @@ func (s *IBCService) status(ctx context.Context, req *api.Request) (*api.Respons
 			Size   int64      `bun:"size"`
 			Oldest *time.Time `bun:"oldest"`
 		}
-		if err := s.db.NewRaw(`SELECT count(*) AS size, min(sent_at) AS oldest FROM ibc_packet_status
+		if err := api.Reader(ctx, s.db).NewRaw(`SELECT count(*) AS size, min(sent_at) AS oldest FROM ibc_packet_status
 			WHERE chain_id = ? AND src_port = ? AND src_channel = ? AND sent_at IS NOT NULL AND closed_by IS NULL`,
 			ch.ID, e.port, e.channel).Scan(ctx, &q); err != nil {
 			return nil, fmt.Errorf("queue of %s %s: %w", ch.ID, e.channel, err)

@@ -73,7 +73,7 @@ func (s *LimitOrdersService) closed(ctx context.Context, req *api.Request) (*api
 		Status      string    `bun:"status"`
 		Contract    string    `bun:"contract"`
 	}
-	if err := s.db.NewRaw(`SELECT place_time, place_tx_hash, order_denom, output_denom, quantity::text AS quantity,
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT place_time, place_tx_hash, order_denom, output_denom, quantity::text AS quantity,
 			claimed_quantity::text AS claimed_quantity, tick_id, order_id, order_direction, status, contract
 		FROM osmosis_limit_orders WHERE owner = ? AND chain_id = ? AND status IN ('fullyClaimed', 'cancelled')
 		ORDER BY place_time DESC, place_height DESC, contract, order_id DESC`, addr, s.market.ChainID).Scan(ctx, &rows); err != nil {

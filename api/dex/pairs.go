@@ -63,7 +63,7 @@ func (s *Service) pairsSummary(ctx context.Context, req *api.Request) (*api.Resp
 		PoolID int64    `bun:"pool_id"`
 		Denoms []string `bun:"denoms,array"`
 	}
-	if err := s.db.NewRaw("SELECT pool_id, denoms FROM osmosis_pools WHERE chain_id = ? ORDER BY pool_id", s.market.ChainID).Scan(ctx, &pools); err != nil {
+	if err := api.Reader(ctx, s.db).NewRaw("SELECT pool_id, denoms FROM osmosis_pools WHERE chain_id = ? ORDER BY pool_id", s.market.ChainID).Scan(ctx, &pools); err != nil {
 		return nil, fmt.Errorf("pools: %w", err)
 	}
 	var pairs []struct {
@@ -80,7 +80,7 @@ func (s *Service) pairsSummary(ctx context.Context, req *api.Request) (*api.Resp
 	// the daily bars (sums of the hourly ones) between, each aggregated per
 	// pair by index range scans.
 	d1, d2 := week.Add(-time.Nanosecond).Truncate(24*time.Hour).Add(24*time.Hour), now.Truncate(24*time.Hour)
-	if err := s.db.NewRaw(`WITH RECURSIVE k AS (
+	if err := api.Reader(ctx, s.db).NewRaw(`WITH RECURSIVE k AS (
 			(SELECT pool_id, base, quote FROM osmosis_pair_candles WHERE chain_id = ?0 AND tf = ?1 ORDER BY pool_id, base, quote LIMIT 1)
 			UNION ALL
 			SELECT n.pool_id, n.base, n.quote FROM k CROSS JOIN LATERAL (SELECT pool_id, base, quote FROM osmosis_pair_candles
@@ -178,7 +178,7 @@ func (s *Service) poolLiquidityNow(ctx context.Context, t time.Time) (map[int64]
 		Denom  string `bun:"denom"`
 		Amount string `bun:"amount"`
 	}
-	if err := s.db.NewRaw(`WITH RECURSIVE d AS (
+	if err := api.Reader(ctx, s.db).NewRaw(`WITH RECURSIVE d AS (
 			(SELECT pool_id, denom FROM osmosis_pool_reserves_hourly WHERE chain_id = ?0 ORDER BY pool_id, denom LIMIT 1)
 			UNION ALL
 			SELECT n.pool_id, n.denom FROM d CROSS JOIN LATERAL (SELECT pool_id, denom FROM osmosis_pool_reserves_hourly

@@ -49,7 +49,7 @@ func (s *Service) poolListings(ctx context.Context, req *api.Request) (*api.Resp
 		Denoms []string `bun:"denoms,array"`
 		Volume string   `bun:"volume"`
 	}
-	if err := s.db.NewRaw(`SELECT p.pool_id, p.type, p.denoms, coalesce(sum(v.volume_usd), 0)::text AS volume
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT p.pool_id, p.type, p.denoms, coalesce(sum(v.volume_usd), 0)::text AS volume
 		FROM osmosis_pools p
 		LEFT JOIN osmosis_pool_volume_hourly v ON v.chain_id = p.chain_id AND v.pool_id = p.pool_id AND v.hour >= ?
 		WHERE p.chain_id = ?
@@ -110,7 +110,7 @@ func (s *Service) poolFees(ctx context.Context, req *api.Request) (*api.Response
 		F24    *string `bun:"f24"`
 		F7     *string `bun:"f7"`
 	}
-	if err := s.db.NewRaw(`SELECT p.pool_id, p.swap_fee::text AS fee,
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT p.pool_id, p.swap_fee::text AS fee,
 			coalesce(sum(v.volume_usd) FILTER (WHERE v.hour >= ?), 0)::text AS v24,
 			coalesce(sum(v.volume_usd), 0)::text AS v7,
 			round(coalesce(sum(v.volume_usd) FILTER (WHERE v.hour >= ?), 0) * p.swap_fee, 18)::text AS f24,
@@ -169,7 +169,7 @@ func (s *Service) poolLiquidity(ctx context.Context, req *api.Request) (*api.Res
 		return nil, problem.BadParam("pool_id", "must be a pool id (digits)")
 	}
 	var exists bool
-	if err := s.db.NewRaw("SELECT EXISTS (SELECT 1 FROM osmosis_pools WHERE chain_id = ? AND pool_id = ?)", s.market.ChainID, id).Scan(ctx, &exists); err != nil {
+	if err := api.Reader(ctx, s.db).NewRaw("SELECT EXISTS (SELECT 1 FROM osmosis_pools WHERE chain_id = ? AND pool_id = ?)", s.market.ChainID, id).Scan(ctx, &exists); err != nil {
 		return nil, fmt.Errorf("pool %d: %w", id, err)
 	}
 	if !exists {
@@ -177,7 +177,7 @@ func (s *Service) poolLiquidity(ctx context.Context, req *api.Request) (*api.Res
 	}
 	// A year is 366 points: written straight from the rows as the JSON
 	// array of LiquidityPoint.
-	rows, err := s.db.QueryContext(ctx, "SELECT day, liquidity_usd::text FROM osmosis_pool_liquidity_daily WHERE chain_id = ? AND pool_id = ? ORDER BY day",
+	rows, err := api.Reader(ctx, s.db).QueryContext(ctx, "SELECT day, liquidity_usd::text FROM osmosis_pool_liquidity_daily WHERE chain_id = ? AND pool_id = ? ORDER BY day",
 		s.market.ChainID, id)
 	if err != nil {
 		return nil, fmt.Errorf("liquidity of pool %d: %w", id, err)

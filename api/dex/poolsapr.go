@@ -123,7 +123,7 @@ type aprContext struct {
 // window is the APR window ending at the indexed tip.
 func (s *Service) window(ctx context.Context, fresh api.Freshness) (aprContext, error) {
 	var first, tip time.Time
-	if err := s.db.NewRaw("SELECT min(time), (SELECT time FROM blocks WHERE chain_id = ?0 AND height = ?1) FROM blocks WHERE chain_id = ?0",
+	if err := api.Reader(ctx, s.db).NewRaw("SELECT min(time), (SELECT time FROM blocks WHERE chain_id = ?0 AND height = ?1) FROM blocks WHERE chain_id = ?0",
 		s.market.ChainID, fresh.Chains[0].Height).Scan(ctx, &first, &tip); err != nil {
 		return aprContext{}, fmt.Errorf("first and last block: %w", err)
 	}
@@ -133,7 +133,7 @@ func (s *Service) window(ctx context.Context, fresh api.Freshness) (aprContext, 
 	}
 	secs := new(big.Rat).SetFrac64(tip.Sub(from).Microseconds(), 1_000_000)
 	var paid bool
-	if err := s.db.NewRaw("SELECT EXISTS (SELECT 1 FROM osmosis_lock_rewards_hourly WHERE chain_id = ? AND hour > ? AND payments > 0)",
+	if err := api.Reader(ctx, s.db).NewRaw("SELECT EXISTS (SELECT 1 FROM osmosis_lock_rewards_hourly WHERE chain_id = ? AND hour > ? AND payments > 0)",
 		s.market.ChainID, from.Add(-time.Hour)).Scan(ctx, &paid); err != nil {
 		return aprContext{}, fmt.Errorf("lock rewards: %w", err)
 	}
@@ -150,7 +150,7 @@ func (s *Service) aprPools(ctx context.Context, w aprContext, id int64) ([]*aprP
 		Staked     string `bun:"staked"`
 		Total      string `bun:"total"`
 	}
-	if err := s.db.NewRaw(`SELECT DISTINCT ON (p.pool_id) p.pool_id, p.type,
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT DISTINCT ON (p.pool_id) p.pool_id, p.type,
 			coalesce((SELECT liquidity_usd::text FROM osmosis_pool_liquidity_daily l WHERE l.chain_id = p.chain_id AND l.pool_id = p.pool_id
 				ORDER BY day DESC LIMIT 1), '') AS liquidity,
 			EXISTS (SELECT 1 FROM osmosis_superfluid_assets a WHERE a.chain_id = p.chain_id
@@ -192,7 +192,7 @@ func (s *Service) aprPools(ctx context.Context, w aprContext, id int64) ([]*aprP
 		Boost  string    `bun:"boost_usd"`
 		SF     string    `bun:"superfluid_usd"`
 	}
-	if err := s.db.NewRaw(`SELECT pool_id, hour, fees_usd::text, native_usd::text, boost_usd::text, superfluid_usd::text
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT pool_id, hour, fees_usd::text, native_usd::text, boost_usd::text, superfluid_usd::text
 		FROM osmosis_pool_rewards_hourly
 		WHERE chain_id = ? AND (? = 0 OR pool_id = ?) AND hour > ? ORDER BY pool_id, hour`,
 		s.market.ChainID, id, id, w.from.Add(-time.Hour)).Scan(ctx, &hours); err != nil {
@@ -473,7 +473,7 @@ func (s *Service) clPool(ctx context.Context, p *aprPool) (*clState, bool, error
 		Tick      int64    `bun:"tick"`
 		Denoms    []string `bun:"denoms,array"`
 	}
-	err := s.db.NewRaw(`SELECT c.tick_spacing, st.sqrt_price::text AS sqrt_price, st.tick,
+	err := api.Reader(ctx, s.db).NewRaw(`SELECT c.tick_spacing, st.sqrt_price::text AS sqrt_price, st.tick,
 			(SELECT denoms FROM osmosis_pools p WHERE p.chain_id = c.chain_id AND p.pool_id = c.pool_id ORDER BY height LIMIT 1) AS denoms
 		FROM osmosis_cl_pools c
 		JOIN LATERAL (SELECT sqrt_price, tick FROM osmosis_cl_state_hourly st WHERE st.chain_id = c.chain_id AND st.pool_id = c.pool_id
@@ -495,7 +495,7 @@ func (s *Service) clPool(ctx context.Context, p *aprPool) (*clState, bool, error
 	}
 	for i, d := range row.Denoms {
 		var price string
-		err := s.db.NewRaw("SELECT price_usd::text FROM osmosis_asset_prices WHERE chain_id = ? AND denom = ? ORDER BY hour DESC LIMIT 1",
+		err := api.Reader(ctx, s.db).NewRaw("SELECT price_usd::text FROM osmosis_asset_prices WHERE chain_id = ? AND denom = ? ORDER BY hour DESC LIMIT 1",
 			s.market.ChainID, d).Scan(ctx, &price)
 		if isNoRows(err) {
 			return nil, false, nil
@@ -519,7 +519,7 @@ func (s *Service) clPool(ctx context.Context, p *aprPool) (*clState, bool, error
 		Tick      int64     `bun:"tick"`
 		Liquidity string    `bun:"liquidity"`
 	}
-	if err := s.db.NewRaw(`SELECT hour, tick, liquidity::text AS liquidity FROM osmosis_cl_state_hourly WHERE chain_id = ? AND pool_id = ?
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT hour, tick, liquidity::text AS liquidity FROM osmosis_cl_state_hourly WHERE chain_id = ? AND pool_id = ?
 		ORDER BY hour`, s.market.ChainID, p.ID).Scan(ctx, &states); err != nil {
 		return nil, false, fmt.Errorf("pool %d states: %w", p.ID, err)
 	}

@@ -137,7 +137,7 @@ func (s *Service) portfolioAddress(req *api.Request) (string, error) {
 // it was indexed from genesis (genesis_imports), else 503.
 func (s *Service) genesisTime(ctx context.Context) (time.Time, error) {
 	var g time.Time
-	err := s.db.NewRaw("SELECT genesis_time FROM genesis_imports WHERE chain_id = ?", s.market.ChainID).Scan(ctx, &g)
+	err := api.Reader(ctx, s.db).NewRaw("SELECT genesis_time FROM genesis_imports WHERE chain_id = ?", s.market.ChainID).Scan(ctx, &g)
 	if errors.Is(err, sql.ErrNoRows) {
 		return time.Time{}, fmt.Errorf("chain %s was not indexed from its genesis: balances before its first indexed height are unknown: %w",
 			s.market.ChainID, problem.ErrNotIndexed)
@@ -215,7 +215,7 @@ func (s *Service) loadPortfolio(ctx context.Context, addr string) (*portfolio, e
 		Hour   time.Time `bun:"hour"`
 		Amount string    `bun:"amount"`
 	}
-	if err := s.db.NewRaw(`SELECT denom, hour, amount::text AS amount FROM osmosis_balances_hourly
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT denom, hour, amount::text AS amount FROM osmosis_balances_hourly
 		WHERE chain_id = ? AND address = ? ORDER BY denom, hour`, chain, addr).Scan(ctx, &bal); err != nil {
 		return nil, fmt.Errorf("balances of %s: %w", addr, err)
 	}
@@ -224,7 +224,7 @@ func (s *Service) loadPortfolio(ctx context.Context, addr string) (*portfolio, e
 		Hour   time.Time `bun:"hour"`
 		Amount string    `bun:"amount"`
 	}
-	if err := s.db.NewRaw(`SELECT denom, hour, amount::text AS amount FROM osmosis_locked_hourly
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT denom, hour, amount::text AS amount FROM osmosis_locked_hourly
 		WHERE chain_id = ? AND address = ? ORDER BY denom, hour`, chain, addr).Scan(ctx, &locked); err != nil {
 		return nil, fmt.Errorf("locked coins of %s: %w", addr, err)
 	}
@@ -252,7 +252,7 @@ func (s *Service) loadPortfolio(ctx context.Context, addr string) (*portfolio, e
 		PositionID int64 `bun:"position_id"`
 		positionPoint
 	}
-	if err := s.db.NewRaw(`SELECT position_id, hour, pool_id, address, lower_tick, upper_tick, liquidity::text AS liquidity
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT position_id, hour, pool_id, address, lower_tick, upper_tick, liquidity::text AS liquidity
 		FROM osmosis_cl_position_liquidity_hourly WHERE chain_id = ?0 AND position_id IN
 			(SELECT position_id FROM osmosis_cl_position_liquidity_hourly WHERE chain_id = ?0 AND address = ?1)
 		ORDER BY position_id, hour`, chain, addr).Scan(ctx, &pos); err != nil {
@@ -275,7 +275,7 @@ func (s *Service) loadPortfolio(ctx context.Context, addr string) (*portfolio, e
 			PoolID int64    `bun:"pool_id"`
 			Denoms []string `bun:"denoms,array"`
 		}
-		if err := s.db.NewRaw("SELECT DISTINCT ON (pool_id) pool_id, denoms FROM osmosis_pools WHERE chain_id = ? AND pool_id IN (?) ORDER BY pool_id, height DESC",
+		if err := api.Reader(ctx, s.db).NewRaw("SELECT DISTINCT ON (pool_id) pool_id, denoms FROM osmosis_pools WHERE chain_id = ? AND pool_id IN (?) ORDER BY pool_id, height DESC",
 			chain, bun.In(ids)).Scan(ctx, &pd); err != nil {
 			return nil, fmt.Errorf("pool denoms: %w", err)
 		}
@@ -296,7 +296,7 @@ func (s *Service) loadPortfolio(ctx context.Context, addr string) (*portfolio, e
 			Hour   time.Time `bun:"hour"`
 			Total  string    `bun:"total"`
 		}
-		if err := s.db.NewRaw(`SELECT pool_id, hour, total_shares::text AS total FROM osmosis_pool_shares_hourly
+		if err := api.Reader(ctx, s.db).NewRaw(`SELECT pool_id, hour, total_shares::text AS total FROM osmosis_pool_shares_hourly
 			WHERE chain_id = ? AND pool_id IN (?) ORDER BY pool_id, hour`, chain, bun.In(gammIDs)).Scan(ctx, &sh); err != nil {
 			return nil, fmt.Errorf("pool shares: %w", err)
 		}
@@ -309,7 +309,7 @@ func (s *Service) loadPortfolio(ctx context.Context, addr string) (*portfolio, e
 			Hour   time.Time `bun:"hour"`
 			Amount string    `bun:"amount"`
 		}
-		if err := s.db.NewRaw(`SELECT pool_id, denom, hour, amount::text AS amount FROM osmosis_pool_reserves_hourly
+		if err := api.Reader(ctx, s.db).NewRaw(`SELECT pool_id, denom, hour, amount::text AS amount FROM osmosis_pool_reserves_hourly
 			WHERE chain_id = ? AND pool_id IN (?) ORDER BY pool_id, denom, hour`, chain, bun.In(gammIDs)).Scan(ctx, &rs); err != nil {
 			return nil, fmt.Errorf("pool reserves: %w", err)
 		}
@@ -332,7 +332,7 @@ func (s *Service) loadPortfolio(ctx context.Context, addr string) (*portfolio, e
 			SqrtPrice string    `bun:"sqrt_price"`
 			Tick      int64     `bun:"tick"`
 		}
-		if err := s.db.NewRaw(`SELECT pool_id, hour, sqrt_price::text AS sqrt_price, tick FROM osmosis_cl_state_hourly
+		if err := api.Reader(ctx, s.db).NewRaw(`SELECT pool_id, hour, sqrt_price::text AS sqrt_price, tick FROM osmosis_cl_state_hourly
 			WHERE chain_id = ? AND pool_id IN (?) ORDER BY pool_id, hour`, chain, bun.In(clIDs)).Scan(ctx, &st); err != nil {
 			return nil, fmt.Errorf("pool states: %w", err)
 		}
@@ -350,7 +350,7 @@ func (s *Service) loadPortfolio(ctx context.Context, addr string) (*portfolio, e
 			Hour  time.Time `bun:"hour"`
 			Price string    `bun:"price"`
 		}
-		if err := s.db.NewRaw(`SELECT denom, hour, price_usd::text AS price FROM osmosis_asset_prices
+		if err := api.Reader(ctx, s.db).NewRaw(`SELECT denom, hour, price_usd::text AS price FROM osmosis_asset_prices
 			WHERE chain_id = ? AND denom IN (?) ORDER BY denom, hour`, chain, bun.In(ds)).Scan(ctx, &pr); err != nil {
 			return nil, fmt.Errorf("prices: %w", err)
 		}

@@ -90,7 +90,7 @@ func (s *Service) position(ctx context.Context, req *api.Request) (*api.Response
 		Price0    *string   `bun:"price0"`
 		Price1    *string   `bun:"price1"`
 	}
-	err = s.db.NewRaw(`SELECT p.pool_id, p.action, p.address, p.height, p.tx_hash, p.time, p.lower_tick, p.upper_tick,
+	err = api.Reader(ctx, s.db).NewRaw(`SELECT p.pool_id, p.action, p.address, p.height, p.tx_hash, p.time, p.lower_tick, p.upper_tick,
 			p.denom0, p.amount0::text AS amount0, p.denom1, p.amount1::text AS amount1,
 			(SELECT price_usd::text FROM osmosis_asset_prices WHERE chain_id = p.chain_id AND denom = p.denom0
 				AND hour <= date_trunc('hour', p.time) ORDER BY hour DESC LIMIT 1) AS price0,
@@ -137,7 +137,7 @@ func (s *Service) position(ctx context.Context, req *api.Request) (*api.Response
 		Denom  string `bun:"denom"`
 		Amount string `bun:"amount"`
 	}
-	if err := s.db.NewRaw(`SELECT kind, denom, amount::text AS amount FROM osmosis_position_rewards
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT kind, denom, amount::text AS amount FROM osmosis_position_rewards
 		WHERE chain_id = ? AND position_id = ? AND amount > 0 ORDER BY kind, denom`, s.market.ChainID, id).Scan(ctx, &rewards); err != nil {
 		return nil, fmt.Errorf("rewards of position %d: %w", id, err)
 	}

@@ -42,7 +42,7 @@ func (s *Service) chainRevenue(ctx context.Context, req *api.Request) (*api.Resp
 		Source string    `bun:"source"`
 		Amount string    `bun:"amount"`
 	}
-	if err := s.db.NewRaw(`SELECT day, source, amount_usd::text AS amount FROM osmosis_revenue_daily
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT day, source, amount_usd::text AS amount FROM osmosis_revenue_daily
 		WHERE chain_id = ? AND day >= ? AND day <= ? ORDER BY day, source`, s.market.ChainID, r.Start, r.End).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("chain revenue: %w", err)
 	}
@@ -64,7 +64,7 @@ func (s *Service) cumulativeProtocolRevenue(ctx context.Context, req *api.Reques
 		Day    time.Time `bun:"day"`
 		Amount string    `bun:"amount"`
 	}
-	if err := s.db.NewRaw(`SELECT day, sum(amount_usd)::text AS amount FROM osmosis_revenue_daily WHERE chain_id = ?
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT day, sum(amount_usd)::text AS amount FROM osmosis_revenue_daily WHERE chain_id = ?
 		GROUP BY day ORDER BY day`, s.market.ChainID).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("protocol revenue: %w", err)
 	}
@@ -111,7 +111,7 @@ func (s *Service) cumulativeSupplySideRevenue(ctx context.Context, req *api.Requ
 	// The running all-time sum of the daily fees (each rounded to 18
 	// decimals) at each day with volume.
 	var daily []cumulative
-	if err := s.db.NewRaw(`SELECT day, sum(fees) OVER (ORDER BY day)::text AS cum FROM (
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT day, sum(fees) OVER (ORDER BY day)::text AS cum FROM (
 			SELECT v.day, round(coalesce(sum(v.volume_usd * p.swap_fee), 0), 18) AS fees
 			FROM osmosis_pool_volume_daily v JOIN osmosis_pools p ON p.chain_id = v.chain_id AND p.pool_id = v.pool_id
 			WHERE v.chain_id = ? AND v.day < ? GROUP BY 1) f ORDER BY day`, s.market.ChainID, last.Add(day)).Scan(ctx, &daily); err != nil {

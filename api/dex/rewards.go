@@ -24,7 +24,7 @@ func (s *Service) rewardDenoms(ctx context.Context, req *api.Request) (*api.Resp
 		return nil, err
 	}
 	denoms := []string{}
-	if err := s.db.NewRaw(rewardDenomsSQL, s.market.ChainID, req.Params.String("address")).Scan(ctx, &denoms); err != nil {
+	if err := api.Reader(ctx, s.db).NewRaw(rewardDenomsSQL, s.market.ChainID, req.Params.String("address")).Scan(ctx, &denoms); err != nil {
 		return nil, fmt.Errorf("reward denoms: %w", err)
 	}
 	return &api.Response{Body: struct {
@@ -54,7 +54,7 @@ func (s *Service) rewardsByDay(ctx context.Context, req *api.Request) (*api.Resp
 		Gamm    string    `bun:"gamm"`
 		Staking string    `bun:"staking"`
 	}
-	if err := s.db.NewRaw(`SELECT day,
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT day,
 			coalesce(sum(amount) FILTER (WHERE source = 'cl'), 0)::text AS cl,
 			coalesce(sum(amount) FILTER (WHERE source = 'gamm'), 0)::text AS gamm,
 			coalesce(sum(amount) FILTER (WHERE source = 'staking'), 0)::text AS staking

@@ -202,7 +202,7 @@ func (s *Service) streamRows(ctx context.Context, now, dayAgo time.Time) ([]stre
 		Spacing *int64   `bun:"tick_spacing"`
 		ExitFee *string  `bun:"exit_fee"`
 	}
-	if err := s.db.NewRaw(`SELECT DISTINCT ON (pool_id) pool_id, type, denoms, swap_fee::text AS fee, coalesce(weights::text[], '{}') AS weights, tick_spacing,
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT DISTINCT ON (pool_id) pool_id, type, denoms, swap_fee::text AS fee, coalesce(weights::text[], '{}') AS weights, tick_spacing,
 			exit_fee::text AS exit_fee
 		FROM osmosis_pools WHERE chain_id = ? ORDER BY pool_id, height DESC, tx_index DESC, event_index DESC`, chain).Scan(ctx, &pools); err != nil {
 		return nil, fmt.Errorf("pools: %w", err)
@@ -215,7 +215,7 @@ func (s *Service) streamRows(ctx context.Context, now, dayAgo time.Time) ([]stre
 	}
 	reserves := func(before time.Time) (map[int64]map[string]math.Int, error) {
 		var rs []reserve
-		if err := s.db.NewRaw(`SELECT DISTINCT ON (pool_id, denom) pool_id, denom, amount::text AS amount FROM osmosis_pool_reserves_hourly
+		if err := api.Reader(ctx, s.db).NewRaw(`SELECT DISTINCT ON (pool_id, denom) pool_id, denom, amount::text AS amount FROM osmosis_pool_reserves_hourly
 			WHERE chain_id = ? AND hour < ? ORDER BY pool_id, denom, hour DESC`, chain, before).Scan(ctx, &rs); err != nil {
 			return nil, fmt.Errorf("reserves: %w", err)
 		}
@@ -237,7 +237,7 @@ func (s *Service) streamRows(ctx context.Context, now, dayAgo time.Time) ([]stre
 			Denom string `bun:"denom"`
 			Price string `bun:"price"`
 		}
-		if err := s.db.NewRaw(`SELECT DISTINCT ON (denom) denom, price_usd::text AS price FROM osmosis_asset_prices
+		if err := api.Reader(ctx, s.db).NewRaw(`SELECT DISTINCT ON (denom) denom, price_usd::text AS price FROM osmosis_asset_prices
 			WHERE chain_id = ? AND hour < ? ORDER BY denom, hour DESC`, chain, before).Scan(ctx, &ps); err != nil {
 			return nil, fmt.Errorf("prices: %w", err)
 		}
@@ -276,7 +276,7 @@ func (s *Service) streamRows(ctx context.Context, now, dayAgo time.Time) ([]stre
 		V7     string `bun:"v7"`
 	}
 	day, prevDay, week := dayAgo.Truncate(time.Hour), now.Add(-48*time.Hour).Truncate(time.Hour), now.Add(-7*24*time.Hour).Truncate(time.Hour)
-	if err := s.db.NewRaw(`SELECT pool_id,
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT pool_id,
 			coalesce(sum(volume_usd) FILTER (WHERE hour >= ?), 0)::text AS v24,
 			coalesce(sum(volume_usd) FILTER (WHERE hour >= ? AND hour < ?), 0)::text AS vprev,
 			coalesce(sum(volume_usd) FILTER (WHERE hour >= ?), 0)::text AS v7
@@ -300,7 +300,7 @@ func (s *Service) streamRows(ctx context.Context, now, dayAgo time.Time) ([]stre
 		PoolID int64  `bun:"pool_id"`
 		Total  string `bun:"total"`
 	}
-	if err := s.db.NewRaw(`SELECT DISTINCT ON (pool_id) pool_id, total_shares::text AS total FROM osmosis_pool_shares_hourly
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT DISTINCT ON (pool_id) pool_id, total_shares::text AS total FROM osmosis_pool_shares_hourly
 		WHERE chain_id = ? ORDER BY pool_id, hour DESC`, chain).Scan(ctx, &sh); err != nil {
 		return nil, fmt.Errorf("pool shares: %w", err)
 	}
@@ -313,7 +313,7 @@ func (s *Service) streamRows(ctx context.Context, now, dayAgo time.Time) ([]stre
 		Tick      int64  `bun:"tick"`
 		Liquidity string `bun:"liquidity"`
 	}
-	if err := s.db.NewRaw(`SELECT DISTINCT ON (pool_id) pool_id, sqrt_price::text AS sqrt_price, tick, liquidity::text AS liquidity
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT DISTINCT ON (pool_id) pool_id, sqrt_price::text AS sqrt_price, tick, liquidity::text AS liquidity
 		FROM osmosis_cl_state_hourly WHERE chain_id = ? ORDER BY pool_id, hour DESC`, chain).Scan(ctx, &cls); err != nil {
 		return nil, fmt.Errorf("pool states: %w", err)
 	}

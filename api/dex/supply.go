@@ -41,7 +41,7 @@ func (s *Service) supply(ctx context.Context, req *api.Request) (*api.Response, 
 		Burnt     string    `bun:"burnt"`
 		Community string    `bun:"community_pool"`
 	}
-	err = s.db.NewRaw(`SELECT time, denom, total::text AS total, burnt::text AS burnt, community_pool::text AS community_pool
+	err = api.Reader(ctx, s.db).NewRaw(`SELECT time, denom, total::text AS total, burnt::text AS burnt, community_pool::text AS community_pool
 		FROM osmosis_supply WHERE chain_id = ? ORDER BY height DESC LIMIT 1`, s.market.ChainID).Scan(ctx, &row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("no supply snapshot of %s yet (snapshot_every): %w", s.market.ChainID, problem.ErrNotIndexed)

@@ -155,7 +155,7 @@ func (s *Service) decMaps(ctx context.Context, n int, q string, args ...any) ([]
 		K string `bun:"k"`
 		V string `bun:"v"`
 	}
-	if err := s.db.NewRaw(q, args...).Scan(ctx, &rows); err != nil {
+	if err := api.Reader(ctx, s.db).NewRaw(q, args...).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("token data: %w", err)
 	}
 	out := make([]map[string]math.LegacyDec, n)
@@ -181,7 +181,7 @@ func (s *Service) decMap(ctx context.Context, q string, args ...any) (map[string
 		K string `bun:"k"`
 		V string `bun:"v"`
 	}
-	if err := s.db.NewRaw(q, args...).Scan(ctx, &rows); err != nil {
+	if err := api.Reader(ctx, s.db).NewRaw(q, args...).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("token data: %w", err)
 	}
 	out := make(map[string]math.LegacyDec, len(rows))

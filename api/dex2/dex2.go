@@ -72,7 +72,7 @@ func (s *Service) begin(ctx context.Context) (state, error) {
 	if !s.ok {
 		return state{}, fmt.Errorf("no chain of kind neutron is configured: %w", problem.ErrNotIndexed)
 	}
-	h, err := api.JobHeight(ctx, s.db, s.chainID, report.Job)
+	h, err := api.JobHeight(ctx, api.Reader(ctx, s.db), s.chainID, report.Job)
 	if err != nil {
 		return state{}, err
 	}
@@ -139,7 +139,7 @@ func (s *Service) pairs(ctx context.Context, req *api.Request) (*api.Response, e
 		UH     int64     `bun:"updated_height"`
 		UT     time.Time `bun:"updated_time"`
 	}
-	if err := s.db.NewRaw(`SELECT token0, token1, created_height, created_time, updated_height, updated_time FROM dex2_pairs
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT token0, token1, created_height, created_time, updated_height, updated_time FROM dex2_pairs
 		WHERE chain_id = ? ORDER BY created_height, token0, token1`, s.chainID).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("pairs: %w", err)
 	}
@@ -177,7 +177,7 @@ func (s *Service) liquidity(ctx context.Context, req *api.Request) (*api.Respons
 		R0    sql.NullString `bun:"r0"`
 		R1    sql.NullString `bun:"r1"`
 	}
-	if err := s.db.NewRaw(`SELECT CASE WHEN maker_denom = ? THEN tick_index ELSE -tick_index END AS idx,
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT CASE WHEN maker_denom = ? THEN tick_index ELSE -tick_index END AS idx,
 			(sum(reserves) FILTER (WHERE maker_denom = ?))::text AS r0,
 			(sum(reserves) FILTER (WHERE maker_denom = ?))::text AS r1
 		FROM dex2_reserves WHERE chain_id = ? AND token0 = ? AND token1 = ? AND reserves > 0
@@ -297,7 +297,7 @@ func (s *Service) price(ctx context.Context, req *api.Request) (*api.Response, e
 		Low    int64     `bun:"low"`
 		Close  int64     `bun:"close"`
 	}
-	if err := s.db.NewRaw(`SELECT * FROM (
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT * FROM (
 		SELECT bucket, (array_agg(idx ORDER BY height, tx_index, event_index))[1] AS open, max(idx) AS high, min(idx) AS low,
 			(array_agg(idx ORDER BY height DESC, tx_index DESC, event_index DESC))[1] AS close
 		FROM (SELECT `+bexpr+` AS bucket, `+fillIndex+` AS idx, height, tx_index, event_index FROM dex2_fills
@@ -357,7 +357,7 @@ func (s *Service) trades(ctx context.Context, req *api.Request) (*api.Response, 
 		Amount string    `bun:"amount"`
 		Index  int64     `bun:"idx"`
 	}
-	if err := s.db.NewRaw(`SELECT time, height, tx_hash, maker_denom = ? AS buy,
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT time, height, tx_hash, maker_denom = ? AS buy,
 			(CASE WHEN maker_denom = ? THEN taker_out ELSE taker_in END)::text AS amount, `+fillIndex+` AS idx
 		FROM dex2_fills WHERE chain_id = ? AND token0 = ? AND token1 = ? AND time >= ? AND time <= ?
 			AND (CASE WHEN maker_denom = ? THEN taker_out ELSE taker_in END) >= ?
@@ -404,7 +404,7 @@ func (s *Service) swapVolume(ctx context.Context, req *api.Request) (*api.Respon
 		Bucket time.Time `bun:"bucket"`
 		Volume string    `bun:"volume"`
 	}
-	if err := s.db.NewRaw(`SELECT `+bexpr+` AS bucket,
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT `+bexpr+` AS bucket,
 			sum(CASE WHEN maker_denom = ? THEN taker_out ELSE taker_in END)::text AS volume
 		FROM dex2_fills WHERE chain_id = ? AND token0 = ? AND token1 = ? AND time >= ? AND time <= ?
 		GROUP BY 1 ORDER BY 1`, args...).Scan(ctx, &rows); err != nil {
@@ -451,7 +451,7 @@ func (s *Service) volume(ctx context.Context, req *api.Request) (*api.Response, 
 		Day time.Time `bun:"day"`
 		USD string    `bun:"usd"`
 	}
-	if err := s.db.NewRaw(`SELECT day, usd::text AS usd FROM dex2_volume_daily
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT day, usd::text AS usd FROM dex2_volume_daily
 		WHERE chain_id = ? AND day >= ?::date AND day <= ?::date
 		ORDER BY day`, s.chainID, days[0].Format(time.DateOnly), days[len(days)-1].Format(time.DateOnly)).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("volume: %w", err)

@@ -41,7 +41,7 @@ func (s *Service) transparencyFees(ctx context.Context, req *api.Request) (*api.
 		TakerAll string `bun:"taker_all"`
 		MakerAll string `bun:"maker_all"`
 	}
-	if err := s.db.NewRaw(`SELECT
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT
 			coalesce(sum(taker_fees_usdc) FILTER (WHERE hour >= ?1), 0)::text AS taker24,
 			coalesce(sum(maker_fees_usdc) FILTER (WHERE hour >= ?1), 0)::text AS maker24,
 			coalesce(sum(taker_fees_usdc) FILTER (WHERE hour >= ?2), 0)::text AS taker30,
@@ -130,7 +130,7 @@ func (s *Service) distinctTraders(ctx context.Context, bs []time.Time, res strin
 		Bucket  time.Time `bun:"bucket"`
 		Traders int64     `bun:"traders"`
 	}
-	if err := s.db.NewRaw(`SELECT date_trunc(?0, hour, 'UTC') AS bucket, count(DISTINCT address) AS traders
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT date_trunc(?0, hour, 'UTC') AS bucket, count(DISTINCT address) AS traders
 		FROM perp_trader_hourly WHERE chain_id = ?1 AND hour >= ?2 AND hour < ?3 GROUP BY 1`,
 		res, s.chainID, bs[0], api.NextBucket(bs[len(bs)-1], res)).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("traders per %s: %w", res, err)
@@ -155,7 +155,7 @@ func (s *Service) shareByPool(ctx context.Context, req *api.Request) (*api.Respo
 	}
 	from, to := bs[0], api.NextBucket(bs[len(bs)-1], "day")
 	var top []int64
-	if err := s.db.NewRaw(`SELECT perpetual_id FROM perp_market_hourly WHERE chain_id = ? AND hour >= ? AND hour < ?
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT perpetual_id FROM perp_market_hourly WHERE chain_id = ? AND hour >= ? AND hour < ?
 		GROUP BY perpetual_id HAVING sum(volume_usdc) > 0 ORDER BY sum(volume_usdc) DESC, perpetual_id LIMIT 10`,
 		s.chainID, from, to).Scan(ctx, &top); err != nil {
 		return nil, fmt.Errorf("top markets: %w", err)
@@ -165,7 +165,7 @@ func (s *Service) shareByPool(ctx context.Context, req *api.Request) (*api.Respo
 		ID     int64     `bun:"perpetual_id"`
 		Volume string    `bun:"volume"`
 	}
-	if err := s.db.NewRaw(`SELECT date_trunc('day', hour, 'UTC') AS day, perpetual_id, sum(volume_usdc)::text AS volume
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT date_trunc('day', hour, 'UTC') AS day, perpetual_id, sum(volume_usdc)::text AS volume
 		FROM perp_market_hourly WHERE chain_id = ? AND hour >= ? AND hour < ? GROUP BY 1, 2`,
 		s.chainID, from, to).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("daily market volume: %w", err)
@@ -260,7 +260,7 @@ func (s *Service) bucketCounts(ctx context.Context, query string, bs []time.Time
 		B      int64     `bun:"b"`
 		C      int64     `bun:"c"`
 	}
-	if err := s.db.NewRaw(query, res, s.chainID, bs[0], api.NextBucket(bs[len(bs)-1], res)).Scan(ctx, &rows); err != nil {
+	if err := api.Reader(ctx, s.db).NewRaw(query, res, s.chainID, bs[0], api.NextBucket(bs[len(bs)-1], res)).Scan(ctx, &rows); err != nil {
 		return nil, err
 	}
 	at := make(map[time.Time]int, len(bs))
@@ -304,13 +304,13 @@ func (s *Service) distributionByActivity(ctx context.Context, req *api.Request) 
 		Bucket time.Time `bun:"bucket"`
 		N      int64     `bun:"n"`
 	}
-	if err := s.db.NewRaw(`SELECT date_trunc(?0, first_fill_at, 'UTC') AS bucket, count(*) AS n FROM perp_traders
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT date_trunc(?0, first_fill_at, 'UTC') AS bucket, count(*) AS n FROM perp_traders
 		WHERE chain_id = ?1 AND all_time_trades > 0 AND first_fill_at >= ?2 AND first_fill_at < ?3 GROUP BY 1`,
 		res, s.chainID, bs[0], end).Scan(ctx, &firsts); err != nil {
 		return nil, fmt.Errorf("first fills: %w", err)
 	}
 	var before int64
-	if err := s.db.NewRaw(`SELECT count(*) FROM perp_traders WHERE chain_id = ? AND all_time_trades > 0 AND first_fill_at < ?`,
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT count(*) FROM perp_traders WHERE chain_id = ? AND all_time_trades > 0 AND first_fill_at < ?`,
 		s.chainID, bs[0]).Scan(ctx, &before); err != nil {
 		return nil, fmt.Errorf("earlier traders: %w", err)
 	}
@@ -364,7 +364,7 @@ func (s *Service) retention(ctx context.Context, req *api.Request) (*api.Respons
 	}
 	// Weeks are added as hours: adding days to a timestamptz follows the
 	// session's time zone (a DST change would shift the week start).
-	if err := s.db.NewRaw(`WITH c AS (
+	if err := api.Reader(ctx, s.db).NewRaw(`WITH c AS (
 			SELECT address, date_trunc('week', first_fill_at, 'UTC') AS cohort FROM perp_traders
 			WHERE chain_id = ?0 AND all_time_trades > 0 AND first_fill_at >= ?1 AND first_fill_at < ?2
 		), a AS (

@@ -56,7 +56,7 @@ func (s *Service) buyStake(ctx context.Context, req *api.Request) (*api.Response
 		Market   int64  `bun:"market_id"`
 		Exponent *int64 `bun:"exponent"`
 	}
-	err = s.db.NewRaw(`SELECT n.decimals, n.market_id,
+	err = api.Reader(ctx, s.db).NewRaw(`SELECT n.decimals, n.market_id,
 			(SELECT d.exponent FROM dydx_markets d WHERE d.chain_id = ?0 AND d.market_id = n.market_id ORDER BY d.height DESC LIMIT 1) AS exponent
 		FROM (SELECT decimals, market_id FROM dydx_native_token WHERE chain_id = ?0 ORDER BY height DESC LIMIT 1) n`, s.chainID).Scan(ctx, &native)
 	if errors.Is(err, sql.ErrNoRows) { // no genesis catalog: NATIVE is unknown
@@ -78,7 +78,7 @@ func (s *Service) buyStake(ctx context.Context, req *api.Request) (*api.Response
 		CNative string    `bun:"claimed_native"`
 		CUSDC   string    `bun:"claimed_usdc"`
 	}
-	if err := s.db.NewRaw(`SELECT hour, native_in::text AS native_in, staked_delta::text AS staked_delta, native_delta::text AS native_delta,
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT hour, native_in::text AS native_in, staked_delta::text AS staked_delta, native_delta::text AS native_delta,
 			usdc_delta::text AS usdc_delta, claimed_native::text AS claimed_native, claimed_usdc::text AS claimed_usdc
 		FROM perp_buystake_hourly WHERE chain_id = ? AND address = ? AND hour < ? ORDER BY hour`, s.chainID, s.buyStakeAddress, last).
 		Scan(ctx, &acts); err != nil && !errors.Is(err, sql.ErrNoRows) {

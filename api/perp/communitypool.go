@@ -62,7 +62,7 @@ func (s *Service) communityPoolUsage(ctx context.Context, _ *api.Request) (*api.
 		Amount    string    `bun:"amount"`
 		Receivers int64     `bun:"receivers"`
 	}
-	if err := s.db.NewRaw(`SELECT proposal_id, height, time, denom, amount::text AS amount, receivers FROM perp_community_pool_spends
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT proposal_id, height, time, denom, amount::text AS amount, receivers FROM perp_community_pool_spends
 		WHERE chain_id = ? AND height <= ? ORDER BY height DESC, proposal_id DESC, denom`, s.chainID, fresh.Chains[0].Height).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("perp_community_pool_spends: %w", err)
 	}

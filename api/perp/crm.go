@@ -113,7 +113,7 @@ func (s *Service) crm(ctx context.Context, req *api.Request) (*api.Response, err
 		strings.Join(where, " AND "), sortBy, dir)
 	args = append(args, p.Int("limit"), p.Int("offset"))
 	var rows []traderRow
-	if err := s.db.NewRaw(query, args...).Scan(ctx, &rows); err != nil {
+	if err := api.Reader(ctx, s.db).NewRaw(query, args...).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("perp traders: %w", err)
 	}
 	markets, err := s.markets(ctx)

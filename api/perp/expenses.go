@@ -35,7 +35,7 @@ func (s *Service) dailyExpenses(ctx context.Context, bs []time.Time) (map[time.T
 		USD         *string   `bun:"usd"`
 		Missing     bool      `bun:"missing"`
 	}
-	if err := s.db.NewRaw(`WITH n AS (
+	if err := api.Reader(ctx, s.db).NewRaw(`WITH n AS (
 			SELECT denom, decimals, market_id, quote_denom FROM dydx_native_token WHERE chain_id = ?0 ORDER BY height DESC LIMIT 1
 		), m AS (
 			SELECT d.exponent FROM dydx_markets d, n WHERE d.chain_id = ?0 AND d.market_id = n.market_id ORDER BY d.height DESC LIMIT 1
@@ -125,7 +125,7 @@ func (s *Service) pnlSummary(ctx context.Context, req *api.Request) (*api.Respon
 		Day    time.Time `bun:"day"`
 		Amount string    `bun:"amount"`
 	}
-	if err := s.db.NewRaw(`SELECT day, sum(amount)::text AS amount FROM perp_revenue_daily WHERE chain_id = ? AND day >= ? AND day <= ?
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT day, sum(amount)::text AS amount FROM perp_revenue_daily WHERE chain_id = ? AND day >= ? AND day <= ?
 		GROUP BY day`, s.chainID, bs[0], bs[len(bs)-1]).Scan(ctx, &revs); err != nil {
 		return nil, fmt.Errorf("revenue: %w", err)
 	}

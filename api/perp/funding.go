@@ -43,7 +43,7 @@ func (s *Service) fundingRate(ctx context.Context, req *api.Request) (*api.Respo
 		return &api.Response{Body: out, Freshness: fresh}, nil
 	}
 	var known bool
-	if err := s.db.NewRaw("SELECT EXISTS (SELECT 1 FROM dydx_funding_params WHERE chain_id = ? AND perpetual_id = ?)", s.chainID, id).
+	if err := api.Reader(ctx, s.db).NewRaw("SELECT EXISTS (SELECT 1 FROM dydx_funding_params WHERE chain_id = ? AND perpetual_id = ?)", s.chainID, id).
 		Scan(ctx, &known); err != nil {
 		return nil, fmt.Errorf("dydx_funding_params: %w", err)
 	}
@@ -55,7 +55,7 @@ func (s *Service) fundingRate(ctx context.Context, req *api.Request) (*api.Respo
 		Time time.Time `bun:"time"`
 		Rate int64     `bun:"rate_ppm"`
 	}
-	if err := s.db.NewRaw(`SELECT time, rate_ppm FROM perp_funding_ticks WHERE chain_id = ? AND perpetual_id = ? AND time >= ? AND time < ?
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT time, rate_ppm FROM perp_funding_ticks WHERE chain_id = ? AND perpetual_id = ? AND time >= ? AND time < ?
 		ORDER BY time`, s.chainID, id, bs[0], api.NextBucket(bs[len(bs)-1], res)).Scan(ctx, &ticks); err != nil {
 		return nil, fmt.Errorf("perp_funding_ticks: %w", err)
 	}

@@ -51,7 +51,7 @@ func (s *Service) bucketSums(ctx context.Context, expr string, bs []time.Time, r
 		Bucket time.Time `bun:"bucket"`
 		Value  string    `bun:"value"`
 	}
-	if err := s.db.NewRaw(`SELECT date_trunc(?0, hour, 'UTC') AS bucket, (`+expr+`)::text AS value FROM perp_market_hourly
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT date_trunc(?0, hour, 'UTC') AS bucket, (`+expr+`)::text AS value FROM perp_market_hourly
 		WHERE chain_id = ?1 AND hour >= ?2 AND hour < ?3 AND (?4 OR perpetual_id = ?5)
 		GROUP BY 1`, res, s.chainID, bs[0], api.NextBucket(bs[len(bs)-1], res), all, market).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("perp_market_hourly: %w", err)
@@ -149,7 +149,7 @@ func (s *Service) marketListings(ctx context.Context, _ *api.Request) (*api.Resp
 		Ticker string `bun:"ticker"`
 		Volume string `bun:"volume"`
 	}
-	if err := s.db.NewRaw(`SELECT coalesce(p.perpetual_id, v.perpetual_id) AS perpetual_id,
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT coalesce(p.perpetual_id, v.perpetual_id) AS perpetual_id,
 			coalesce(p.ticker, coalesce(p.perpetual_id, v.perpetual_id)::text) AS ticker, coalesce(v.volume, 0)::text AS volume
 		FROM (SELECT DISTINCT ON (perpetual_id) perpetual_id, ticker FROM dydx_perpetuals WHERE chain_id = ?0
 			ORDER BY perpetual_id, height DESC) p
@@ -200,7 +200,7 @@ func (s *Service) tradersRanking(ctx context.Context, req *api.Request) (*api.Re
 		V7         string `bun:"v7_text"`
 		V30        string `bun:"v30_text"`
 	}
-	if err := s.db.NewRaw(`SELECT address, total::text AS total_text, (sum(total) OVER (ORDER BY total DESC, address))::text AS cumulative,
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT address, total::text AS total_text, (sum(total) OVER (ORDER BY total DESC, address))::text AS cumulative,
 			v1::text AS v1_text, v7::text AS v7_text, v30::text AS v30_text
 		FROM (
 			SELECT address, sum(`+col+`) AS total,
@@ -253,7 +253,7 @@ func (s *Service) chainRevenue(ctx context.Context, req *api.Request) (*api.Resp
 		Source string    `bun:"source"`
 		Amount string    `bun:"amount"`
 	}
-	if err := s.db.NewRaw(`SELECT day, source, amount::text AS amount FROM perp_revenue_daily
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT day, source, amount::text AS amount FROM perp_revenue_daily
 		WHERE chain_id = ? AND day >= ? AND day <= ?`, s.chainID, bs[0], bs[len(bs)-1]).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("revenue: %w", err)
 	}

@@ -55,7 +55,7 @@ func (s *Service) liquidationList(ctx context.Context, req *api.Request) (*api.R
 		Notional  string    `bun:"notional"`
 		Insurance string    `bun:"insurance"`
 	}
-	if err := s.db.NewRaw(`SELECT time, tx_hash, address, subaccount_number, perpetual_id, position, size::text AS size,
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT time, tx_hash, address, subaccount_number, perpetual_id, position, size::text AS size,
 			notional_usdc::text AS notional, insurance_usdc::text AS insurance
 		FROM perp_liquidations WHERE chain_id = ? AND time >= ? AND time <= ?
 		ORDER BY time DESC, height DESC, tx_index DESC, event_index DESC`, s.chainID, r.Start, r.End).Scan(ctx, &rows); err != nil {
@@ -121,7 +121,7 @@ func (s *Service) liquidationFlow(ctx context.Context, req *api.Request) (*api.R
 		Top      string    `bun:"top"`
 		TopTx    *string   `bun:"top_tx"`
 	}
-	if err := s.db.NewRaw(`SELECT date_trunc(?0, time, 'UTC') AS bucket, position, sum(notional_usdc)::text AS total,
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT date_trunc(?0, time, 'UTC') AS bucket, position, sum(notional_usdc)::text AS total,
 			max(notional_usdc)::text AS top,
 			(array_agg(tx_hash ORDER BY notional_usdc DESC, height, tx_index, event_index))[1] AS top_tx
 		FROM perp_liquidations WHERE chain_id = ?1 AND time >= ?2 AND time < ?3 AND (?4 OR perpetual_id = ?5)

@@ -50,7 +50,7 @@ func (s *Service) moduleAccounts(ctx context.Context, req *api.Request) (*api.Re
 		Day     time.Time `bun:"day"`
 		Balance string    `bun:"balance"`
 	}
-	if err := s.db.NewRaw(`SELECT account, day, balance::text AS balance FROM perp_module_balances_daily
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT account, day, balance::text AS balance FROM perp_module_balances_daily
 		WHERE chain_id = ? AND day < ? ORDER BY day`, s.chainID, end).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("module balances: %w", err)
 	}

@@ -53,7 +53,7 @@ func (s *Service) openInterest(ctx context.Context, req *api.Request) (*api.Resp
 		Atomic   int64  `bun:"atomic_resolution"`
 		Exponent *int64 `bun:"exponent"`
 	}
-	if err := s.db.NewRaw(`SELECT p.perpetual_id, p.market_id, p.atomic_resolution, m.exponent
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT p.perpetual_id, p.market_id, p.atomic_resolution, m.exponent
 		FROM (SELECT DISTINCT ON (perpetual_id) perpetual_id, market_id, atomic_resolution FROM dydx_perpetuals
 			WHERE chain_id = ?0 ORDER BY perpetual_id, height DESC) p
 		LEFT JOIN (SELECT DISTINCT ON (market_id) market_id, exponent FROM dydx_markets
@@ -70,7 +70,7 @@ func (s *Service) openInterest(ctx context.Context, req *api.Request) (*api.Resp
 		// A market missing from the catalog (listed after genesis) cannot
 		// be valued: a total without it would be wrong.
 		var missing []int64
-		if err := s.db.NewRaw(`SELECT DISTINCT perpetual_id FROM perp_open_interest_hourly o WHERE chain_id = ?0
+		if err := api.Reader(ctx, s.db).NewRaw(`SELECT DISTINCT perpetual_id FROM perp_open_interest_hourly o WHERE chain_id = ?0
 			AND NOT EXISTS (SELECT 1 FROM dydx_perpetuals p JOIN dydx_markets m ON m.chain_id = p.chain_id AND m.market_id = p.market_id
 				WHERE p.chain_id = ?0 AND p.perpetual_id = o.perpetual_id)`, s.chainID).Scan(ctx, &missing); err != nil {
 			return nil, fmt.Errorf("catalog: %w", err)
@@ -136,7 +136,7 @@ func (s *Service) changes(ctx context.Context, table, key, value string, keys []
 		SELECT ` + key + `, hour, ` + value + `::text FROM ` + table + `
 			WHERE chain_id = ?0 AND ` + key + ` = ANY(?1) AND hour >= ?2 AND hour < ?3
 		ORDER BY hour, key`
-	if err := s.db.NewRaw(q, s.chainID, pgArray(keys), firstEnd, lastEnd).Scan(ctx, &out); err != nil {
+	if err := api.Reader(ctx, s.db).NewRaw(q, s.chainID, pgArray(keys), firstEnd, lastEnd).Scan(ctx, &out); err != nil {
 		return nil, fmt.Errorf("%s: %w", table, err)
 	}
 	return out, nil

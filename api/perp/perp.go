@@ -96,7 +96,7 @@ func (s *Service) begin(ctx context.Context) (api.Freshness, error) {
 	if !s.ok {
 		return api.Freshness{}, fmt.Errorf("no chain of kind dydx is configured: %w", problem.ErrNotIndexed)
 	}
-	h, err := api.JobHeight(ctx, s.db, s.chainID, report.JobTrading)
+	h, err := api.JobHeight(ctx, api.Reader(ctx, s.db), s.chainID, report.JobTrading)
 	if err != nil {
 		return api.Freshness{}, err
 	}
@@ -110,7 +110,7 @@ func (s *Service) markets(ctx context.Context) (map[int64]string, error) {
 		ID     int64  `bun:"perpetual_id"`
 		Ticker string `bun:"ticker"`
 	}
-	if err := s.db.NewRaw(`SELECT DISTINCT ON (perpetual_id) perpetual_id, ticker FROM dydx_perpetuals
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT DISTINCT ON (perpetual_id) perpetual_id, ticker FROM dydx_perpetuals
 		WHERE chain_id = ? ORDER BY perpetual_id, height DESC`, s.chainID).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("perpetuals: %w", err)
 	}
@@ -178,7 +178,7 @@ func (s *Service) nativeToken(ctx context.Context) (nativeToken, error) {
 		nativeToken
 		Exponent sql.NullInt64 `bun:"exponent"`
 	}
-	err := s.db.NewRaw(`SELECT n.denom, n.quote_denom, n.decimals, n.market_id,
+	err := api.Reader(ctx, s.db).NewRaw(`SELECT n.denom, n.quote_denom, n.decimals, n.market_id,
 			(SELECT exponent FROM dydx_markets m WHERE m.chain_id = n.chain_id AND m.market_id = n.market_id
 				ORDER BY height DESC LIMIT 1) AS exponent
 		FROM dydx_native_token n WHERE n.chain_id = ? ORDER BY n.height DESC LIMIT 1`, s.chainID).Scan(ctx, &row)

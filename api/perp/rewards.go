@@ -68,7 +68,7 @@ func (s *Service) totalRewards(ctx context.Context, req *api.Request) (*api.Resp
 		return &api.Response{Body: out, Freshness: fresh}, nil
 	}
 	var days []dailyReward
-	if err := s.db.NewRaw(rewardsPriced+`
+	if err := api.Reader(ctx, s.db).NewRaw(rewardsPriced+`
 		SELECT day, sum(native)::text AS native, sum(usd)::text AS usd FROM r WHERE day <= ?1 GROUP BY day ORDER BY day`,
 		s.chainID, bs[len(bs)-1]).Scan(ctx, &days); err != nil {
 		return nil, fmt.Errorf("rewards: %w", err)
@@ -135,7 +135,7 @@ func (s *Service) usersPeriodRewards(ctx context.Context, req *api.Request) (*ap
 		Value   *string `bun:"value"`
 		Missing bool    `bun:"missing"`
 	}
-	if err := s.db.NewRaw(rewardsPriced+`
+	if err := api.Reader(ctx, s.db).NewRaw(rewardsPriced+`
 		SELECT address, sum(`+col+`)::text AS value, bool_or(`+col+` IS NULL) AS missing FROM r
 		WHERE day >= ?1 AND day <= ?2 GROUP BY address ORDER BY sum(`+col+`) DESC NULLS LAST, address LIMIT 1000`,
 		s.chainID, bs[0], bs[len(bs)-1]).Scan(ctx, &rows); err != nil {

@@ -66,7 +66,7 @@ func (s *Service) stakingDays(ctx context.Context, first, last, tip time.Time) (
 		Exponent *int64    `bun:"exponent"`
 		Start    time.Time `bun:"start"`
 	}
-	if err := s.db.NewRaw(`SELECT n.decimals, n.market_id, m.exponent,
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT n.decimals, n.market_id, m.exponent,
 			coalesce((SELECT genesis_time FROM genesis_imports WHERE chain_id = ?0),
 				(SELECT time FROM blocks WHERE chain_id = ?0 ORDER BY height LIMIT 1)) AS start
 		FROM (SELECT decimals, market_id FROM dydx_native_token WHERE chain_id = ?0 ORDER BY height DESC LIMIT 1) n
@@ -83,7 +83,7 @@ func (s *Service) stakingDays(ctx context.Context, first, last, tip time.Time) (
 		Day       time.Time `bun:"day"`
 		Tokens    string    `bun:"tokens"`
 	}
-	if err := s.db.NewRaw(`SELECT validator, day, tokens::text AS tokens FROM perp_validator_tokens_daily
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT validator, day, tokens::text AS tokens FROM perp_validator_tokens_daily
 		WHERE chain_id = ? AND day < ? ORDER BY day`, s.chainID, end).Scan(ctx, &tokens); err != nil {
 		return nil, fmt.Errorf("validator tokens: %w", err)
 	}
@@ -96,7 +96,7 @@ func (s *Service) stakingDays(ctx context.Context, first, last, tip time.Time) (
 		USDC   string    `bun:"usdc"`
 		Native string    `bun:"native"`
 	}
-	if err := s.db.NewRaw(`SELECT day, usdc::text AS usdc, native::text AS native FROM perp_staking_rewards_daily
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT day, usdc::text AS usdc, native::text AS native FROM perp_staking_rewards_daily
 		WHERE chain_id = ? AND day >= ? AND day < ?`, s.chainID, first, end).Scan(ctx, &rewards); err != nil {
 		return nil, fmt.Errorf("staking rewards: %w", err)
 	}
@@ -262,7 +262,7 @@ func (s *Service) stakingSupply(ctx context.Context, req *api.Request) (*api.Res
 		Users   int64     `bun:"users"`
 		Deposit string    `bun:"deposit"`
 	}
-	if err := s.db.NewRaw(`SELECT d AS day,
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT d AS day,
 			coalesce((SELECT sum(amount) FROM perp_revenue_daily WHERE chain_id = ?0 AND day = d), 0)::text AS revenue,
 			(SELECT count(*) FROM perp_traders WHERE chain_id = ?0 AND all_time_trades > 0 AND first_fill_at < d + interval '24 hours') AS users,
 			(coalesce((SELECT sum(usdc_in) FROM perp_buystake_hourly WHERE chain_id = ?0 AND address = ?2

@@ -36,7 +36,7 @@ func (s *Service) supply(ctx context.Context, req *api.Request) (*api.Response, 
 		Minted   string `bun:"minted"`
 		Burnt    string `bun:"burnt"`
 	}
-	err = s.db.NewRaw(`SELECT n.decimals, s.genesis::text AS genesis, s.total::text AS total, s.minted::text AS minted, s.burnt::text AS burnt
+	err = api.Reader(ctx, s.db).NewRaw(`SELECT n.decimals, s.genesis::text AS genesis, s.total::text AS total, s.minted::text AS minted, s.burnt::text AS burnt
 		FROM perp_supply s, LATERAL (SELECT decimals FROM dydx_native_token WHERE chain_id = s.chain_id ORDER BY height DESC LIMIT 1) n
 		WHERE s.chain_id = ?`, s.chainID).Scan(ctx, &sup)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -49,7 +49,7 @@ func (s *Service) supply(ctx context.Context, req *api.Request) (*api.Response, 
 		Account string `bun:"account"`
 		Balance string `bun:"balance"`
 	}
-	if err := s.db.NewRaw(`SELECT DISTINCT ON (account) account, balance::text AS balance FROM perp_module_balances_daily
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT DISTINCT ON (account) account, balance::text AS balance FROM perp_module_balances_daily
 		WHERE chain_id = ? ORDER BY account, day DESC`, s.chainID).Scan(ctx, &modules); err != nil {
 		return nil, fmt.Errorf("module balances: %w", err)
 	}

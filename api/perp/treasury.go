@@ -47,7 +47,7 @@ func (s *Service) treasurySubDAO(ctx context.Context, req *api.Request) (*api.Re
 		Liquid string    `bun:"liquid"`
 		Staked string    `bun:"staked"`
 	}
-	if err := s.db.NewRaw(`SELECT day, denom, sum(liquid_delta)::text AS liquid, sum(staked_delta)::text AS staked
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT day, denom, sum(liquid_delta)::text AS liquid, sum(staked_delta)::text AS staked
 		FROM perp_wallet_daily WHERE chain_id = ? AND address = ANY(?) AND day < ? GROUP BY day, denom ORDER BY day, denom`,
 		s.chainID, pgStrings(s.treasury), end).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("perp_wallet_daily: %w", err)

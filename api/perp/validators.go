@@ -24,7 +24,7 @@ const (
 // 503 without one.
 func (s *Service) nativeDecimals(ctx context.Context) (int64, error) {
 	var d int64
-	err := s.db.NewRaw("SELECT decimals FROM dydx_native_token WHERE chain_id = ? ORDER BY height DESC LIMIT 1", s.chainID).Scan(ctx, &d)
+	err := api.Reader(ctx, s.db).NewRaw("SELECT decimals FROM dydx_native_token WHERE chain_id = ? ORDER BY height DESC LIMIT 1", s.chainID).Scan(ctx, &d)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, fmt.Errorf("chain %s: the native token is not known (no genesis imported): %w", s.chainID, problem.ErrNotIndexed)
 	}
@@ -52,7 +52,7 @@ func (s *Service) validatorListings(ctx context.Context, _ *api.Request) (*api.R
 		Validator string `bun:"validator"`
 		Tokens    string `bun:"tokens"`
 	}
-	if err := s.db.NewRaw(`SELECT validator, (tokens * ('1e' || -?1::int)::numeric)::text AS tokens FROM (
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT validator, (tokens * ('1e' || -?1::int)::numeric)::text AS tokens FROM (
 			SELECT DISTINCT ON (validator) validator, tokens FROM perp_validator_tokens_daily WHERE chain_id = ?0
 			ORDER BY validator, day DESC) v
 		WHERE tokens > 0 AND coalesce((SELECT bonded FROM perp_validator_status st WHERE st.chain_id = ?0 AND st.validator = v.validator
@@ -77,7 +77,7 @@ func (s *Service) validatorListings(ctx context.Context, _ *api.Request) (*api.R
 func (s *Service) shareByValidator(ctx context.Context, req *api.Request) (*api.Response, error) {
 	cols := req.Params.Strings("validators")
 	var known []string
-	if err := s.db.NewRaw("SELECT DISTINCT validator FROM perp_validator_tokens_daily WHERE chain_id = ?", s.chainID).Scan(ctx, &known); err != nil {
+	if err := api.Reader(ctx, s.db).NewRaw("SELECT DISTINCT validator FROM perp_validator_tokens_daily WHERE chain_id = ?", s.chainID).Scan(ctx, &known); err != nil {
 		return nil, fmt.Errorf("validators: %w", err)
 	}
 	if len(known) == 0 {
@@ -109,7 +109,7 @@ func (s *Service) shareByValidator(ctx context.Context, req *api.Request) (*api.
 		Day       time.Time `bun:"day"`
 		Tokens    string    `bun:"tokens"`
 	}
-	if err := s.db.NewRaw(`SELECT validator, day, tokens::text AS tokens FROM perp_validator_tokens_daily
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT validator, day, tokens::text AS tokens FROM perp_validator_tokens_daily
 		WHERE chain_id = ? AND day < ? ORDER BY day`, s.chainID, api.NextBucket(bs[len(bs)-1], "day")).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("validator tokens: %w", err)
 	}
@@ -167,7 +167,7 @@ type bondStatus struct {
 // loadBondStatus reads the status changes before end.
 func (s *Service) loadBondStatus(ctx context.Context, end time.Time) (*bondStatus, error) {
 	b := &bondStatus{unbonded: map[string]bool{}}
-	if err := s.db.NewRaw(`SELECT validator, time, bonded FROM perp_validator_status WHERE chain_id = ? AND time < ? ORDER BY time, height`,
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT validator, time, bonded FROM perp_validator_status WHERE chain_id = ? AND time < ? ORDER BY time, height`,
 		s.chainID, end).Scan(ctx, &b.changes); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("validator status: %w", err)
 	}

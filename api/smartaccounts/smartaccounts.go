@@ -70,7 +70,7 @@ func (s *Service) begin(ctx context.Context) (state, error) {
 	if !s.ok {
 		return state{}, fmt.Errorf("no chain of kind xion is configured: %w", problem.ErrNotIndexed)
 	}
-	h, err := api.JobHeight(ctx, s.db, s.chainID, report.Job)
+	h, err := api.JobHeight(ctx, api.Reader(ctx, s.db), s.chainID, report.Job)
 	if err != nil {
 		return state{}, err
 	}
@@ -112,7 +112,7 @@ func (s *Service) records(ctx context.Context, accounts []string) ([]record, err
 		Type    sql.NullString `bun:"auth_type"`
 		Value   sql.NullString `bun:"authenticator"`
 	}
-	if err := s.db.NewRaw(`SELECT a.account, a.code_id, a.account_number, x.authenticator_index, x.auth_type, x.authenticator
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT a.account, a.code_id, a.account_number, x.authenticator_index, x.auth_type, x.authenticator
 		FROM sa_accounts a LEFT JOIN sa_authenticators x ON x.chain_id = a.chain_id AND x.account = a.account
 		WHERE a.chain_id = ? AND a.account IN (?) ORDER BY a.account, x.authenticator_index`, s.chainID, bun.In(accounts)).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("smart accounts: %w", err)
@@ -188,7 +188,7 @@ func (s *Service) accountsUsing(ctx context.Context, value string) ([]string, er
 		value = strings.ToLower(value)
 	}
 	var accounts []string
-	if err := s.db.NewRaw(`SELECT DISTINCT account FROM sa_authenticators WHERE chain_id = ? AND authenticator = ? ORDER BY account`,
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT DISTINCT account FROM sa_authenticators WHERE chain_id = ? AND authenticator = ? ORDER BY account`,
 		s.chainID, value).Scan(ctx, &accounts); err != nil {
 		return nil, fmt.Errorf("accounts by authenticator: %w", err)
 	}
@@ -280,7 +280,7 @@ func (s *Service) permissions(ctx context.Context, req *api.Request) (*api.Respo
 		Auth    string     `bun:"auth"`
 		Exp     *time.Time `bun:"expiration"`
 	}
-	if err := s.db.NewRaw(`SELECT granter, grantee, auth::text AS auth, expiration FROM sa_authz_grants
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT granter, grantee, auth::text AS auth, expiration FROM sa_authz_grants
 		WHERE chain_id = ? AND `+column+` = ? AND (expiration IS NULL OR expiration > ?) ORDER BY granter, grantee, msg_type_url`,
 		s.chainID, address, st.time).Scan(ctx, &authz); err != nil {
 		return nil, fmt.Errorf("authz grants: %w", err)
@@ -290,7 +290,7 @@ func (s *Service) permissions(ctx context.Context, req *api.Request) (*api.Respo
 		Grantee   string `bun:"grantee"`
 		Allowance string `bun:"allowance"`
 	}
-	if err := s.db.NewRaw(`SELECT granter, grantee, allowance::text AS allowance FROM sa_feegrants
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT granter, grantee, allowance::text AS allowance FROM sa_feegrants
 		WHERE chain_id = ? AND `+column+` = ? AND (expiration IS NULL OR expiration > ?) ORDER BY granter, grantee`,
 		s.chainID, address, st.time).Scan(ctx, &fees); err != nil {
 		return nil, fmt.Errorf("fee grants: %w", err)

@@ -73,7 +73,7 @@ func (s *Service) bridgeTotal(m measure) api.Handler {
 			In    string `bun:"inflow"`
 			Out   string `bun:"outflow"`
 		}
-		if err := s.db.NewRaw(`WITH `+cte+`, `+flowsCTE+`,
+		if err := api.Reader(ctx, s.db).NewRaw(`WITH `+cte+`, `+flowsCTE+`,
 			want AS (SELECT unnest(?::text[]) AS chain)
 			SELECT want.chain,
 				(SELECT coalesce(sum(usd), 0) FROM flows WHERE dst = want.chain AND (? = '' OR src = ?))::text AS inflow,
@@ -116,7 +116,7 @@ func (s *Service) crossChain(ctx context.Context, req *api.Request) (*api.Respon
 		Dst    string `bun:"dst"`
 		Amount string `bun:"amount"`
 	}
-	if err := s.db.NewRaw(`WITH `+cte+`, `+flowsCTE+`
+	if err := api.Reader(ctx, s.db).NewRaw(`WITH `+cte+`, `+flowsCTE+`
 		SELECT src, dst, sum(usd)::text AS amount FROM flows
 		WHERE src <> '' AND dst <> '' AND (src = ANY(?::text[]) OR dst = ANY(?::text[])) AND (? = '' OR src = ? OR dst = ?)
 		GROUP BY src, dst ORDER BY sum(usd) DESC, src, dst`,
@@ -152,7 +152,7 @@ func (s *Service) netflowOverTime(ctx context.Context, req *api.Request) (*api.R
 		Chain  string    `bun:"chain"`
 		Net    string    `bun:"net"`
 	}
-	if err := s.db.NewRaw(`WITH `+cte+`, `+flowsCTE+`,
+	if err := api.Reader(ctx, s.db).NewRaw(`WITH `+cte+`, `+flowsCTE+`,
 		f AS (SELECT * FROM flows WHERE ? = '' OR src = ? OR dst = ?),
 		side AS (SELECT bucket, dst AS chain, usd FROM f UNION ALL SELECT bucket, src, -usd FROM f)
 		SELECT bucket, chain, sum(usd)::text AS net FROM side WHERE chain = ANY(?::text[])
@@ -204,7 +204,7 @@ func (s *Service) categoryTotal(m measure) api.Handler {
 			Category string `bun:"category"`
 			Amount   string `bun:"amount"`
 		}
-		if err := s.db.NewRaw(`WITH `+cte+`, want AS (SELECT unnest(?::text[]) AS category)
+		if err := api.Reader(ctx, s.db).NewRaw(`WITH `+cte+`, want AS (SELECT unnest(?::text[]) AS category)
 			SELECT want.category, coalesce((SELECT sum(`+expr+`) FROM stablecoin_category_minute c JOIN tk USING (chain_id, token)
 				WHERE c.category = want.category AND c.minute >= ? AND c.minute <= ?), 0)::text AS amount
 			FROM want`, append(args, pgdialect.Array(want), q.from, q.to)...).Scan(ctx, &rows); err != nil {

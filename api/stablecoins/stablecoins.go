@@ -173,7 +173,7 @@ func (s *Service) begin(ctx context.Context, req *api.Request, otherSide bool) (
 			Height int64     `bun:"height"`
 			Time   time.Time `bun:"time"`
 		}
-		err := s.db.NewRaw(`SELECT b.height, b.time FROM aggregator_jobs j
+		err := api.Reader(ctx, s.db).NewRaw(`SELECT b.height, b.time FROM aggregator_jobs j
 			JOIN stablecoin_report_state r ON r.chain_id = ? AND r.height = j.watermark
 			JOIN evm_blocks b ON b.chain_id = r.chain_id AND b.height = r.height
 			WHERE j.name = ?`, c, report.JobPrefix+c).Scan(ctx, &st)
@@ -238,7 +238,7 @@ func (s *Service) windowBuckets(ctx context.Context, q *query) ([]time.Time, err
 		}
 	}
 	var first sql.NullTime
-	if err := s.db.NewRaw(`SELECT min((SELECT time FROM evm_blocks b WHERE b.chain_id = c ORDER BY height LIMIT 1)) FROM unnest(?::text[]) c`,
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT min((SELECT time FROM evm_blocks b WHERE b.chain_id = c ORDER BY height LIMIT 1)) FROM unnest(?::text[]) c`,
 		pgdialect.Array(ids)).Scan(ctx, &first); err != nil {
 		return nil, fmt.Errorf("first indexed blocks: %w", err)
 	}
@@ -297,7 +297,7 @@ func (s *Service) volumePerToken(ctx context.Context, req *api.Request) (*api.Re
 		Symbol string `bun:"symbol"`
 		Volume string `bun:"volume"`
 	}
-	if err := s.db.NewRaw(`WITH `+cte+`
+	if err := api.Reader(ctx, s.db).NewRaw(`WITH `+cte+`
 		SELECT min(tk.name) AS name, tk.symbol, sum(m.volume_usd)::text AS volume
 		FROM stablecoin_minute m JOIN tk USING (chain_id, token)
 		WHERE m.minute >= ? AND m.minute <= ? GROUP BY tk.symbol HAVING sum(m.transfers) > 0
@@ -331,7 +331,7 @@ func (s *Service) issuing(ctx context.Context, req *api.Request) (*api.Response,
 		Minted string    `bun:"minted"`
 		Burned string    `bun:"burned"`
 	}
-	if err := s.db.NewRaw(`WITH `+cte+`
+	if err := api.Reader(ctx, s.db).NewRaw(`WITH `+cte+`
 		SELECT `+bucketExpr+` AS bucket, min(tk.name) AS name, tk.symbol,
 			sum(m.minted_usd)::text AS minted, sum(m.burned_usd)::text AS burned
 		FROM stablecoin_minute m JOIN tk USING (chain_id, token)
@@ -394,7 +394,7 @@ func (s *Service) activeSenders(ctx context.Context, req *api.Request) (*api.Res
 		Token   string    `bun:"token"`
 		Senders int64     `bun:"senders"`
 	}
-	if err := s.db.NewRaw(`WITH `+cte+`
+	if err := api.Reader(ctx, s.db).NewRaw(`WITH `+cte+`
 		SELECT `+bucketExpr+` AS bucket, m.chain_id, m.token, count(DISTINCT m.sender) AS senders
 		FROM stablecoin_senders_minute m JOIN tk USING (chain_id, token)
 		WHERE m.minute >= ? AND m.minute <= ?
@@ -445,7 +445,7 @@ func (s *Service) volumeByCategory(ctx context.Context, req *api.Request) (*api.
 		Volume   string    `bun:"volume"`
 	}
 	cte, args := q.tk()
-	if err := s.db.NewRaw(`WITH `+cte+`
+	if err := api.Reader(ctx, s.db).NewRaw(`WITH `+cte+`
 		SELECT `+bucketExpr+` AS bucket, m.category, sum(m.volume_usd)::text AS volume
 		FROM stablecoin_category_minute m JOIN tk USING (chain_id, token)
 		WHERE m.minute >= ? AND m.minute <= ?
@@ -494,7 +494,7 @@ func (s *Service) whaleAlerts(ctx context.Context, req *api.Request) (*api.Respo
 		Amount    string    `bun:"amount"`
 	}
 	cte, args := q.tk()
-	if err := s.db.NewRaw(`WITH `+cte+`
+	if err := api.Reader(ctx, s.db).NewRaw(`WITH `+cte+`
 		SELECT w.chain_id, w.height, w.time, w.token, w.sender, w.recipient, w.amount_usd::text AS amount
 		FROM stablecoin_whales w JOIN tk USING (chain_id, token)
 		ORDER BY w.time DESC, w.height DESC, w.log_index DESC LIMIT ?`,

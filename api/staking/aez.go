@@ -39,14 +39,14 @@ func (s *Service) revenueShareByConsumer(ctx context.Context, req *api.Request) 
 	if !s.ok {
 		return nil, fmt.Errorf("no chain of kind cosmoshub is configured: %w", problem.ErrNotIndexed)
 	}
-	h, err := api.JobHeight(ctx, s.db, s.chainID, report.JobICSRewards)
+	h, err := api.JobHeight(ctx, api.Reader(ctx, s.db), s.chainID, report.JobICSRewards)
 	if err != nil {
 		return nil, err
 	}
 	fresh := api.Freshness{Chains: []api.ChainHeight{h}}
 	if s.dex.ChainID != "" {
 		// The values also read the dex chain's prices.
-		d, err := api.JobHeight(ctx, s.db, s.dex.ChainID, dexreport.JobPrices)
+		d, err := api.JobHeight(ctx, api.Reader(ctx, s.db), s.dex.ChainID, dexreport.JobPrices)
 		switch {
 		case err == nil:
 			fresh.Chains = append(fresh.Chains, d)
@@ -59,7 +59,7 @@ func (s *Service) revenueShareByConsumer(ctx context.Context, req *api.Request) 
 		cols = []string{"total"}
 	}
 	var known []string
-	if err := s.db.NewRaw(`SELECT DISTINCT consumer_chain_id FROM ics_rewards WHERE chain_id = ? ORDER BY consumer_chain_id`,
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT DISTINCT consumer_chain_id FROM ics_rewards WHERE chain_id = ? ORDER BY consumer_chain_id`,
 		s.chainID).Scan(ctx, &known); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("consumer chains: %w", err)
 	}
@@ -84,7 +84,7 @@ func (s *Service) revenueShareByConsumer(ctx context.Context, req *api.Request) 
 		DexDenom sql.NullString `bun:"dex_denom"`
 		Price    sql.NullString `bun:"price"`
 	}
-	if err := s.db.NewRaw(`SELECT date_trunc('day', r.time, 'UTC') AS day, r.consumer_chain_id, r.amount::text AS amount, d.dex_denom,
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT date_trunc('day', r.time, 'UTC') AS day, r.consumer_chain_id, r.amount::text AS amount, d.dex_denom,
 			(SELECT p.price_usd::text FROM osmosis_asset_prices p
 				WHERE p.chain_id = d.dex_chain_id AND p.denom = d.dex_denom AND p.hour <= r.time ORDER BY p.hour DESC LIMIT 1) AS price
 		FROM ics_rewards r

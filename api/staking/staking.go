@@ -71,7 +71,7 @@ func (s *Service) begin(ctx context.Context) (api.Freshness, error) {
 	if !s.ok {
 		return api.Freshness{}, fmt.Errorf("no chain of kind cosmoshub is configured: %w", problem.ErrNotIndexed)
 	}
-	h, err := api.JobHeight(ctx, s.db, s.chainID, report.JobLiquidStaking)
+	h, err := api.JobHeight(ctx, api.Reader(ctx, s.db), s.chainID, report.JobLiquidStaking)
 	if err != nil {
 		return api.Freshness{}, err
 	}
@@ -119,7 +119,7 @@ func (s *Service) flowByProvider(ctx context.Context, req *api.Request) (*api.Re
 		InTx   sql.NullString `bun:"top_in_tx"`
 		OutTx  sql.NullString `bun:"top_out_tx"`
 	}
-	if err := s.db.NewRaw(`WITH f AS (
+	if err := api.Reader(ctx, s.db).NewRaw(`WITH f AS (
 			SELECT date_trunc('day', time, 'UTC') AS day, direction, amount * ?::numeric AS atom, tx_hash, height, tx_index, event_index
 			FROM liquid_flows WHERE chain_id = ? AND (? = 'total' OR provider = ?) AND time >= ? AND time < ?)
 		SELECT day,
@@ -179,7 +179,7 @@ func (s *Service) shareByProvider(ctx context.Context, req *api.Request) (*api.R
 		Provider string    `bun:"provider"`
 		Amount   string    `bun:"amount"`
 	}
-	if err := s.db.NewRaw(`SELECT day, provider, (amount * ?0::numeric)::text AS amount FROM liquid_provider_daily
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT day, provider, (amount * ?0::numeric)::text AS amount FROM liquid_provider_daily
 		WHERE chain_id = ?1 AND day <= ?3::date
 			AND day >= coalesce((SELECT max(day) FROM liquid_provider_daily WHERE chain_id = ?1 AND day <= ?2::date), ?2::date)
 		ORDER BY day, provider`, "1e-"+strconv.Itoa(s.exponent), s.chainID, days[0].Format(time.DateOnly),

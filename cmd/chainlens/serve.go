@@ -66,6 +66,7 @@ func apiParts(cfg *config.Config, log *slog.Logger, db *bun.DB, reg *prometheus.
 		Log:      log,
 		Registry: reg,
 		Changes:  changes,
+		DB:       db,
 		Ready: func(ctx context.Context) error {
 			ok, err := store.SchemaCurrent(ctx, db)
 			if err != nil {

@@ -29,7 +29,7 @@ type Server struct{ URL, Key string }
 func Serve(t testing.TB, db *bun.DB, cfg *config.Config, now time.Time) Server {
 	t.Helper()
 	log := slog.New(slog.DiscardHandler)
-	s, err := api.New(api.Options{Config: cfg.API, Ops: route.Table(), Handlers: app.Handlers(cfg, db), Auth: apikey.NewAuthenticator(db),
+	s, err := api.New(api.Options{DB: db, Config: cfg.API, Ops: route.Table(), Handlers: app.Handlers(cfg, db), Auth: apikey.NewAuthenticator(db),
 		Meter: apikey.NewMeter(db, log), Log: log, Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)

@@ -38,7 +38,7 @@ func newServer(t *testing.T, db *bun.DB) (*httptest.Server, string) {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.DiscardHandler)
-	s, err := api.New(api.Options{Config: cfg.API, Ops: route.Table(), Handlers: app.Handlers(cfg, db), Auth: apikey.NewAuthenticator(db), Meter: apikey.NewMeter(db, log), Log: log})
+	s, err := api.New(api.Options{DB: db, Config: cfg.API, Ops: route.Table(), Handlers: app.Handlers(cfg, db), Auth: apikey.NewAuthenticator(db), Meter: apikey.NewMeter(db, log), Log: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func TestSlowClientIsCutOff(t *testing.T) {
 	db, _ := testdb.New(t)
 	cfg, _ := config.Parse([]byte("database: {url: postgres://postgres@127.0.0.1:5432/x}\napi: {listen: 127.0.0.1:0, timeouts: {read_header: 300ms}}\n"), "", nil)
 	log := slog.New(slog.DiscardHandler)
-	s, err := api.New(api.Options{Config: cfg.API, Ops: route.Table(), Handlers: app.Handlers(cfg, db), Auth: apikey.NewAuthenticator(db), Meter: apikey.NewMeter(db, log), Log: log})
+	s, err := api.New(api.Options{DB: db, Config: cfg.API, Ops: route.Table(), Handlers: app.Handlers(cfg, db), Auth: apikey.NewAuthenticator(db), Meter: apikey.NewMeter(db, log), Log: log})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -166,7 +166,7 @@ func startAPI(t *testing.T, db *bun.DB, rec *recorder) *httptest.Server {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.DiscardHandler)
-	s, err := api.New(api.Options{Config: cfg.API, Ops: route.Table(), Handlers: app.Handlers(cfg, db),
+	s, err := api.New(api.Options{DB: db, Config: cfg.API, Ops: route.Table(), Handlers: app.Handlers(cfg, db),
 		Auth: apikey.NewAuthenticator(db), Meter: apikey.NewMeter(db, log), Log: log, Now: time.Now})
 	if err != nil {
 		t.Fatal(err)
