@@ -5,7 +5,7 @@ CONFIG   ?= config/local.yaml
 PKGS     ?= ./...
 TESTFLAGS ?=
 
-.PHONY: all build run test test-short vet fmt bench db db-stop clean
+.PHONY: all build run test test-short lint vet fmt bench db db-stop clean
 
 all: build
 
@@ -18,10 +18,19 @@ run: build
 
 ## test: every test (unit, Postgres, in-process chain, end to end); each test gets its own database.
 ## scripts/sdk.sh builds and unit-tests the JavaScript SDK first (its browser test loads the bundle).
-test:
+test: lint
 	scripts/sdk.sh
 	@url=$$(scripts/db.sh ensure postgres) && \
 	  CHAINLENS_TEST_DATABASE_URL="$$url" $(GO) test -count=1 -p 2 -timeout 25m $(TESTFLAGS) $(PKGS)
+
+## test-short: the tests that need no Postgres (every test database skips under -short)
+test-short:
+	$(GO) test -short -count=1 $(TESTFLAGS) $(PKGS)
+
+## lint: go vet, gofmt and staticcheck (staticcheck.conf; pinned as a tool in go.mod);
+## the layer import rules are a test (internal/layers)
+lint: vet
+	$(GO) tool staticcheck ./...
 
 vet:
 	$(GO) vet ./...

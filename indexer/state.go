@@ -73,12 +73,6 @@ func DeadLetterStats(ctx context.Context, db bun.IDB, chainID string) (n, lowest
 	return r.N, r.Lowest, nil
 }
 
-// retryDelay grows with the attempts of a dead letter, up to an hour.
-func retryDelay(attempts int) time.Duration {
-	d := 30 * time.Second << min(attempts, 7)
-	return min(d, time.Hour)
-}
-
 // lockWait is how long LockChain waits for a chain's lock: a process that
 // was just killed holds it until Postgres notices its connection is gone.
 const lockWait = 10 * time.Second

@@ -247,7 +247,7 @@ func EnsurePartitions(ctx context.Context, db bun.IDB, tables []string, from, to
 		}
 	}
 	var existing int
-	if err := db.NewRaw("SELECT count(*) FROM pg_class WHERE relname IN (?) AND relnamespace = current_schema()::regnamespace", bun.In(names)).
+	if err := db.NewRaw("SELECT count(*) FROM pg_class WHERE relname IN (?) AND relnamespace = current_schema()::regnamespace", bun.List(names)).
 		Scan(ctx, &existing); err != nil {
 		return fmt.Errorf("look up partitions: %w", err)
 	}

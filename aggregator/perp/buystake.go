@@ -27,7 +27,7 @@ func buyStake(ctx context.Context, tx bun.Tx, chainID, prefix, address string, f
 		}
 		modules = append(modules, a)
 	}
-	res, err := tx.NewRaw(buyStakeSQL, chainID, from, to, address, bun.In(modules)).Exec(ctx)
+	res, err := tx.NewRaw(buyStakeSQL, chainID, from, to, address, bun.List(modules)).Exec(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("perp_buystake_hourly: %w", err)
 	}

@@ -41,10 +41,10 @@ func trackWallets(ctx context.Context, tx bun.Tx, chainID, role string, want []s
 		}
 	}
 	if len(gone) > 0 {
-		if _, err := tx.NewRaw("DELETE FROM "+roleTables[role]+" WHERE chain_id = ? AND address IN (?)", chainID, bun.In(gone)).Exec(ctx); err != nil {
+		if _, err := tx.NewRaw("DELETE FROM "+roleTables[role]+" WHERE chain_id = ? AND address IN (?)", chainID, bun.List(gone)).Exec(ctx); err != nil {
 			return 0, fmt.Errorf("%s: drop unconfigured addresses: %w", roleTables[role], err)
 		}
-		if _, err := tx.NewRaw("DELETE FROM perp_tracked_wallets WHERE chain_id = ? AND role = ? AND address IN (?)", chainID, role, bun.In(gone)).Exec(ctx); err != nil {
+		if _, err := tx.NewRaw("DELETE FROM perp_tracked_wallets WHERE chain_id = ? AND role = ? AND address IN (?)", chainID, role, bun.List(gone)).Exec(ctx); err != nil {
 			return 0, fmt.Errorf("perp_tracked_wallets: %w", err)
 		}
 	}
@@ -76,7 +76,7 @@ func treasuryWallets(ctx context.Context, tx bun.Tx, chainID string, addresses [
 	if len(addresses) == 0 {
 		return 0, nil
 	}
-	res, err := tx.NewRaw(walletDailySQL, chainID, from, to, bun.In(addresses)).Exec(ctx)
+	res, err := tx.NewRaw(walletDailySQL, chainID, from, to, bun.List(addresses)).Exec(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("perp_wallet_daily: %w", err)
 	}

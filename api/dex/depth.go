@@ -251,7 +251,7 @@ func (s *Service) loadPoolState(ctx context.Context, p depthPool, end time.Time)
 	}
 	rows = rows[:0]
 	if err := api.Reader(ctx, s.db).NewRaw(`SELECT denom, hour, price_usd::text AS value FROM osmosis_asset_prices
-		WHERE chain_id = ? AND denom IN (?) AND hour <= ? ORDER BY hour`, s.market.ChainID, bun.In(p.denoms), end).Scan(ctx, &rows); err != nil {
+		WHERE chain_id = ? AND denom IN (?) AND hour <= ? ORDER BY hour`, s.market.ChainID, bun.List(p.denoms), end).Scan(ctx, &rows); err != nil {
 		return st, fmt.Errorf("prices of pool %d: %w", p.id, err)
 	}
 	for _, r := range rows {

@@ -276,7 +276,7 @@ func (s *Service) loadPortfolio(ctx context.Context, addr string) (*portfolio, e
 			Denoms []string `bun:"denoms,array"`
 		}
 		if err := api.Reader(ctx, s.db).NewRaw("SELECT DISTINCT ON (pool_id) pool_id, denoms FROM osmosis_pools WHERE chain_id = ? AND pool_id IN (?) ORDER BY pool_id, height DESC",
-			chain, bun.In(ids)).Scan(ctx, &pd); err != nil {
+			chain, bun.List(ids)).Scan(ctx, &pd); err != nil {
 			return nil, fmt.Errorf("pool denoms: %w", err)
 		}
 		for _, r := range pd {
@@ -297,7 +297,7 @@ func (s *Service) loadPortfolio(ctx context.Context, addr string) (*portfolio, e
 			Total  string    `bun:"total"`
 		}
 		if err := api.Reader(ctx, s.db).NewRaw(`SELECT pool_id, hour, total_shares::text AS total FROM osmosis_pool_shares_hourly
-			WHERE chain_id = ? AND pool_id IN (?) ORDER BY pool_id, hour`, chain, bun.In(gammIDs)).Scan(ctx, &sh); err != nil {
+			WHERE chain_id = ? AND pool_id IN (?) ORDER BY pool_id, hour`, chain, bun.List(gammIDs)).Scan(ctx, &sh); err != nil {
 			return nil, fmt.Errorf("pool shares: %w", err)
 		}
 		for _, r := range sh {
@@ -310,7 +310,7 @@ func (s *Service) loadPortfolio(ctx context.Context, addr string) (*portfolio, e
 			Amount string    `bun:"amount"`
 		}
 		if err := api.Reader(ctx, s.db).NewRaw(`SELECT pool_id, denom, hour, amount::text AS amount FROM osmosis_pool_reserves_hourly
-			WHERE chain_id = ? AND pool_id IN (?) ORDER BY pool_id, denom, hour`, chain, bun.In(gammIDs)).Scan(ctx, &rs); err != nil {
+			WHERE chain_id = ? AND pool_id IN (?) ORDER BY pool_id, denom, hour`, chain, bun.List(gammIDs)).Scan(ctx, &rs); err != nil {
 			return nil, fmt.Errorf("pool reserves: %w", err)
 		}
 		for _, r := range rs {
@@ -333,7 +333,7 @@ func (s *Service) loadPortfolio(ctx context.Context, addr string) (*portfolio, e
 			Tick      int64     `bun:"tick"`
 		}
 		if err := api.Reader(ctx, s.db).NewRaw(`SELECT pool_id, hour, sqrt_price::text AS sqrt_price, tick FROM osmosis_cl_state_hourly
-			WHERE chain_id = ? AND pool_id IN (?) ORDER BY pool_id, hour`, chain, bun.In(clIDs)).Scan(ctx, &st); err != nil {
+			WHERE chain_id = ? AND pool_id IN (?) ORDER BY pool_id, hour`, chain, bun.List(clIDs)).Scan(ctx, &st); err != nil {
 			return nil, fmt.Errorf("pool states: %w", err)
 		}
 		for _, r := range st {
@@ -351,7 +351,7 @@ func (s *Service) loadPortfolio(ctx context.Context, addr string) (*portfolio, e
 			Price string    `bun:"price"`
 		}
 		if err := api.Reader(ctx, s.db).NewRaw(`SELECT denom, hour, price_usd::text AS price FROM osmosis_asset_prices
-			WHERE chain_id = ? AND denom IN (?) ORDER BY denom, hour`, chain, bun.In(ds)).Scan(ctx, &pr); err != nil {
+			WHERE chain_id = ? AND denom IN (?) ORDER BY denom, hour`, chain, bun.List(ds)).Scan(ctx, &pr); err != nil {
 			return nil, fmt.Errorf("prices: %w", err)
 		}
 		for _, r := range pr {

@@ -114,7 +114,7 @@ func (s *Service) records(ctx context.Context, accounts []string) ([]record, err
 	}
 	if err := api.Reader(ctx, s.db).NewRaw(`SELECT a.account, a.code_id, a.account_number, x.authenticator_index, x.auth_type, x.authenticator
 		FROM sa_accounts a LEFT JOIN sa_authenticators x ON x.chain_id = a.chain_id AND x.account = a.account
-		WHERE a.chain_id = ? AND a.account IN (?) ORDER BY a.account, x.authenticator_index`, s.chainID, bun.In(accounts)).Scan(ctx, &rows); err != nil {
+		WHERE a.chain_id = ? AND a.account IN (?) ORDER BY a.account, x.authenticator_index`, s.chainID, bun.List(accounts)).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("smart accounts: %w", err)
 	}
 	byAccount := map[string]*record{}

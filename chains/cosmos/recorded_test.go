@@ -502,6 +502,7 @@ func TestEveryRecordedFileCovered(t *testing.T) {
 		covered["cometbft/"+v+"/block-10.json"] = "block"
 		covered["cometbft/"+v+"/block-0-error.json"] = "error"
 	}
+	covered["cometbft/v0.38/blockchain-1-10.json"] = "block sizes (devchain/replaynode TestBlockSizeMatchesCometBFT)"
 	for _, f := range cosmoshubTxFiles {
 		covered[f.file] = "rest tx"
 	}

@@ -193,10 +193,10 @@ func TestRecordedDevnet(t *testing.T) {
 		t.Fatal(err)
 	}
 	type agg struct {
-		minted, burned, volume         *big.Int
-		mints, burns, transfers, other int
-		senders                        map[string]bool
-		balances                       map[string]*big.Int
+		minted, burned, volume  *big.Int
+		mints, burns, transfers int
+		senders                 map[string]bool
+		balances                map[string]*big.Int
 	}
 	per := map[string]*agg{}
 	for _, s := range symbol {

@@ -106,7 +106,7 @@ func (x *Indexer) commit(ctx context.Context, d *rangeData, advance bool, tip in
 	args := []any{x.cfg.ID, d.from, d.to}
 	if len(failed) > 0 {
 		q += " AND height NOT IN (?)"
-		args = append(args, bun.In(failed))
+		args = append(args, bun.List(failed))
 	}
 	if _, err := conn.ExecContext(ctx, q, args...); err != nil {
 		return fmt.Errorf("commit %d..%d: clear dead letters: %w", d.from, d.to, err)

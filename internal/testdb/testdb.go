@@ -18,6 +18,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/chainlens/chainlens/migrations"
 	"github.com/chainlens/chainlens/store"
 )
 
@@ -38,6 +39,9 @@ var unsafeChars = regexp.MustCompile(`[^a-z0-9_]+`)
 // test ends.
 func New(t testing.TB) (*bun.DB, string) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("needs Postgres (not run with -short)")
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 
@@ -54,7 +58,11 @@ func New(t testing.TB) (*bun.DB, string) {
 		base = base[:40]
 	}
 	name := fmt.Sprintf("cl_test_%s_%s", base, hex.EncodeToString(suffix))
-	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
+	tmpl, err := template(ctx, admin)
+	if err != nil {
+		t.Fatalf("testdb: %v", err)
+	}
+	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name+" TEMPLATE "+tmpl); err != nil {
 		t.Fatalf("testdb: create database %s: %v", name, err)
 	}
 	// A database whose default time zone is not UTC: every connection the
@@ -90,8 +98,83 @@ func New(t testing.TB) (*bun.DB, string) {
 			t.Logf("testdb: drop %s: %v", name, err)
 		}
 	})
+	// Migrations the template lacks (none, unless one was added while
+	// the template was cloned) are applied here.
 	if _, err := store.Migrate(ctx, db); err != nil {
 		t.Fatalf("testdb: %v", err)
 	}
 	return db, dbURL
+}
+
+// template returns the name of a database migrated to the current
+// migrations, which test databases are cloned from (CREATE DATABASE …
+// TEMPLATE): migrating once per schema instead of once per test. Its name
+// carries the migrations' fingerprint, so a changed migration builds a
+// new one. Test processes running at once build it once: they take turns
+// on an advisory lock while they look for it.
+func template(ctx context.Context, admin *bun.DB) (string, error) {
+	fp, err := migrations.Fingerprint()
+	if err != nil {
+		return "", err
+	}
+	name := "cl_template_" + fp[:16]
+	conn, err := admin.Conn(ctx)
+	if err != nil {
+		return "", fmt.Errorf("template: %w", err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(hashtext('chainlens testdb template'))"); err != nil {
+		return "", fmt.Errorf("template lock: %w", err)
+	}
+	defer func() {
+		_, _ = conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(hashtext('chainlens testdb template'))")
+	}()
+	var n int
+	if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM pg_database WHERE datname = ?", name).Scan(&n); err != nil {
+		return "", fmt.Errorf("template: %w", err)
+	}
+	if n == 1 {
+		return name, nil
+	}
+	// Built under another name and renamed when complete, so a process
+	// killed while building leaves no half-migrated template behind.
+	building := name + "_building"
+	for _, q := range []string{"DROP DATABASE IF EXISTS " + building + " WITH (FORCE)", "CREATE DATABASE " + building} {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			return "", fmt.Errorf("template: %s: %w", q, err)
+		}
+	}
+	u, err := url.Parse(AdminURL())
+	if err != nil {
+		return "", err
+	}
+	u.Path = "/" + building
+	db, err := store.Open(ctx, u.String(), 2)
+	if err != nil {
+		return "", fmt.Errorf("template: %w", err)
+	}
+	_, err = store.Migrate(ctx, db)
+	db.Close()
+	if err != nil {
+		return "", fmt.Errorf("template: %w", err)
+	}
+	if _, err := conn.ExecContext(ctx, "ALTER DATABASE "+building+" RENAME TO "+name); err != nil {
+		return "", fmt.Errorf("template: %w", err)
+	}
+	// Templates of earlier migrations are no longer needed.
+	var old []string
+	rows, err := conn.QueryContext(ctx, "SELECT datname FROM pg_database WHERE datname LIKE 'cl\\_template\\_%' AND datname <> ?", name)
+	if err == nil {
+		for rows.Next() {
+			var d string
+			if rows.Scan(&d) == nil {
+				old = append(old, d)
+			}
+		}
+		rows.Close()
+	}
+	for _, d := range old {
+		_, _ = conn.ExecContext(ctx, "DROP DATABASE IF EXISTS "+d+" WITH (FORCE)")
+	}
+	return name, nil
 }
