@@ -7,10 +7,15 @@ package aggregator
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
 	"log/slog"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -24,9 +29,31 @@ import (
 type Job interface {
 	// Name identifies the job in config, metrics and the aggregator_jobs table.
 	Name() string
+	// Version names how the job computes its rows: change it whenever the
+	// meaning of a row changes (or the settings the rows are valued with).
+	// A run that finds the job's rows built with another version first
+	// clears the tables the job owns and restarts from watermark 0, in the
+	// transaction of that run.
+	Version() string
+	// Tables are the tables the job writes.
+	Tables() Tables
 	// Run advances the job from watermark inside tx and returns the new
 	// watermark and the number of report rows written.
 	Run(ctx context.Context, tx bun.Tx, watermark int64) (newWatermark, rows int64, err error)
+}
+
+// Tables are the tables a job writes. A run that writes any other table
+// fails: the list is what a rebuild clears, so it must be complete.
+type Tables struct {
+	// Owned hold the job's rows and nothing else: cleared on a rebuild.
+	Owned []string
+	// ChainID, when set, limits the clearing to the rows of that chain (a
+	// job run once per chain shares its tables with the other chains' runs).
+	ChainID string
+	// Shared are written but never cleared: rows of other layers the job
+	// marks (tracked events it attributed), or rows it only adds to once
+	// (conversions, which a rebuild must not take back).
+	Shared []string
 }
 
 // Scheduler runs jobs on their schedules.
@@ -125,20 +152,24 @@ func (s *Scheduler) runJob(ctx context.Context, j Job) error {
 			skipped = true
 			return nil
 		}
-		if _, err := tx.NewRaw("INSERT INTO aggregator_jobs (name) VALUES (?) ON CONFLICT DO NOTHING", j.Name()).Exec(ctx); err != nil {
+		before, err := tableWrites(ctx, tx)
+		if err != nil {
 			return err
 		}
-		var wm int64
-		if err := tx.NewRaw("SELECT watermark FROM aggregator_jobs WHERE name = ? FOR UPDATE", j.Name()).Scan(ctx, &wm); err != nil {
+		wm, err := s.prepare(ctx, tx, j)
+		if err != nil {
 			return err
 		}
 		newWM, n, err := j.Run(ctx, tx, wm)
 		if err != nil {
 			return err
 		}
+		if err := checkWrites(ctx, tx, j, before); err != nil {
+			return err
+		}
 		rows = n
-		_, err = tx.NewRaw(`UPDATE aggregator_jobs SET watermark = ?, last_run_at = now(), last_duration_ms = ?, last_rows = ?, last_error = NULL
-			WHERE name = ?`, newWM, time.Since(start).Milliseconds(), n, j.Name()).Exec(ctx)
+		_, err = tx.NewRaw(`UPDATE aggregator_jobs SET watermark = ?, built_to = ?, version = ?, last_run_at = now(), last_duration_ms = ?,
+			last_rows = ?, last_error = NULL WHERE name = ?`, newWM, newWM, j.Version(), time.Since(start).Milliseconds(), n, j.Name()).Exec(ctx)
 		return err
 	})
 	if skipped {
@@ -153,6 +184,93 @@ func (s *Scheduler) runJob(ctx context.Context, j Job) error {
 		return fmt.Errorf("aggregator job %s: %w", j.Name(), err)
 	}
 	s.log.Debug("aggregator job done", "job", j.Name(), "rows", rows, "duration", time.Since(start))
+	return nil
+}
+
+// prepare locks the job's row and returns the watermark to run from. A
+// job whose rows were built with another version, or whose watermark was
+// reset from outside (below what its last run committed), is rebuilt: its
+// owned tables are cleared and it restarts from 0, in tx. Rows built
+// before versions existed (version NULL) are taken as the current version.
+func (s *Scheduler) prepare(ctx context.Context, tx bun.Tx, j Job) (int64, error) {
+	if _, err := tx.NewRaw("INSERT INTO aggregator_jobs (name, version, built_to) VALUES (?, ?, 0) ON CONFLICT DO NOTHING",
+		j.Name(), j.Version()).Exec(ctx); err != nil {
+		return 0, err
+	}
+	var st struct {
+		Watermark int64   `bun:"watermark"`
+		Version   *string `bun:"version"`
+		BuiltTo   *int64  `bun:"built_to"`
+	}
+	if err := tx.NewRaw("SELECT watermark, version, built_to FROM aggregator_jobs WHERE name = ? FOR UPDATE", j.Name()).Scan(ctx, &st); err != nil {
+		return 0, err
+	}
+	var reason string
+	switch {
+	case st.Version != nil && *st.Version != j.Version():
+		reason = fmt.Sprintf("version %q, built with %q", j.Version(), *st.Version)
+	case st.BuiltTo != nil && st.Watermark < *st.BuiltTo:
+		reason = fmt.Sprintf("watermark reset to %d below the %d built", st.Watermark, *st.BuiltTo)
+	default:
+		return st.Watermark, nil
+	}
+	t := j.Tables()
+	if len(t.Owned) == 0 {
+		return st.Watermark, nil // nothing of its own to rebuild
+	}
+	s.log.Info("rebuilding a job's tables", "job", j.Name(), "reason", reason, "tables", t.Owned)
+	for _, table := range t.Owned {
+		q := tx.NewRaw("DELETE FROM ?", bun.Ident(table))
+		if t.ChainID != "" {
+			q = tx.NewRaw("DELETE FROM ? WHERE chain_id = ?", bun.Ident(table), t.ChainID)
+		}
+		if _, err := q.Exec(ctx); err != nil {
+			return 0, fmt.Errorf("rebuild %s: clear %s: %w", j.Name(), table, err)
+		}
+	}
+	return 0, nil
+}
+
+// tableWrites counts the rows this session wrote per table (a partition
+// counts for its parent) that Postgres has not yet flushed to its
+// statistics: those of the running transaction, and possibly of earlier
+// ones on the same connection, so only a difference means anything.
+func tableWrites(ctx context.Context, tx bun.Tx) (map[string]int64, error) {
+	var rows []struct {
+		Table string `bun:"table"`
+		N     int64  `bun:"n"`
+	}
+	if err := tx.NewRaw(`SELECT coalesce(p.relname, s.relname) AS table, sum(s.n_tup_ins + s.n_tup_upd + s.n_tup_del) AS n
+		FROM pg_stat_xact_user_tables s
+		LEFT JOIN pg_inherits i ON i.inhrelid = s.relid LEFT JOIN pg_class p ON p.oid = i.inhparent
+		WHERE s.schemaname NOT LIKE 'pg\\_temp%' GROUP BY 1`).Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("tables written: %w", err)
+	}
+	out := make(map[string]int64, len(rows))
+	for _, r := range rows {
+		out[r.Table] = r.N
+	}
+	return out, nil
+}
+
+// checkWrites fails a run that wrote a table the job does not declare:
+// what a rebuild clears must be complete.
+func checkWrites(ctx context.Context, tx bun.Tx, j Job, before map[string]int64) error {
+	after, err := tableWrites(ctx, tx)
+	if err != nil {
+		return err
+	}
+	t := j.Tables()
+	var undeclared []string
+	for table, n := range after {
+		if n > before[table] && table != "aggregator_jobs" && !slices.Contains(t.Owned, table) && !slices.Contains(t.Shared, table) {
+			undeclared = append(undeclared, table)
+		}
+	}
+	if len(undeclared) > 0 {
+		slices.Sort(undeclared)
+		return fmt.Errorf("job %s wrote %s, which its Tables do not declare", j.Name(), strings.Join(undeclared, ", "))
+	}
 	return nil
 }
 
@@ -188,4 +306,16 @@ func (m *metrics) record(job string, d time.Duration, rows int64, err error) {
 	}
 	m.lastRun.WithLabelValues(job).SetToCurrentTime()
 	m.rows.WithLabelValues(job).Add(float64(rows))
+}
+
+// SettingsVersion is a job version that also changes with the settings
+// the job's rows depend on (strategies, providers, watched accounts): rules
+// names the job's own rules, settings is anything JSON encodes.
+func SettingsVersion(rules string, settings any) string {
+	b, err := json.Marshal(settings)
+	if err != nil {
+		return rules // settings that do not encode cannot change rows either
+	}
+	sum := sha256.Sum256(b)
+	return rules + "+" + hex.EncodeToString(sum[:6])
 }

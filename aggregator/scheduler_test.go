@@ -14,14 +14,32 @@ import (
 )
 
 // counterJob copies numbers past its watermark from src into dst.
-type counterJob struct{ fail bool }
+type counterJob struct {
+	fail    bool
+	version string // "1" when empty
+	also    string // a table it writes besides dst, undeclared
+}
 
 func (counterJob) Name() string { return "counter" }
+
+func (j counterJob) Version() string {
+	if j.version == "" {
+		return "1"
+	}
+	return j.version
+}
+
+func (counterJob) Tables() Tables { return Tables{Owned: []string{"dst"}} }
 
 func (j counterJob) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
 	res, err := tx.NewRaw("INSERT INTO dst SELECT n FROM src WHERE n > ? ON CONFLICT DO NOTHING", wm).Exec(ctx)
 	if err != nil {
 		return 0, 0, err
+	}
+	if j.also != "" {
+		if _, err := tx.NewRaw("INSERT INTO ? VALUES (1)", bun.Ident(j.also)).Exec(ctx); err != nil {
+			return 0, 0, err
+		}
 	}
 	if j.fail {
 		return 0, 0, errors.New("boom")
@@ -75,5 +93,89 @@ func TestRunOnceAdvancesWatermarkAtomically(t *testing.T) {
 
 	if _, err := New(db, config.Aggregator{Schedule: "@every 1s", Jobs: map[string]string{"nope": "@hourly"}}, log, nil, counterJob{}); err == nil {
 		t.Fatal("a schedule for an unknown job must be refused")
+	}
+}
+
+// TestRebuilds: a job whose rows were built with another version, or whose
+// watermark was reset from outside, has its owned tables cleared and is
+// rebuilt from 0 in one run (a stale row disappears); rows built before
+// versions existed are adopted as they are.
+func TestRebuilds(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		tamper    string // SQL run after a first run at version 1
+		version   string // of the second run
+		wantStale bool   // the stale row survives
+	}{
+		{"same version keeps the rows", "", "1", true},
+		{"new version rebuilds", "", "2", false},
+		{"watermark reset from outside rebuilds", "UPDATE aggregator_jobs SET watermark = 0", "1", false},
+		{"watermark lowered from outside rebuilds", "UPDATE aggregator_jobs SET watermark = 5", "1", false},
+		{"rows built before versions are adopted", "UPDATE aggregator_jobs SET version = NULL, built_to = NULL", "2", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := context.Background()
+			db, _ := testdb.New(t)
+			for _, q := range []string{"CREATE TABLE src (n bigint PRIMARY KEY)", "CREATE TABLE dst (n bigint PRIMARY KEY)", "INSERT INTO src SELECT generate_series(1, 10)"} {
+				if _, err := db.ExecContext(ctx, q); err != nil {
+					t.Fatal(err)
+				}
+			}
+			log := slog.New(slog.DiscardHandler)
+			first, _ := New(db, config.Aggregator{}, log, nil, counterJob{})
+			if err := first.RunOnce(ctx); err != nil {
+				t.Fatal(err)
+			}
+			// A row the old computation left that the new one would not write.
+			if _, err := db.ExecContext(ctx, "INSERT INTO dst VALUES (999)"); err != nil {
+				t.Fatal(err)
+			}
+			if c.tamper != "" {
+				if _, err := db.ExecContext(ctx, c.tamper); err != nil {
+					t.Fatal(err)
+				}
+			}
+			second, _ := New(db, config.Aggregator{}, log, nil, counterJob{version: c.version})
+			if err := second.RunOnce(ctx); err != nil {
+				t.Fatal(err)
+			}
+			var n, stale, wm, builtTo int64
+			var version string
+			_ = db.NewRaw("SELECT count(*), count(*) FILTER (WHERE n = 999) FROM dst").Scan(ctx, &n, &stale)
+			if err := db.NewRaw("SELECT watermark, built_to, version FROM aggregator_jobs WHERE name = 'counter'").Scan(ctx, &wm, &builtTo, &version); err != nil {
+				t.Fatal(err)
+			}
+			wantN := int64(10)
+			if c.wantStale {
+				wantN = 11
+			}
+			if (stale == 1) != c.wantStale || n != wantN || wm != 10 || builtTo != 10 || version != c.version {
+				t.Fatalf("rows %d (stale %d), watermark %d, built to %d, version %q; want %d rows, stale %v, 10, 10, %q",
+					n, stale, wm, builtTo, version, wantN, c.wantStale, c.version)
+			}
+		})
+	}
+}
+
+// TestUndeclaredWriteFails: a run that writes a table its Tables do not
+// declare fails and commits nothing (a rebuild would not clear it).
+func TestUndeclaredWriteFails(t *testing.T) {
+	ctx := context.Background()
+	db, _ := testdb.New(t)
+	for _, q := range []string{"CREATE TABLE src (n bigint PRIMARY KEY)", "CREATE TABLE dst (n bigint PRIMARY KEY)",
+		"CREATE TABLE other (n bigint)", "INSERT INTO src SELECT generate_series(1, 10)"} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, _ := New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, counterJob{also: "other"})
+	err := s.RunOnce(ctx)
+	if err == nil || !strings.Contains(err.Error(), "job counter wrote other, which its Tables do not declare") {
+		t.Fatalf("err = %v", err)
+	}
+	var n int64
+	_ = db.NewRaw("SELECT (SELECT count(*) FROM dst) + (SELECT count(*) FROM other)").Scan(ctx, &n)
+	if n != 0 {
+		t.Fatalf("%d rows committed", n)
 	}
 }

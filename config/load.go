@@ -58,7 +58,7 @@ func Parse(raw []byte, baseDir string, env func(string) string) (*Config, error)
 	// An EVM chain waits 2 confirmations unless the file sets any number,
 	// 0 included (a devnet).
 	for i := range cfg.Chains {
-		if cfg.Chains[i].Kind == "evm" && !hasKey(&root, "chains", strconv.Itoa(i), "confirmations") {
+		if cfg.Chains[i].IsEVM() && !hasKey(&root, "chains", strconv.Itoa(i), "confirmations") {
 			cfg.Chains[i].Confirmations = 2
 		}
 	}
@@ -183,7 +183,7 @@ func (c *Config) applyDefaults() {
 		ch := &c.Chains[i]
 		if ch.BatchSize == 0 {
 			ch.BatchSize = 100
-			if ch.Kind == "evm" {
+			if ch.IsEVM() {
 				ch.BatchSize = 1000 // blocks per eth_getLogs range at most
 			}
 		}
@@ -191,7 +191,7 @@ func (c *Config) applyDefaults() {
 			ch.Concurrency = 4
 		}
 		setDur(&ch.PollInterval, time.Second)
-		if ch.Kind == "evm" {
+		if ch.IsEVM() {
 			ch.normalizeEVM()
 		}
 	}

@@ -13,9 +13,6 @@ import (
 	"github.com/robfig/cron/v3"
 )
 
-// Kinds lists the chain kinds an adapter exists for.
-var Kinds = []string{"osmosis", "dydx", "neutron", "cosmoshub", "xion", "noble", "cosmos", "evm"}
-
 // Bases lists the base address families of the API (see api/route.Group.Base).
 var Bases = []string{"engagement", "dex", "perp", "stablecoins", "dex2", "staking", "smart_account"}
 
@@ -161,10 +158,10 @@ func (ch *Chain) validate(key string, seen map[string]bool) []*FieldError {
 	if ch.SnapshotEvery < 0 {
 		bad(".snapshot_every", "must be 0 (off) or more")
 	}
-	if ch.Kind == "evm" && ch.NewBlockHint {
+	if ch.IsEVM() && ch.NewBlockHint {
 		bad(".new_block_hint", "is for CometBFT chains (an evm chain is read by block ranges)")
 	}
-	if ch.Kind == "evm" {
+	if ch.IsEVM() {
 		ch.validateEVM(bad)
 	} else {
 		if ch.Bech32Prefix == "" {

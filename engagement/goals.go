@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"cosmossdk.io/math"
+	"github.com/chainlens/chainlens/config"
 	"github.com/uptrace/bun"
 )
 
@@ -171,11 +172,11 @@ func (f *File) CheckChains(kinds map[string]string) error {
 			switch kind := kinds[g.Chain]; {
 			case kind == "":
 				errs = append(errs, fmt.Sprintf("%s.chain: %q is not a configured chain", p, g.Chain))
-			case kind == "evm" && g.Contract == "":
+			case config.FamilyOf(kind) == config.FamilyEVM && g.Contract == "":
 				errs = append(errs, fmt.Sprintf("%s.contract: %s is an EVM chain: a goal there names the ERC-20 contract whose transfer counts (msg_type and event_type are cosmos goals)", p, g.Chain))
-			case kind == "evm" && (g.MsgType != "" || g.EventType != "" || g.Denom != ""):
+			case config.FamilyOf(kind) == config.FamilyEVM && (g.MsgType != "" || g.EventType != "" || g.Denom != ""):
 				errs = append(errs, fmt.Sprintf("%s: %s is an EVM chain: msg_type, event_type and denom do not apply (the contract is the token)", p, g.Chain))
-			case kind != "evm" && g.MinAmount != "" && g.Denom == "":
+			case config.FamilyOf(kind) != config.FamilyEVM && g.MinAmount != "" && g.Denom == "":
 				errs = append(errs, fmt.Sprintf("%s.denom: min_amount on %s counts an amount of a denom: name it", p, g.Chain))
 			}
 		}

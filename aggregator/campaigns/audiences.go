@@ -9,6 +9,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/chainlens/chainlens/aggregator"
+
 	"github.com/chainlens/chainlens/store/snapshots"
 
 	"cosmossdk.io/math"
@@ -38,6 +40,16 @@ type Audiences struct {
 
 // Name is engagement_audiences.
 func (Audiences) Name() string { return "engagement_audiences" }
+
+// Version is the version of the job's rows (see aggregator.Job).
+func (Audiences) Version() string { return "1" }
+
+// Tables: the audiences' members are recomputed by every run; the
+// audiences themselves are the operator's (imported campaigns), so nothing
+// is cleared on a rebuild.
+func (Audiences) Tables() aggregator.Tables {
+	return aggregator.Tables{Shared: []string{"audiences", "audience_members"}}
+}
 
 // Run rebuilds every rule audience.
 func (j Audiences) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
@@ -102,7 +114,7 @@ func (j Audiences) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, 
 // condition, sorted.
 func (j Audiences) members(ctx context.Context, tx bun.Tx, ch config.Chain, r *engagement.Rule, now time.Time) ([]string, error) {
 	var sets [][]string
-	evm := ch.Kind == "evm"
+	evm := ch.IsEVM()
 	if r.ActiveWithinDays > 0 {
 		since := now.Add(-time.Duration(r.ActiveWithinDays) * 24 * time.Hour)
 		// A chain indexed only up to before the window tells nothing of it

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chainlens/chainlens/aggregator"
+
 	"cosmossdk.io/math"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
@@ -46,7 +48,16 @@ type Onchain struct {
 // Name is engagement_conversions.<chain id>.
 func (j Onchain) Name() string { return "engagement_conversions." + j.Chain.ID }
 
-func (j Onchain) evm() bool { return j.Chain.Kind == "evm" }
+// Version is the version of the job's rows (see aggregator.Job).
+func (Onchain) Version() string { return "1" }
+
+// Tables: conversions are attributed once, when they happen (a rebuild
+// must not take them back or count them twice), so nothing is owned.
+func (Onchain) Tables() aggregator.Tables {
+	return aggregator.Tables{Shared: []string{"conversions", "campaign_goals"}}
+}
+
+func (j Onchain) evm() bool { return j.Chain.IsEVM() }
 
 func (j Onchain) blocksTable() string {
 	if j.evm() {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/chainlens/chainlens/aggregator"
+
 	"github.com/uptrace/bun"
 )
 
@@ -25,6 +27,15 @@ type Report struct {
 
 // Name is engagement_reports.
 func (Report) Name() string { return "engagement_reports" }
+
+// Version is the version of the job's rows (see aggregator.Job).
+func (Report) Version() string { return "1" }
+
+// Tables are the tables the job writes: the per-campaign reports, derived
+// from the conversions and events whole.
+func (Report) Tables() aggregator.Tables {
+	return aggregator.Tables{Owned: []string{"campaign_reports"}}
+}
 
 // Run upserts the report rows.
 func (j Report) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chainlens/chainlens/aggregator"
+
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
@@ -44,6 +46,15 @@ func (j Website) batch() int {
 
 // Name is engagement_website_conversions.
 func (Website) Name() string { return "engagement_website_conversions" }
+
+// Version is the version of the job's rows (see aggregator.Job).
+func (Website) Version() string { return "1" }
+
+// Tables: website conversions are attributed once, and the tracked events
+// marked as attributed; nothing is owned.
+func (Website) Tables() aggregator.Tables {
+	return aggregator.Tables{Shared: []string{"conversions", "tracked_events"}}
+}
 
 func (j Website) now() time.Time {
 	if j.Now != nil {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/chainlens/chainlens/aggregator"
+
 	report "github.com/chainlens/chainlens/report/dex"
 
 	"cosmossdk.io/math"
@@ -33,6 +35,14 @@ type Activity struct{ Market report.Market }
 
 // Name is the job name.
 func (Activity) Name() string { return report.JobActivity }
+
+// Version is the version of the job's rows (see aggregator.Job).
+func (Activity) Version() string { return "1" }
+
+// Tables are the tables the job writes: its own, the dex chain's rows only.
+func (j Activity) Tables() aggregator.Tables {
+	return aggregator.Tables{Owned: []string{"osmosis_traders_30d", "osmosis_pool_flow_daily", "osmosis_wallet_daily"}, ChainID: j.Market.ChainID}
+}
 
 // movements are the liquidity and staking amounts: who, which pool (0 for
 // staking), kind, denom, signed amount, time and height. An add_to_position

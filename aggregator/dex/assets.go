@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/chainlens/chainlens/aggregator"
+
 	report "github.com/chainlens/chainlens/report/dex"
 
 	"cosmossdk.io/math"
@@ -26,6 +28,14 @@ type Assets struct{ Market report.Market }
 
 // Name is the job name.
 func (Assets) Name() string { return report.JobAssets }
+
+// Version is the version of the job's rows (see aggregator.Job).
+func (Assets) Version() string { return "1" }
+
+// Tables are the tables the job writes: its own, the dex chain's rows only.
+func (j Assets) Tables() aggregator.Tables {
+	return aggregator.Tables{Owned: []string{"osmosis_assets_in_chain_daily"}, ChainID: j.Market.ChainID}
+}
 
 // Run advances the daily values to the prices job's watermark.
 func (j Assets) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {

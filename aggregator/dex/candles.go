@@ -8,6 +8,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/chainlens/chainlens/aggregator"
+
 	report "github.com/chainlens/chainlens/report/dex"
 
 	"cosmossdk.io/math"
@@ -57,6 +59,14 @@ type Candles struct{ Market report.Market }
 
 // Name is the job name.
 func (Candles) Name() string { return report.JobCandles }
+
+// Version is the version of the job's rows (see aggregator.Job).
+func (Candles) Version() string { return "1" }
+
+// Tables are the tables the job writes: its own, the dex chain's rows only.
+func (j Candles) Tables() aggregator.Tables {
+	return aggregator.Tables{Owned: []string{"osmosis_asset_candles", "osmosis_pair_candles"}, ChainID: j.Market.ChainID}
+}
 
 // candle is a bar being built.
 type candle struct {

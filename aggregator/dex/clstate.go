@@ -8,6 +8,8 @@ import (
 	"math/big"
 	"time"
 
+	"github.com/chainlens/chainlens/aggregator"
+
 	report "github.com/chainlens/chainlens/report/dex"
 	"github.com/chainlens/chainlens/store"
 
@@ -35,6 +37,14 @@ type CLState struct {
 
 // Name is the job name.
 func (CLState) Name() string { return report.JobCLState }
+
+// Version is the version of the job's rows (see aggregator.Job).
+func (CLState) Version() string { return "1" }
+
+// Tables are the tables the job writes: its own, the dex chain's rows only.
+func (j CLState) Tables() aggregator.Tables {
+	return aggregator.Tables{Owned: []string{"osmosis_cl_state_hourly", "osmosis_cl_ticks_hourly"}, ChainID: j.Market.ChainID}
+}
 
 // clEvents are the position changes and swap hops of concentrated-liquidity
 // pools, in execution order.

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/chainlens/chainlens/aggregator"
+
 	report "github.com/chainlens/chainlens/report/dex"
 
 	"cosmossdk.io/math"
@@ -50,6 +52,16 @@ type Earn struct {
 
 // Name is the job name.
 func (Earn) Name() string { return report.JobEarn }
+
+// Version is the version of the job's rules and of the strategies its rows
+// depend on: a change of either rebuilds them.
+func (j Earn) Version() string { return aggregator.SettingsVersion("1", j.Strategies) }
+
+// Tables are the tables the job writes: its own, whole (rows are keyed
+// by the configured strategies, which all live on the dex chain).
+func (j Earn) Tables() aggregator.Tables {
+	return aggregator.Tables{Owned: []string{"earn_strategy_assets", "earn_strategy_balances", "earn_strategy_state"}}
+}
 
 // feeWindow is the period whose swap fees the APR annualises.
 const feeWindow = 7 * 24 * time.Hour

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/chainlens/chainlens/aggregator"
+
 	report "github.com/chainlens/chainlens/report/dex"
 	"github.com/chainlens/chainlens/store"
 
@@ -25,6 +27,14 @@ type LimitOrders struct{ Market report.Market }
 
 // Name is the job name.
 func (LimitOrders) Name() string { return report.JobLimitOrders }
+
+// Version is the version of the job's rows (see aggregator.Job).
+func (LimitOrders) Version() string { return "1" }
+
+// Tables are the tables the job writes: its own, the dex chain's rows only.
+func (j LimitOrders) Tables() aggregator.Tables {
+	return aggregator.Tables{Owned: []string{"osmosis_limit_orders"}, ChainID: j.Market.ChainID}
+}
 
 // Run advances the orders to the indexed tip.
 func (j LimitOrders) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {

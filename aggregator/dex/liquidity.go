@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/chainlens/chainlens/aggregator"
+
 	report "github.com/chainlens/chainlens/report/dex"
 
 	"cosmossdk.io/math"
@@ -23,6 +25,14 @@ type Liquidity struct{ Market report.Market }
 
 // Name is the job name.
 func (Liquidity) Name() string { return report.JobLiquidity }
+
+// Version is the version of the job's rows (see aggregator.Job).
+func (Liquidity) Version() string { return "1" }
+
+// Tables are the tables the job writes: its own, the dex chain's rows only.
+func (j Liquidity) Tables() aggregator.Tables {
+	return aggregator.Tables{Owned: []string{"osmosis_pool_liquidity_daily", "osmosis_pool_reserves_hourly"}, ChainID: j.Market.ChainID}
+}
 
 // changes are every reserve movement with its block time.
 const changes = `

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/chainlens/chainlens/aggregator"
+
 	report "github.com/chainlens/chainlens/report/dex"
 	"github.com/chainlens/chainlens/store"
 
@@ -33,6 +35,14 @@ type LPHoldings struct{ Market report.Market }
 
 // Name is the job name.
 func (LPHoldings) Name() string { return report.JobLPHoldings }
+
+// Version is the version of the job's rows (see aggregator.Job).
+func (LPHoldings) Version() string { return "1" }
+
+// Tables are the tables the job writes: its own, the dex chain's rows only.
+func (j LPHoldings) Tables() aggregator.Tables {
+	return aggregator.Tables{Owned: []string{"osmosis_cl_open_positions", "osmosis_lp_holdings", "osmosis_pool_shares"}, ChainID: j.Market.ChainID}
+}
 
 // shareMoves are the movements of classic pool shares per owner: ?0 chain,
 // ?1 lockup module address.

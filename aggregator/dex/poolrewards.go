@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/chainlens/chainlens/aggregator"
+
 	report "github.com/chainlens/chainlens/report/dex"
 
 	"cosmossdk.io/math"
@@ -52,6 +54,14 @@ type PoolRewards struct{ Market report.Market }
 
 // Name is the job name.
 func (PoolRewards) Name() string { return report.JobPoolRewards }
+
+// Version is the version of the job's rows (see aggregator.Job).
+func (PoolRewards) Version() string { return "1" }
+
+// Tables are the tables the job writes: its own, the dex chain's rows only.
+func (j PoolRewards) Tables() aggregator.Tables {
+	return aggregator.Tables{Owned: []string{"osmosis_cl_pools", "osmosis_lock_rewards_hourly", "osmosis_pool_rewards_hourly", "osmosis_superfluid_assets", "osmosis_superfluid_intermediaries", "osmosis_superfluid_locks"}, ChainID: j.Market.ChainID}
+}
 
 // Run advances the pool rewards to the prices job's watermark.
 func (j PoolRewards) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {

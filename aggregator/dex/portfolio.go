@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/chainlens/chainlens/aggregator"
+
 	report "github.com/chainlens/chainlens/report/dex"
 	"github.com/chainlens/chainlens/store"
 
@@ -38,6 +40,14 @@ type Portfolio struct{ Market report.Market }
 
 // Name is the job name.
 func (Portfolio) Name() string { return report.JobPortfolio }
+
+// Version is the version of the job's rows (see aggregator.Job).
+func (Portfolio) Version() string { return "1" }
+
+// Tables are the tables the job writes: its own, the dex chain's rows only.
+func (j Portfolio) Tables() aggregator.Tables {
+	return aggregator.Tables{Owned: []string{"osmosis_balances_hourly", "osmosis_cl_position_liquidity_hourly", "osmosis_locked_hourly", "osmosis_pool_shares_hourly"}, ChainID: j.Market.ChainID}
+}
 
 // balanceChanges are the balance changes with their time: a genesis row
 // (height 0) at the genesis time.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/chainlens/chainlens/aggregator"
+
 	report "github.com/chainlens/chainlens/report/dex"
 	"github.com/chainlens/chainlens/store"
 
@@ -24,6 +26,14 @@ type Positions struct{ Market report.Market }
 
 // Name is the job name.
 func (Positions) Name() string { return report.JobPositions }
+
+// Version is the version of the job's rows (see aggregator.Job).
+func (Positions) Version() string { return "1" }
+
+// Tables are the tables the job writes: its own, the dex chain's rows only.
+func (j Positions) Tables() aggregator.Tables {
+	return aggregator.Tables{Owned: []string{"osmosis_position_principals", "osmosis_position_rewards"}, ChainID: j.Market.ChainID}
+}
 
 // Run advances the position report to the indexed tip.
 func (j Positions) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {

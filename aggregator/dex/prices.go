@@ -8,6 +8,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/chainlens/chainlens/aggregator"
+
 	report "github.com/chainlens/chainlens/report/dex"
 	"github.com/chainlens/chainlens/store"
 
@@ -146,6 +148,14 @@ type Prices struct{ Market report.Market }
 
 // Name is the job name.
 func (Prices) Name() string { return report.JobPrices }
+
+// Version is the version of the job's rows (see aggregator.Job).
+func (Prices) Version() string { return "1" }
+
+// Tables are the tables the job writes: its own, the dex chain's rows only.
+func (j Prices) Tables() aggregator.Tables {
+	return aggregator.Tables{Owned: []string{"osmosis_asset_prices", "osmosis_pair_last_swaps", "osmosis_price_state"}, ChainID: j.Market.ChainID}
+}
 
 // Run advances the prices to the indexed tip.
 func (j Prices) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/chainlens/chainlens/aggregator"
+
 	report "github.com/chainlens/chainlens/report/dex"
 
 	"cosmossdk.io/math"
@@ -29,6 +31,14 @@ type Revenue struct{ Market report.Market }
 
 // Name is the job name.
 func (Revenue) Name() string { return report.JobRevenue }
+
+// Version is the version of the job's rows (see aggregator.Job).
+func (Revenue) Version() string { return "1" }
+
+// Tables are the tables the job writes: its own, the dex chain's rows only.
+func (j Revenue) Tables() aggregator.Tables {
+	return aggregator.Tables{Owned: []string{"osmosis_revenue_daily"}, ChainID: j.Market.ChainID}
+}
 
 // TakerFeeCollector is the module account that receives Osmosis taker fees.
 func (j Revenue) TakerFeeCollector() (string, error) {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/chainlens/chainlens/aggregator"
+
 	report "github.com/chainlens/chainlens/report/dex"
 	"github.com/chainlens/chainlens/store"
 
@@ -37,6 +39,14 @@ type RewardsReceived struct{ Market report.Market }
 
 // Name is the job name.
 func (RewardsReceived) Name() string { return report.JobRewardsReceived }
+
+// Version is the version of the job's rows (see aggregator.Job).
+func (RewardsReceived) Version() string { return "1" }
+
+// Tables are the tables the job writes: its own, the dex chain's rows only.
+func (j RewardsReceived) Tables() aggregator.Tables {
+	return aggregator.Tables{Owned: []string{"osmosis_rewards_received_daily"}, ChainID: j.Market.ChainID}
+}
 
 // Run advances the rewards received to the indexed tip.
 func (j RewardsReceived) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/chainlens/chainlens/aggregator"
+
 	report "github.com/chainlens/chainlens/report/dex"
 	"github.com/chainlens/chainlens/store"
 
@@ -39,6 +41,14 @@ type Staking struct{ Market report.Market }
 
 // Name is the job name.
 func (Staking) Name() string { return report.JobStaking }
+
+// Version is the version of the job's rows (see aggregator.Job).
+func (Staking) Version() string { return "1" }
+
+// Tables are the tables the job writes: its own, the dex chain's rows only.
+func (j Staking) Tables() aggregator.Tables {
+	return aggregator.Tables{Owned: []string{"osmosis_staking_daily"}, ChainID: j.Market.ChainID}
+}
 
 // Run advances the daily staking rewards to the indexed tip.
 func (j Staking) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {

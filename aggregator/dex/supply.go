@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/chainlens/chainlens/aggregator"
+
 	report "github.com/chainlens/chainlens/report/dex"
 	"github.com/chainlens/chainlens/store"
 
@@ -31,6 +33,14 @@ type Supply struct{ Market report.Market }
 
 // Name is the job name.
 func (Supply) Name() string { return report.JobSupply }
+
+// Version is the version of the job's rows (see aggregator.Job).
+func (Supply) Version() string { return "1" }
+
+// Tables are the tables the job writes: its own, the dex chain's rows only.
+func (j Supply) Tables() aggregator.Tables {
+	return aggregator.Tables{Owned: []string{"osmosis_supply"}, ChainID: j.Market.ChainID}
+}
 
 // Run writes the supply at the indexed tip.
 func (j Supply) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/chainlens/chainlens/aggregator"
+
 	report "github.com/chainlens/chainlens/report/dex"
 
 	"cosmossdk.io/math"
@@ -31,6 +33,14 @@ type Volume struct{ Market report.Market }
 
 // Name is the job name.
 func (Volume) Name() string { return report.JobVolume }
+
+// Version is the version of the job's rows (see aggregator.Job).
+func (Volume) Version() string { return "1" }
+
+// Tables are the tables the job writes: its own, the dex chain's rows only.
+func (j Volume) Tables() aggregator.Tables {
+	return aggregator.Tables{Owned: []string{"osmosis_asset_volume_hourly", "osmosis_pool_volume_hourly", "osmosis_asset_volume_daily", "osmosis_pool_volume_daily"}, ChainID: j.Market.ChainID}
+}
 
 type denomHour struct {
 	denom string

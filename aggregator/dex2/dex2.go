@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/chainlens/chainlens/aggregator"
+
 	report "github.com/chainlens/chainlens/report/dex2"
 
 	"github.com/uptrace/bun"
@@ -39,6 +41,12 @@ type Job struct {
 
 // Name is the job name.
 func (Job) Name() string { return report.Job }
+
+// Version is the version of the job's rows (see aggregator.Job).
+func (Job) Version() string { return "1" }
+
+// Tables are the tables the job writes: Tables, the chain's rows only.
+func (j Job) Tables() aggregator.Tables { return aggregator.Tables{Owned: Tables, ChainID: j.Chain.ID} }
 
 // usdPegged reports the USD-pegged assets of the chain: denom → display exponent.
 func usdPegged(ch config.Chain) (denoms []string, scales []string) {

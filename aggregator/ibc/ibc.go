@@ -6,6 +6,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/chainlens/chainlens/aggregator"
+
 	"github.com/uptrace/bun"
 
 	"github.com/chainlens/chainlens/config"
@@ -31,6 +33,14 @@ type Packets struct {
 
 // Name is the job name.
 func (j Packets) Name() string { return "ibc_packets." + j.Chain.ID }
+
+// Version is the version of the job's rows (see aggregator.Job).
+func (Packets) Version() string { return "1" }
+
+// Tables are the tables the job writes, the chain's rows only.
+func (j Packets) Tables() aggregator.Tables {
+	return aggregator.Tables{Owned: []string{"ibc_packet_status"}, ChainID: j.Chain.ID}
+}
 
 // Run advances the chain's packets from the watermark to its indexed tip.
 func (j Packets) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {

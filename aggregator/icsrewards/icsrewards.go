@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chainlens/chainlens/aggregator"
+
 	report "github.com/chainlens/chainlens/report/staking"
 
 	"github.com/uptrace/bun"
@@ -47,6 +49,17 @@ type Job struct {
 
 // Name is the job name.
 func (Job) Name() string { return report.JobICSRewards }
+
+// Version is the version of the job's rules and of the pricing chain and the consumer channels its rows
+// depend on: a change of either rebuilds them.
+func (j Job) Version() string {
+	return aggregator.SettingsVersion("1", []any{j.Dex.ID, j.ConsumerChannels})
+}
+
+// Tables are the tables the job writes, the chain's rows only.
+func (j Job) Tables() aggregator.Tables {
+	return aggregator.Tables{Owned: []string{"ics_rewards", "ics_reward_denoms"}, ChainID: j.Chain.ID}
+}
 
 // reward is one ics_rewards row.
 type reward struct {

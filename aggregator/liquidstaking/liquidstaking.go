@@ -8,6 +8,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/chainlens/chainlens/aggregator"
+
 	report "github.com/chainlens/chainlens/report/staking"
 
 	"github.com/uptrace/bun"
@@ -26,8 +28,8 @@ const maxHeights = 50_000
 // watermark where a provider account is the delegator, an inflow
 // (delegate, redeem_shares) or an outflow (unbond, tokenize_shares).
 // Redelegations move stake between validators and are no flow. A
-// watermark of 0 rebuilds from scratch; a change of the provider accounts
-// applies from the next run (reset the watermark to reclassify the past).
+// watermark reset, or a change of the provider accounts (part of Version),
+// rebuilds the flows from scratch.
 type Job struct {
 	Chain     config.Chain
 	Providers map[string][]string
@@ -35,6 +37,15 @@ type Job struct {
 
 // Name is the job name.
 func (Job) Name() string { return report.JobLiquidStaking }
+
+// Version is the version of the job's rules and of the providers' accounts its rows
+// depend on: a change of either rebuilds them.
+func (j Job) Version() string { return aggregator.SettingsVersion("1", j.Providers) }
+
+// Tables are the tables the job writes, the chain's rows only.
+func (j Job) Tables() aggregator.Tables {
+	return aggregator.Tables{Owned: []string{"liquid_flows", "liquid_provider_daily"}, ChainID: j.Chain.ID}
+}
 
 // Run advances liquid_flows from wm to the indexed tip.
 func (j Job) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {

@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/chainlens/chainlens/aggregator"
+
 	report "github.com/chainlens/chainlens/report/perp"
 
 	"github.com/uptrace/bun"
@@ -52,10 +54,10 @@ const maxHeights = 100_000
 //     aggregated block, for every trader in that window when the window
 //     moved, else for the traders with new fills.
 //
-// Additions, the watermark and perp_report_state commit in one
-// transaction. A watermark below the height perp_report_state records
-// (reset by an operator) rebuilds the chain's reports from the first
-// height, so no fill is ever counted twice.
+// Additions and the watermark commit in one transaction. A watermark
+// reset from outside, or a new Version, rebuilds the chain's reports from
+// the first height (the scheduler clears the Owned tables first), so no
+// fill is ever counted twice.
 type Trading struct {
 	ChainID string
 	Prefix  string   // the chain's bech32 account prefix (module addresses)
@@ -68,6 +70,23 @@ type Trading struct {
 
 // Name is the job name.
 func (Trading) Name() string { return report.JobTrading }
+
+// Version is the version of the job's rules and of the grant, buy-and-stake and treasury accounts its rows
+// depend on: a change of either rebuilds them.
+func (j Trading) Version() string {
+	return aggregator.SettingsVersion("1", []any{j.Grants, j.BuyStake, j.Treasury})
+}
+
+// Tables are the tables the job writes, the chain's rows only. The tracked
+// wallets are the config's and the CRM's, kept across rebuilds.
+func (j Trading) Tables() aggregator.Tables {
+	return aggregator.Tables{Owned: []string{"perp_market_hourly", "perp_trader_daily", "perp_trader_hourly", "perp_traders", "perp_liquidations",
+		"perp_price_hourly", "perp_positions", "perp_open_interest_hourly", "perp_deposits_hourly",
+		"perp_revenue_daily", "perp_module_balances_daily", "perp_supply", "perp_rewards_daily",
+		"perp_validator_tokens_daily", "perp_validator_status", "perp_staking_rewards_daily", "perp_treasury_outflows_daily",
+		"perp_buystake_hourly", "perp_wallet_daily", "perp_funding_ticks", "perp_community_pool_spends"},
+		ChainID: j.ChainID, Shared: []string{"perp_tracked_wallets"}}
+}
 
 // Run advances the reports from watermark wm to the indexed tip (at most
 // maxHeights at a time).
@@ -94,30 +113,11 @@ func (j Trading) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, er
 		ticks, err := fundingTicks(ctx, tx, j.ChainID, tip) // tip < wm while a dead letter waits below the watermark
 		return wm, n + sized + ticks, err
 	}
-	var done int64
-	if err := tx.NewRaw("SELECT coalesce((SELECT height FROM perp_report_state WHERE chain_id = ?), 0)", j.ChainID).Scan(ctx, &done); err != nil {
-		return 0, 0, fmt.Errorf("perp_report_state: %w", err)
-	}
-	if wm < done {
-		for _, table := range []string{"perp_market_hourly", "perp_trader_daily", "perp_trader_hourly", "perp_traders", "perp_liquidations",
-			"perp_price_hourly", "perp_positions", "perp_open_interest_hourly", "perp_deposits_hourly",
-			"perp_revenue_daily", "perp_module_balances_daily", "perp_supply", "perp_rewards_daily",
-			"perp_validator_tokens_daily", "perp_validator_status", "perp_staking_rewards_daily", "perp_treasury_outflows_daily", "perp_buystake_hourly", "perp_wallet_daily", "perp_funding_ticks", "perp_community_pool_spends"} {
-			if _, err := tx.NewRaw("DELETE FROM "+table+" WHERE chain_id = ?", j.ChainID).Exec(ctx); err != nil {
-				return 0, 0, fmt.Errorf("rebuild: clear %s: %w", table, err)
-			}
-		}
-		wm = 0
-	}
 	rows, err := j.trackWallets(ctx, tx, wm)
 	if err != nil {
 		return 0, 0, err
 	}
 	to := min(tip, wm+maxHeights)
-	if _, err := tx.NewRaw(`INSERT INTO perp_report_state (chain_id, height) VALUES (?, ?)
-		ON CONFLICT (chain_id) DO UPDATE SET height = EXCLUDED.height`, j.ChainID, to).Exec(ctx); err != nil {
-		return 0, 0, fmt.Errorf("perp_report_state: %w", err)
-	}
 	for _, step := range []struct {
 		name  string
 		query string

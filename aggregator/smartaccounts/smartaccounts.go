@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/chainlens/chainlens/aggregator"
+
 	report "github.com/chainlens/chainlens/report/smartaccounts"
 
 	"github.com/uptrace/bun"
@@ -45,6 +47,12 @@ type Job struct {
 
 // Name is the job name.
 func (Job) Name() string { return report.Job }
+
+// Version is the version of the job's rows (see aggregator.Job).
+func (Job) Version() string { return "1" }
+
+// Tables are the tables the job writes: Tables, the chain's rows only.
+func (j Job) Tables() aggregator.Tables { return aggregator.Tables{Owned: Tables, ChainID: j.Chain.ID} }
 
 // Run advances the reports from wm.
 func (j Job) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {

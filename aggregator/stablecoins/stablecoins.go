@@ -18,6 +18,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chainlens/chainlens/aggregator"
+
 	report "github.com/chainlens/chainlens/report/stablecoins"
 
 	"github.com/uptrace/bun"
@@ -62,11 +64,21 @@ type Flows struct {
 // Name is the job name.
 func (j Flows) Name() string { return report.JobPrefix + j.Chain.ID }
 
+// Version is the version of the job's rows: the fingerprint of its rules
+// and of the chain's settings the rows are valued with (tokens, prices,
+// labels, CCTP), so a change of either rebuilds the chain's rows.
+func (j Flows) Version() string { return j.Fingerprint() }
+
+// Tables are the tables the job writes, the chain's rows only.
+func (j Flows) Tables() aggregator.Tables {
+	return aggregator.Tables{Owned: append(slices.Clone(Tables), "stablecoin_report_state"), ChainID: j.Chain.ID}
+}
+
 // Jobs returns one job per configured EVM chain.
 func Jobs(cfg *config.Config) []Flows {
 	var out []Flows
 	for _, ch := range cfg.Chains {
-		if ch.Kind == "evm" {
+		if ch.IsEVM() {
 			out = append(out, Flows{Chain: ch})
 		}
 	}
@@ -125,8 +137,9 @@ func (j Flows) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, erro
 	}
 	fp := j.Fingerprint()
 	// A watermark of 0 (first run, or reset by an operator) builds from
-	// scratch too: rows must never be added twice.
-	rebuild := wm == 0 || errors.Is(err, sql.ErrNoRows) || st.Height != wm || st.Fingerprint != fp
+	// scratch too: rows must never be added twice. (A new Version, which
+	// holds the fingerprint, is rebuilt by the scheduler.)
+	rebuild := wm == 0 || errors.Is(err, sql.ErrNoRows) || st.Height != wm
 	if !rebuild {
 		var b struct {
 			Hash string    `bun:"hash"`

@@ -36,7 +36,7 @@ func NewIBC(cfg *config.Config, db *bun.DB) *IBCService {
 		return s
 	}
 	for _, ch := range cfg.Chains {
-		if ch.Name != "" && ch.Kind != "evm" {
+		if ch.Name != "" && !ch.IsEVM() {
 			s.chains[ch.Name] = ch
 			s.known[ch.Name] = true
 		}

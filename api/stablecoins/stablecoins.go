@@ -62,7 +62,7 @@ type Service struct {
 func New(cfg *config.Config, db *bun.DB) *Service {
 	s := &Service{db: db}
 	for _, ch := range cfg.Chains {
-		if ch.Kind != "evm" {
+		if !ch.IsEVM() {
 			continue
 		}
 		s.chains = append(s.chains, ch.ID)

@@ -213,7 +213,7 @@ func newStatusCmd(g *globals) *cobra.Command {
 				}
 				// Balances are complete only from a genesis import.
 				genesis := "-"
-				if ch.Kind != "evm" {
+				if !ch.IsEVM() {
 					initial, rows, ok, err := indexer.GenesisImport(ctx, db, ch.ID)
 					if err != nil {
 						return err

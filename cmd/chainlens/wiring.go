@@ -52,7 +52,7 @@ func indexerParts(cfg *config.Config, log *slog.Logger, db *bun.DB, reg *prometh
 		}
 		var run func(ctx context.Context) error
 		var closeClients func()
-		if ch.Kind == "evm" {
+		if ch.IsEVM() {
 			clients, err := evm.Dial(ch.RPC)
 			if err != nil {
 				return nil, fmt.Errorf("chain %s: %w", ch.ID, err)
@@ -153,14 +153,14 @@ func reindexChains(ctx context.Context, cfg *config.Config, log *slog.Logger, db
 		if !ok {
 			return fmt.Errorf("--chain %q: no such chain in the config", only)
 		}
-		if ch.Kind == "evm" {
+		if ch.IsEVM() {
 			return fmt.Errorf("--chain %s is an EVM chain: reindexing is for cosmos chains (an EVM chain rewinds itself on reorgs; to start over, use --reset)", only)
 		}
 		targets = append(targets, ch)
 	} else {
 		var ids []string
 		for _, ch := range cfg.Chains {
-			if ch.Kind == "evm" {
+			if ch.IsEVM() {
 				log.Info("reindex: skipping an EVM chain", "chain", ch.ID)
 				continue
 			}
@@ -232,7 +232,7 @@ func resetChain(ctx context.Context, cfg *config.Config, db *bun.DB, chainID str
 			continue
 		}
 		var domain []chains.Table
-		if ch.Kind != "evm" {
+		if !ch.IsEVM() {
 			adapter, err := kinds.Adapter(ch)
 			if err != nil {
 				return err

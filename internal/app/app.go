@@ -132,7 +132,7 @@ func Jobs(cfg *config.Config) []aggregator.Job {
 	}
 	jobs = append(jobs, campaigns.Website{}, campaigns.Audiences{Chains: byID, Prices: prices}, campaigns.Report{})
 	for _, ch := range cfg.Chains {
-		if ch.Kind != "evm" {
+		if !ch.IsEVM() {
 			jobs = append(jobs, ibc.Packets{Chain: ch, Chains: cfg.Chains, Channels: cfg.IBC.Channels})
 		}
 	}

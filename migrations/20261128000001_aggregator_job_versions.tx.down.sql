@@ -1,0 +1,2 @@
+ALTER TABLE aggregator_jobs DROP COLUMN built_to;
+ALTER TABLE aggregator_jobs DROP COLUMN version;
