@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sort"
 	"sync"
 	"time"
 
@@ -56,7 +55,7 @@ type Cosmos struct {
 	src     Source
 	adapter chains.Adapter
 	log     *slog.Logger
-	metrics *Metrics
+	series  ChainSeries
 	w       *writer
 	// lane admits the heights read as a stream.
 	lane *streamLane
@@ -80,7 +79,7 @@ type Cosmos struct {
 // NewCosmos returns the indexer of one cosmos chain.
 func NewCosmos(cfg config.Chain, db *bun.DB, src Source, adapter chains.Adapter, log *slog.Logger, m *Metrics) *Cosmos {
 	return &Cosmos{
-		cfg: cfg, db: db, src: src, adapter: adapter, log: log.With("chain", cfg.ID), metrics: m,
+		cfg: cfg, db: db, src: src, adapter: adapter, log: log.With("chain", cfg.ID), series: m.Chain(cfg.ID),
 		w: newWriter(db, cfg.ID, cfg.Kind, adapter.Tables()), lane: newStreamLane(),
 		RetryEvery: 30 * time.Second, StreamAbove: cometbft.StreamAbove,
 	}
@@ -104,12 +103,12 @@ func (x *Cosmos) Run(ctx context.Context, until int64) error {
 		return err
 	}
 	x.genesisSettled = false // the chain may have been reset since the last Run
-	x.refreshDeadLetterGauge(ctx)
+	RefreshDeadLetterGauges(ctx, x.db, x.cfg.ID, x.series)
 	if err := x.checkContinuity(ctx, next); err != nil {
 		return err
 	}
 	if until > 0 && next > until {
-		if err := x.checkUntil(ctx, next, until); err != nil {
+		if err := CheckUntil(ctx, x.db, x.cfg.ID, "blocks", next, until); err != nil {
 			return err
 		}
 	}
@@ -155,13 +154,13 @@ func (x *Cosmos) Run(ctx context.Context, until int64) error {
 				return fmt.Errorf("indexer %s: height %d is pruned on the node (earliest available: %d); set allow_pruned_start or start_height", x.cfg.ID, next, st.EarliestHeight)
 			}
 			x.log.Warn("starting at the node's earliest height", "wanted", next, "earliest", st.EarliestHeight)
-			if err := x.skipTo(ctx, next, st.EarliestHeight); err != nil {
+			if err := x.skipTo(ctx, next, st.EarliestHeight, st.LatestHeight); err != nil {
 				return err
 			}
 			next = st.EarliestHeight
 		}
-		x.metrics.nodeHeight.WithLabelValues(x.cfg.ID).Set(float64(st.LatestHeight))
-		x.metrics.lag.WithLabelValues(x.cfg.ID).Set(float64(st.LatestHeight - (next - 1)))
+		x.series.NodeHeight.Set(float64(st.LatestHeight))
+		x.series.Lag.Set(float64(st.LatestHeight - (next - 1)))
 		target := st.LatestHeight
 		if until > 0 {
 			target = min(target, until)
@@ -178,7 +177,7 @@ func (x *Cosmos) Run(ctx context.Context, until int64) error {
 			}
 		}
 		if until > 0 && next > until {
-			return x.finishDeadLetters(ctx, until, st)
+			return FinishDeadLetters(ctx, x.db, x.cfg.ID, until, func(ctx context.Context) error { return x.retryDeadLetters(ctx, st, false) })
 		}
 		if time.Since(lastRetry) >= x.RetryEvery {
 			lastRetry = time.Now()
@@ -192,24 +191,6 @@ func (x *Cosmos) Run(ctx context.Context, until int64) error {
 			}
 		}
 	}
-}
-
-// checkUntil refuses a target height below the chain's first indexed
-// height (or, before anything is indexed, below the first height to
-// index): nothing through it will ever be indexed.
-func (x *Cosmos) checkUntil(ctx context.Context, next, until int64) error {
-	var first int64
-	if err := x.db.NewRaw(`SELECT coalesce(least((SELECT min(height) FROM blocks WHERE chain_id = ? AND height > 0),
-		(SELECT min(height) FROM dead_letters WHERE chain_id = ?)), 0)`, x.cfg.ID, x.cfg.ID).Scan(ctx, &first); err != nil {
-		return fmt.Errorf("indexer %s: first indexed height: %w", x.cfg.ID, err)
-	}
-	if first == 0 {
-		first = next
-	}
-	if until < first {
-		return fmt.Errorf("indexer %s: height %d is below the chain's first indexed height %d (start_height, or the node's earliest)", x.cfg.ID, until, first)
-	}
-	return nil
 }
 
 // ErrDifferentHistory means the node's block at the last indexed height is
@@ -272,39 +253,26 @@ func stopped(ctx context.Context, until int64) error {
 // lock takes the chain's indexing lock.
 func (x *Cosmos) lock(ctx context.Context) (func(), error) { return LockChain(ctx, x.db, x.cfg.ID) }
 
-// startHeight is the checkpoint, or the configured start for a new chain;
-// resumed reports that heights were indexed before, or failed (a
-// checkpoint left by a pruned start alone is still a first start).
+// startHeight is the checkpoint, or the configured start for a new chain
+// (else the node's earliest height); resumed as LoadStart says.
 func (x *Cosmos) startHeight(ctx context.Context) (next int64, resumed bool, err error) {
-	cp, err := LoadCheckpoint(ctx, x.db, x.cfg.ID)
-	if err == nil {
-		x.metrics.indexedHeight.WithLabelValues(x.cfg.ID).Set(float64(cp.NextHeight - 1))
-		var indexed bool
-		if err := x.db.NewRaw(`SELECT EXISTS (SELECT 1 FROM blocks WHERE chain_id = ? AND height > 0)
-			OR EXISTS (SELECT 1 FROM dead_letters WHERE chain_id = ?)`, x.cfg.ID, x.cfg.ID).Scan(ctx, &indexed); err != nil {
-			return 0, false, fmt.Errorf("indexer %s: %w", x.cfg.ID, err)
-		}
-		return cp.NextHeight, indexed, nil
-	}
-	if !errors.Is(err, ErrNoCheckpoint) {
-		return 0, false, err
+	st, err := LoadStart(ctx, x.db, x.cfg, "blocks", x.series)
+	if err != nil || !st.Fresh {
+		return st.Next, st.Resumed, err
 	}
 	if x.cfg.StartHeight > 0 {
 		return x.cfg.StartHeight, false, nil
 	}
-	st, err := x.src.Status(ctx)
+	status, err := x.src.Status(ctx)
 	if err != nil {
 		return 0, false, fmt.Errorf("indexer %s: %w", x.cfg.ID, err)
 	}
-	return st.EarliestHeight, false, nil
+	return status.EarliestHeight, false, nil
 }
 
 // skipTo records a checkpoint jump over pruned heights.
-func (x *Cosmos) skipTo(ctx context.Context, from, to int64) error {
-	_, err := x.db.NewRaw(`INSERT INTO sync_state (chain_id, kind, next_height) VALUES (?, ?, ?)
-		ON CONFLICT (chain_id) DO UPDATE SET next_height = EXCLUDED.next_height, updated_at = now() WHERE sync_state.next_height = ?`,
-		x.cfg.ID, x.cfg.Kind, to, from).Exec(ctx)
-	return err
+func (x *Cosmos) skipTo(ctx context.Context, from, to, tip int64) error {
+	return AdvanceCheckpoint(ctx, x.db, Advance{ChainID: x.cfg.ID, Kind: x.cfg.Kind, From: from, To: to - 1, Tip: tip})
 }
 
 // catchUp indexes [next, target]: a dispatcher hands heights to
@@ -513,18 +481,18 @@ func (x *Cosmos) committed(ctx context.Context, c *batchCommit, credits <-chan s
 		if g.err != nil {
 			x.log.Warn("height moved to dead letters", "height", g.height, "err", g.err)
 		} else {
-			x.metrics.skippedTxs.WithLabelValues(x.cfg.ID).Add(float64(g.block.Stats.UndecodableTxs))
-			x.metrics.unknownMsgs.WithLabelValues(x.cfg.ID).Add(float64(g.block.Stats.UnknownMessages))
-			x.metrics.foreignEvents.WithLabelValues(x.cfg.ID).Add(float64(g.block.Stats.ForeignEvents))
+			x.series.UndecodableTxs.Add(float64(g.block.Stats.UndecodableTxs))
+			x.series.UnknownMessages.Add(float64(g.block.Stats.UnknownMessages))
+			x.series.ForeignEvents.Add(float64(g.block.Stats.ForeignEvents))
 		}
 	}
 	next := c.batch[len(c.batch)-1].height + 1
-	x.metrics.indexedHeight.WithLabelValues(x.cfg.ID).Set(float64(next - 1))
-	x.metrics.lag.WithLabelValues(x.cfg.ID).Set(float64(max(0, st.LatestHeight-(next-1))))
-	x.metrics.blocks.WithLabelValues(x.cfg.ID).Add(float64(c.stats.blocks))
-	x.metrics.events.WithLabelValues(x.cfg.ID).Add(float64(c.stats.events))
+	x.series.IndexedHeight.Set(float64(next - 1))
+	x.series.Lag.Set(float64(max(0, st.LatestHeight-(next-1))))
+	x.series.Blocks.Add(float64(c.stats.blocks))
+	x.series.Events.Add(float64(c.stats.events))
 	if c.stats.failed > 0 {
-		x.refreshDeadLetterGauge(ctx)
+		RefreshDeadLetterGauges(ctx, x.db, x.cfg.ID, x.series)
 	}
 	return next
 }
@@ -670,7 +638,7 @@ func (x *Cosmos) decodeWhole(h int64, enc chains.AttrEncoding, blockRaw, results
 	f := &fetched{height: h}
 	b, err := x.adapter.Decode(chains.RawBlock{ChainID: x.cfg.ID, Height: h, Block: blockRaw, Results: resultsRaw}, enc)
 	if err != nil {
-		x.metrics.decodeErrors.WithLabelValues(x.cfg.ID).Inc()
+		x.series.DecodeErrors.Inc()
 		f.err = fmt.Errorf("decode height %d: %w", h, err)
 		return f
 	}
@@ -680,7 +648,7 @@ func (x *Cosmos) decodeWhole(h int64, enc chains.AttrEncoding, blockRaw, results
 		return f
 	}
 	if err := x.adapter.Rows(b, rows); err != nil {
-		x.metrics.decodeErrors.WithLabelValues(x.cfg.ID).Inc()
+		x.series.DecodeErrors.Inc()
 		f.err = fmt.Errorf("adapt height %d: %w", h, err)
 		return f
 	}
@@ -715,47 +683,8 @@ func (x *Cosmos) retryDeadLetters(ctx context.Context, st cometbft.Status, dueOn
 			x.log.Info("dead letter indexed", "height", dl.Height)
 		}
 	}
-	x.refreshDeadLetterGauge(ctx)
+	RefreshDeadLetterGauges(ctx, x.db, x.cfg.ID, x.series)
 	return nil
-}
-
-// finishDeadLetters retries every dead letter at or below until once more,
-// then fails if any remain.
-func (x *Cosmos) finishDeadLetters(ctx context.Context, until int64, st cometbft.Status) error {
-	dls, err := DeadLetters(ctx, x.db, x.cfg.ID, false)
-	if err != nil {
-		return err
-	}
-	if len(dls) == 0 {
-		return nil
-	}
-	if err := x.retryDeadLetters(ctx, st, false); err != nil {
-		return err
-	}
-	dls, err = DeadLetters(ctx, x.db, x.cfg.ID, false)
-	if err != nil {
-		return err
-	}
-	var stuck []int64
-	for _, d := range dls {
-		if d.Height <= until {
-			stuck = append(stuck, d.Height)
-		}
-	}
-	if len(stuck) == 0 {
-		return nil
-	}
-	sort.Slice(stuck, func(i, j int) bool { return stuck[i] < stuck[j] })
-	return fmt.Errorf("indexer %s: %d height(s) through %d still fail (first %d: %s); see `chainlens status`",
-		x.cfg.ID, len(stuck), until, stuck[0], dls[0].LastError)
-}
-
-func (x *Cosmos) refreshDeadLetterGauge(ctx context.Context) {
-	n, lowest, err := DeadLetterStats(ctx, x.db, x.cfg.ID)
-	if err == nil {
-		x.metrics.deadLetters.WithLabelValues(x.cfg.ID).Set(float64(n))
-		x.metrics.lowestDead.WithLabelValues(x.cfg.ID).Set(float64(lowest))
-	}
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {

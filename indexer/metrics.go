@@ -58,11 +58,14 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	return m, nil
 }
 
-// ChainSeries are one chain's indexer series, for indexers of other chain
-// families (package indexer/evm) that share these metrics.
+// ChainSeries are one chain's indexer series, the same for every chain
+// family.
 type ChainSeries struct {
 	IndexedHeight, NodeHeight, Lag, DeadLetters, LowestDeadLetter prometheus.Gauge
 	Blocks, Events, DecodeErrors                                  prometheus.Counter
+	// Cosmos chains: txs that are not cosmos txs, messages kept raw,
+	// contract events of another shape.
+	UndecodableTxs, UnknownMessages, ForeignEvents prometheus.Counter
 }
 
 // Chain returns the series of one chain.
@@ -71,5 +74,6 @@ func (m *Metrics) Chain(id string) ChainSeries {
 		IndexedHeight: m.indexedHeight.WithLabelValues(id), NodeHeight: m.nodeHeight.WithLabelValues(id),
 		Lag: m.lag.WithLabelValues(id), DeadLetters: m.deadLetters.WithLabelValues(id), LowestDeadLetter: m.lowestDead.WithLabelValues(id),
 		Blocks: m.blocks.WithLabelValues(id), Events: m.events.WithLabelValues(id), DecodeErrors: m.decodeErrors.WithLabelValues(id),
+		UndecodableTxs: m.skippedTxs.WithLabelValues(id), UnknownMessages: m.unknownMsgs.WithLabelValues(id), ForeignEvents: m.foreignEvents.WithLabelValues(id),
 	}
 }

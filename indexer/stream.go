@@ -103,10 +103,10 @@ func (x *Cosmos) readStream(ctx context.Context, h int64, enc chains.AttrEncodin
 		case errors.As(err, &pe) && pe.raw:
 			return &fetched{height: h, err: fmt.Errorf("rows of height %d: %w", h, pe.err)}
 		case errors.As(err, &pe):
-			x.metrics.decodeErrors.WithLabelValues(x.cfg.ID).Inc()
+			x.series.DecodeErrors.Inc()
 			return &fetched{height: h, err: fmt.Errorf("adapt height %d: %w", h, pe.err)}
 		default:
-			x.metrics.decodeErrors.WithLabelValues(x.cfg.ID).Inc()
+			x.series.DecodeErrors.Inc()
 			return &fetched{height: h, err: fmt.Errorf("decode height %d: %w", h, err)}
 		}
 	}

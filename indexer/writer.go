@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -207,9 +206,6 @@ func (w *writer) partitionsReady(from, to int64) bool {
 	return w.partitions[fmt.Sprintf("%d-%d", from/store.PartitionSpan, to/store.PartitionSpan)]
 }
 
-// errCheckpointMoved means another process advanced the checkpoint.
-var errCheckpointMoved = errors.New("checkpoint moved by another process")
-
 // commit writes a contiguous batch of heights in one transaction: it
 // deletes the heights' rows, copies the new ones (from memory, or from the
 // spill files of heights read as a stream), records failed heights
@@ -246,7 +242,7 @@ type openBatch struct {
 	w        *writer
 	conn     *bun.Conn // nil for an empty batch or once finished
 	from, to int64
-	lastTime any
+	lastTime *time.Time
 	stats    commitStats
 }
 
@@ -279,7 +275,8 @@ func (w *writer) write(ctx context.Context, batch []*fetched, gen *genesisRows, 
 			texts = append(texts, f.text)
 		}
 		ok = append(ok, f.height)
-		ob.lastTime = f.block.Time
+		t := f.block.Time
+		ob.lastTime = &t
 		ob.stats.events += f.events
 	}
 	ob.stats.blocks = len(ok)
@@ -383,7 +380,7 @@ func (w *writer) write(ctx context.Context, batch []*fetched, gen *genesisRows, 
 // finish moves the checkpoint from the batch's first height to past its
 // last (when advance is set) and commits. The checkpoint moves only if it
 // stands at the batch's first height, so a batch written ahead of the one
-// before it can only commit after that one (errCheckpointMoved otherwise).
+// before it can only commit after that one (ErrCheckpointMoved otherwise).
 func (ob *openBatch) finish(ctx context.Context, advance bool, tip int64) (commitStats, error) {
 	if ob.conn == nil {
 		return ob.stats, nil
@@ -391,17 +388,8 @@ func (ob *openBatch) finish(ctx context.Context, advance bool, tip int64) (commi
 	defer ob.abort()
 	w, conn, from, to := ob.w, ob.conn, ob.from, ob.to
 	if advance {
-		res, err := conn.ExecContext(ctx, `INSERT INTO sync_state (chain_id, kind, next_height, last_time, tip_height, high_water, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, now())
-			ON CONFLICT (chain_id) DO UPDATE SET next_height = EXCLUDED.next_height,
-			last_time = coalesce(EXCLUDED.last_time, sync_state.last_time), tip_height = EXCLUDED.tip_height,
-			high_water = greatest(sync_state.high_water, EXCLUDED.high_water), updated_at = now()
-			WHERE sync_state.next_height = ?`, w.chainID, w.kind, to+1, ob.lastTime, tip, to, from)
-		if err != nil {
-			return commitStats{}, fmt.Errorf("commit %d..%d: checkpoint: %w", from, to, err)
-		}
-		if n, _ := res.RowsAffected(); n != 1 {
-			return commitStats{}, fmt.Errorf("commit %d..%d: %w", from, to, errCheckpointMoved)
+		if err := AdvanceCheckpoint(ctx, conn, Advance{ChainID: w.chainID, Kind: w.kind, From: from, To: to, LastTime: ob.lastTime, Tip: tip}); err != nil {
+			return commitStats{}, err
 		}
 	}
 	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {

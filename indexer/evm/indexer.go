@@ -164,18 +164,11 @@ func (x *Indexer) Run(ctx context.Context, until int64) error {
 		return err
 	}
 	if until > 0 && next > until {
-		var first int64
-		if err := x.db.NewRaw("SELECT coalesce(min(height), -1) FROM evm_blocks WHERE chain_id = ?", x.cfg.ID).Scan(ctx, &first); err != nil {
-			return fmt.Errorf("indexer %s: first indexed block: %w", x.cfg.ID, err)
-		}
-		if first < 0 {
-			first = next
-		}
-		if until < first {
-			return fmt.Errorf("indexer %s: block %d is below the chain's first indexed block %d (start_height)", x.cfg.ID, until, first)
+		if err := indexer.CheckUntil(ctx, x.db, x.cfg.ID, "evm_blocks", next, until); err != nil {
+			return err
 		}
 	}
-	x.refreshDeadLetterGauge(ctx)
+	indexer.RefreshDeadLetterGauges(ctx, x.db, x.cfg.ID, x.series)
 	x.log.Info("indexer started", "next_height", next, "until", until, "tokens", len(x.tokens))
 	poll := x.cfg.PollInterval.D()
 	wait := poll
@@ -273,7 +266,9 @@ func (x *Indexer) Run(ctx context.Context, until int64) error {
 			}
 		}
 		if until > 0 && next > until {
-			return x.finishDeadLetters(ctx, until, int64(latest))
+			return indexer.FinishDeadLetters(ctx, x.db, x.cfg.ID, until, func(ctx context.Context) error {
+				return x.retryDeadLetters(ctx, false, int64(latest))
+			})
 		}
 		if time.Since(lastRetry) >= x.RetryEvery {
 			lastRetry = time.Now()
@@ -354,16 +349,9 @@ func (x *Indexer) lock(ctx context.Context) (func(), error) {
 
 // startHeight is the checkpoint, or the configured start (0 = genesis).
 func (x *Indexer) startHeight(ctx context.Context) (int64, error) {
-	cp, err := indexer.LoadCheckpoint(ctx, x.db, x.cfg.ID)
-	if err == nil {
-		if cp.Kind != x.cfg.Kind {
-			return 0, fmt.Errorf("indexer %s: the checkpoint belongs to kind %q, not %q", x.cfg.ID, cp.Kind, x.cfg.Kind)
-		}
-		x.series.IndexedHeight.Set(float64(cp.NextHeight - 1))
-		return cp.NextHeight, nil
-	}
-	if !errors.Is(err, indexer.ErrNoCheckpoint) {
-		return 0, err
+	st, err := indexer.LoadStart(ctx, x.db, x.cfg, "evm_blocks", x.series)
+	if err != nil || !st.Fresh {
+		return st.Next, err
 	}
 	return max(x.cfg.StartHeight, 0), nil
 }
@@ -471,7 +459,7 @@ func (x *Indexer) catchUp(ctx context.Context, next, target, tip int64) (int64, 
 				for h, err := range d.failed {
 					x.log.Warn("block moved to dead letters", "height", h, "err", err)
 				}
-				x.refreshDeadLetterGauge(ctx)
+				indexer.RefreshDeadLetterGauges(ctx, x.db, x.cfg.ID, x.series)
 			}
 		}
 	}
@@ -491,42 +479,8 @@ func (x *Indexer) handleReorg(ctx context.Context, re *reorgError) (int64, error
 		return re.height, fmt.Errorf("indexer %s: %w", x.cfg.ID, err)
 	}
 	x.series.IndexedHeight.Set(float64(ancestor))
-	x.refreshDeadLetterGauge(ctx)
+	indexer.RefreshDeadLetterGauges(ctx, x.db, x.cfg.ID, x.series)
 	return ancestor + 1, nil
-}
-
-// finishDeadLetters retries every dead letter once more, then fails if
-// any at or below until remain.
-func (x *Indexer) finishDeadLetters(ctx context.Context, until, tip int64) error {
-	dls, err := indexer.DeadLetters(ctx, x.db, x.cfg.ID, false)
-	if err != nil || len(dls) == 0 {
-		return err
-	}
-	if err := x.retryDeadLetters(ctx, false, tip); err != nil {
-		return err
-	}
-	if dls, err = indexer.DeadLetters(ctx, x.db, x.cfg.ID, false); err != nil {
-		return err
-	}
-	var stuck []indexer.DeadLetter
-	for _, d := range dls {
-		if d.Height <= until {
-			stuck = append(stuck, d)
-		}
-	}
-	if len(stuck) == 0 {
-		return nil
-	}
-	return fmt.Errorf("indexer %s: %d block(s) through %d still fail (first %d: %s); see `chainlens status`",
-		x.cfg.ID, len(stuck), until, stuck[0].Height, stuck[0].LastError)
-}
-
-func (x *Indexer) refreshDeadLetterGauge(ctx context.Context) {
-	n, lowest, err := indexer.DeadLetterStats(ctx, x.db, x.cfg.ID)
-	if err == nil {
-		x.series.DeadLetters.Set(float64(n))
-		x.series.LowestDeadLetter.Set(float64(lowest))
-	}
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {

@@ -5,10 +5,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/uptrace/bun"
 
+	"github.com/chainlens/chainlens/indexer"
 	"github.com/chainlens/chainlens/store"
 )
 
@@ -19,9 +21,6 @@ var (
 	bridgeColumns   = []string{"chain_id", "height", "tx_hash", "log_index", "protocol", "direction", "remote_domain", "token", "account", "amount"}
 	tableNames      = []string{"evm_blocks", "erc20_transfers", "evm_bridge_transfers"}
 )
-
-// errCheckpointMoved means another process moved the checkpoint.
-var errCheckpointMoved = errors.New("checkpoint moved by another process")
 
 // ensurePartitions creates missing partitions for [from, to], remembering
 // what exists.
@@ -53,13 +52,14 @@ func (x *Indexer) ensurePartitions(ctx context.Context, from, to int64) error {
 // checkpoint from d.from to d.to+1 (only if it still is at d.from).
 func (x *Indexer) commit(ctx context.Context, d *rangeData, advance bool, tip int64) error {
 	var blocks, moves [][]any
-	var lastTime any
+	var lastTime *time.Time
 	for i, h := range d.headers {
 		if h == nil {
 			continue
 		}
 		blocks = append(blocks, []any{x.cfg.ID, d.from + int64(i), h.Hash.Hex(), h.ParentHash.Hex(), h.time()})
-		lastTime = h.time()
+		t := h.time()
+		lastTime = &t
 	}
 	for _, m := range d.moves {
 		moves = append(moves, []any{x.cfg.ID, m.Height, m.TxHash, m.LogIndex, m.Token, m.From, m.To, m.Amount, m.Kind})
@@ -117,16 +117,8 @@ func (x *Indexer) commit(ctx context.Context, d *rangeData, advance bool, tip in
 		}
 	}
 	if advance {
-		res, err := conn.ExecContext(ctx, `INSERT INTO sync_state (chain_id, kind, next_height, last_time, tip_height, updated_at)
-			VALUES (?, ?, ?, ?, ?, now())
-			ON CONFLICT (chain_id) DO UPDATE SET next_height = EXCLUDED.next_height,
-			last_time = coalesce(EXCLUDED.last_time, sync_state.last_time), tip_height = EXCLUDED.tip_height, updated_at = now()
-			WHERE sync_state.next_height = ?`, x.cfg.ID, x.cfg.Kind, d.to+1, lastTime, tip, d.from)
-		if err != nil {
-			return fmt.Errorf("commit %d..%d: checkpoint: %w", d.from, d.to, err)
-		}
-		if n, _ := res.RowsAffected(); n != 1 {
-			return fmt.Errorf("commit %d..%d: %w", d.from, d.to, errCheckpointMoved)
+		if err := indexer.AdvanceCheckpoint(ctx, conn, indexer.Advance{ChainID: x.cfg.ID, Kind: x.cfg.Kind, From: d.from, To: d.to, LastTime: lastTime, Tip: tip}); err != nil {
+			return err
 		}
 	}
 	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
@@ -232,7 +224,7 @@ func (x *Indexer) rewind(ctx context.Context, ancestor, next int64) error {
 			return fmt.Errorf("rewind to %d: checkpoint: %w", ancestor, err)
 		}
 		if n, _ := res.RowsAffected(); n != 1 {
-			return fmt.Errorf("rewind to %d: %w", ancestor, errCheckpointMoved)
+			return fmt.Errorf("rewind to %d: %w", ancestor, indexer.ErrCheckpointMoved)
 		}
 		return nil
 	})
@@ -247,7 +239,7 @@ func (x *Indexer) retryDeadLetters(ctx context.Context, dueOnly bool, tip int64)
 	if err != nil {
 		return err
 	}
-	defer x.refreshDeadLetterGauge(ctx)
+	defer indexer.RefreshDeadLetterGauges(ctx, x.db, x.cfg.ID, x.series)
 	for _, h := range dls {
 		d, err := x.fetchOnce(ctx, h, h)
 		if err == nil {
