@@ -13,7 +13,6 @@ import (
 	"github.com/chainlens/chainlens/engagement"
 	"github.com/chainlens/chainlens/internal/app"
 	"github.com/chainlens/chainlens/internal/osmosistest"
-	"github.com/chainlens/chainlens/internal/testdb"
 )
 
 // TestOnchainConversionValueOnOsmosis indexes the recorded Osmosis
@@ -25,8 +24,7 @@ import (
 // for the hour; the uusdc swap goal matches nothing in the window.
 func TestOnchainConversionValueOnOsmosis(t *testing.T) {
 	ctx := context.Background()
-	db, _ := testdb.New(t)
-	chain := osmosistest.Index(t, db)
+	db, chain := osmosistest.New(t)
 	const swapHash = "4315C6B71C6ACBAE2BAC26FDF6647CC34634781B00C1CF651C8B74895499B36F"
 	var swap struct {
 		Height  int64     `bun:"height"`

@@ -14,7 +14,6 @@ import (
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/engagement"
 	"github.com/chainlens/chainlens/internal/dydxtest"
-	"github.com/chainlens/chainlens/internal/testdb"
 )
 
 // TestPerpTraderAudiences indexes the recorded dYdX localnet and builds
@@ -24,8 +23,7 @@ import (
 // rule on a chain of another kind builds nothing and fails nothing.
 func TestPerpTraderAudiences(t *testing.T) {
 	ctx := context.Background()
-	db, _ := testdb.New(t)
-	chain := dydxtest.Index(t, db)
+	db, chain := dydxtest.New(t)
 
 	// Expected from the truth: per owner, notional (quote quantums) and fills.
 	volume, fills := map[string]*big.Int{}, map[string]int{}
@@ -132,8 +130,7 @@ func TestPerpTraderAudiences(t *testing.T) {
 // is not the dex chain (which once failed the whole job on every run).
 func TestRuleAudiencesThatCannotRefresh(t *testing.T) {
 	ctx := context.Background()
-	db, _ := testdb.New(t)
-	chain := dydxtest.Index(t, db)
+	db, chain := dydxtest.New(t)
 	f := &engagement.File{}
 	for _, a := range []struct{ name, rule string }{
 		{"recent signers", `"active_within_days": 30`},

@@ -14,13 +14,11 @@ import (
 	"github.com/chainlens/chainlens/aggregator/dex"
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/internal/osmosistest"
-	"github.com/chainlens/chainlens/internal/testdb"
 )
 
 func TestActivityOnLocalnet(t *testing.T) {
 	ctx := context.Background()
-	db, _ := testdb.New(t)
-	ch := osmosistest.Index(t, db)
+	db, ch := osmosistest.New(t)
 	m := report.NewMarket(ch)
 	sched, err := aggregator.New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil,
 		dex.Prices{Market: m}, dex.Volume{Market: m}, dex.Activity{Market: m})

@@ -17,7 +17,6 @@ import (
 	"github.com/chainlens/chainlens/aggregator/dex"
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/internal/osmosistest"
-	"github.com/chainlens/chainlens/internal/testdb"
 )
 
 type bar struct {
@@ -61,8 +60,7 @@ func dec(t *testing.T, s string) math.LegacyDec {
 
 func TestCandlesOnLocalnet(t *testing.T) {
 	ctx := context.Background()
-	db, _ := testdb.New(t)
-	ch := osmosistest.Index(t, db)
+	db, ch := osmosistest.New(t)
 	m := report.NewMarket(ch)
 	sched, err := aggregator.New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil,
 		dex.Prices{Market: m}, dex.Volume{Market: m}, dex.Candles{Market: m})

@@ -65,8 +65,7 @@ func lastPrice(t *testing.T, db *bun.DB, base, quote string) math.LegacyDec {
 
 func TestPricesAndVolumeOnLocalnet(t *testing.T) {
 	ctx := context.Background()
-	db, _ := testdb.New(t)
-	ch := osmosistest.Index(t, db)
+	db, ch := osmosistest.New(t)
 	m := report.NewMarket(ch)
 	if m.Anchor != "uusdc" || m.Hub != "uosmo" {
 		t.Fatalf("market %+v", m)

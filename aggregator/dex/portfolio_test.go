@@ -43,8 +43,7 @@ func readTruth(t *testing.T, name string, v any) {
 // exactly; a second run changes nothing.
 func TestPortfolioOnLocalnet(t *testing.T) {
 	ctx := context.Background()
-	db, _ := testdb.New(t)
-	ch := osmosistest.Index(t, db)
+	db, ch := osmosistest.New(t)
 	m := report.NewMarket(ch)
 	sched, err := aggregator.New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil,
 		dex.Prices{Market: m}, dex.Volume{Market: m}, dex.Liquidity{Market: m}, dex.CLState{Market: m}, dex.Portfolio{Market: m})

@@ -10,7 +10,6 @@ import (
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/internal/apitest"
 	"github.com/chainlens/chainlens/internal/dydxtest"
-	"github.com/chainlens/chainlens/internal/testdb"
 )
 
 // TestFundingTicksReproduceTheFundingIndex replays the recorded dYdX
@@ -18,8 +17,7 @@ import (
 // replayed ticks add up to the funding index the node reports at the last
 // height (its genesis index is 0), over the recording's 8 funding ticks.
 func TestFundingTicksReproduceTheFundingIndex(t *testing.T) {
-	db, _ := testdb.New(t)
-	ch := dydxtest.Index(t, db)
+	db, ch := dydxtest.New(t)
 	apitest.RunJobs(t, db, &config.Config{Chains: []config.Chain{ch}})
 
 	var truth struct {
@@ -221,8 +219,7 @@ type fundingTick struct {
 // indexedLocalnet indexes the recorded localnet and runs the jobs once.
 func indexedLocalnet(t *testing.T) (*bun.DB, config.Chain, *config.Config) {
 	t.Helper()
-	db, _ := testdb.New(t)
-	ch := dydxtest.Index(t, db)
+	db, ch := dydxtest.New(t)
 	cfg := &config.Config{Chains: []config.Chain{ch}}
 	apitest.RunJobs(t, db, cfg)
 	return db, ch, cfg

@@ -17,7 +17,6 @@ import (
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/internal/app"
 	"github.com/chainlens/chainlens/internal/osmosistest"
-	"github.com/chainlens/chainlens/internal/testdb"
 )
 
 // TestAPROnLocalnet indexes the recorded Osmosis localnet, stores the
@@ -26,8 +25,7 @@ import (
 // recording.
 func TestAPROnLocalnet(t *testing.T) {
 	ctx := context.Background()
-	db, _ := testdb.New(t)
-	ch := osmosistest.Index(t, db)
+	db, ch := osmosistest.New(t)
 
 	raw, err := os.ReadFile(filepath.Join(osmosistest.Dir(), "truth", "staking_pool.json"))
 	if err != nil {

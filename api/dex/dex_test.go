@@ -62,8 +62,7 @@ const (
 // dex jobs once and calls every built endpoint over HTTP. The values are
 // the ones aggregator/dex derives hop by hop from the swaps.
 func TestEndpointsOnLocalnet(t *testing.T) {
-	db, _ := testdb.New(t)
-	ch := osmosistest.Index(t, db)
+	db, ch := osmosistest.New(t)
 	cfg := &config.Config{Chains: []config.Chain{ch}}
 	sched, err := aggregator.New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, app.Jobs(cfg)...)
 	if err != nil {

@@ -82,8 +82,7 @@ func balanceBody(strategy, amount, usd, denom, supply string) string {
 // TestEarnOnLocalnet indexes the recorded localnet, runs the jobs with LP
 // strategies on its three gamm pools and checks the four earn endpoints.
 func TestEarnOnLocalnet(t *testing.T) {
-	db, _ := testdb.New(t)
-	ch := osmosistest.Index(t, db)
+	db, ch := osmosistest.New(t)
 	cfg := &config.Config{Chains: []config.Chain{ch}, Earn: config.Earn{Strategies: earnStrategies}}
 	sched, err := aggregator.New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, app.Jobs(cfg)...)
 	if err != nil {
@@ -187,8 +186,7 @@ func TestEarnOnLocalnet(t *testing.T) {
 // TestEarnBeforeTheJob answers 503 for a declared strategy the job has not
 // computed, and an empty list.
 func TestEarnBeforeTheJob(t *testing.T) {
-	db, _ := testdb.New(t)
-	ch := osmosistest.Index(t, db)
+	db, ch := osmosistest.New(t)
 	cfg := &config.Config{Chains: []config.Chain{ch}, Earn: config.Earn{Strategies: earnStrategies}}
 	s := serveConfig(t, db, cfg, time.Now())
 	for path, want := range map[string]int{"/earn/strategies": 200, "/earn/strategies/atom-osmo-lp/apr": 503,

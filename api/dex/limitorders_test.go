@@ -13,7 +13,6 @@ import (
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/internal/app"
 	"github.com/chainlens/chainlens/internal/osmosistest"
-	"github.com/chainlens/chainlens/internal/testdb"
 )
 
 func wasmEv(typ string, idx, txIndex int, contract string, kv ...string) chains.Event {
@@ -31,8 +30,7 @@ func wasmEv(typ string, idx, txIndex int, contract string, kv ...string) chains.
 // documented format (made-up values) to two real transactions of the
 // localnet (heights 27 and 28) and checks the job and the endpoint on them.
 func TestClosedLimitOrders(t *testing.T) {
-	db, _ := testdb.New(t)
-	ch := osmosistest.Index(t, db)
+	db, ch := osmosistest.New(t)
 	cfg := &config.Config{Chains: []config.Chain{ch}}
 	ctx := context.Background()
 	run := func() {

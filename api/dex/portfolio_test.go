@@ -21,7 +21,6 @@ import (
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/internal/app"
 	"github.com/chainlens/chainlens/internal/osmosistest"
-	"github.com/chainlens/chainlens/internal/testdb"
 )
 
 func truthFile(t *testing.T, name string, v any) {
@@ -128,8 +127,7 @@ func truthPortfolio(t *testing.T, db *bun.DB, m report.Market, addr string) math
 // and checks each named account's portfolio against the node's own state
 // valued at the same prices, exactly.
 func TestPortfolioOnLocalnet(t *testing.T) {
-	db, _ := testdb.New(t)
-	ch := osmosistest.Index(t, db)
+	db, ch := osmosistest.New(t)
 	cfg := &config.Config{Chains: []config.Chain{ch}}
 	sched, err := aggregator.New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, app.Jobs(cfg)...)
 	if err != nil {

@@ -18,7 +18,6 @@ import (
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/internal/app"
 	"github.com/chainlens/chainlens/internal/osmosistest"
-	"github.com/chainlens/chainlens/internal/testdb"
 )
 
 // Exact answers derived by hand from the recording:
@@ -41,8 +40,7 @@ import (
 // matches truth/spot_prices.json's 0.78076974). Amounts are floored to base
 // units; independently computed with 60-digit decimals.
 func TestPositionsAndDepthOnLocalnet(t *testing.T) {
-	db, _ := testdb.New(t)
-	ch := osmosistest.Index(t, db)
+	db, ch := osmosistest.New(t)
 	cfg := &config.Config{Chains: []config.Chain{ch}}
 	sched, err := aggregator.New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, app.Jobs(cfg)...)
 	if err != nil {

@@ -19,7 +19,6 @@ import (
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/internal/app"
 	"github.com/chainlens/chainlens/internal/osmosistest"
-	"github.com/chainlens/chainlens/internal/testdb"
 )
 
 type streamPage struct {
@@ -75,8 +74,7 @@ func (p streamPage) ids() string {
 // the last closes; volumes equal /fees/v1/pools; then ordering, filters,
 // pagination, and the 24-hour changes a day later.
 func TestPoolStreamOnLocalnet(t *testing.T) {
-	db, _ := testdb.New(t)
-	ch := osmosistest.Index(t, db)
+	db, ch := osmosistest.New(t)
 	cfg := &config.Config{Chains: []config.Chain{ch}}
 	sched, err := aggregator.New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, app.Jobs(cfg)...)
 	if err != nil {

@@ -142,8 +142,7 @@ func TestSupplyOnDevnet(t *testing.T) {
 // 54 (10000000), not the protorev, mint and superfluid modules' own burns.
 func TestSupplyOnLocalnet(t *testing.T) {
 	ctx := context.Background()
-	db, _ := testdb.New(t)
-	ch := osmosistest.Index(t, db)
+	db, ch := osmosistest.New(t)
 	cfg := &config.Config{Chains: []config.Chain{ch}}
 
 	raw, err := os.ReadFile(filepath.Join(osmosistest.Dir(), "genesis.json.gz"))

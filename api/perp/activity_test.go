@@ -156,8 +156,7 @@ func TestRetentionAcrossDST(t *testing.T) {
 // yet, so the perp reports (positions replayed in order) stop before the
 // first one and go on once it is indexed.
 func TestDeadLetterHoldsTheReports(t *testing.T) {
-	db, _ := testdb.New(t)
-	ch := dydxtest.Index(t, db)
+	db, ch := dydxtest.New(t)
 	cfg := &config.Config{Chains: []config.Chain{ch}}
 	ctx := context.Background()
 	if _, err := db.ExecContext(ctx, `INSERT INTO dead_letters (chain_id, height, attempts, last_error, next_retry_at)

@@ -12,7 +12,6 @@ import (
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/internal/apitest"
 	"github.com/chainlens/chainlens/internal/dydxtest"
-	"github.com/chainlens/chainlens/internal/testdb"
 )
 
 // TestBondStatusFromSnapshots: the localnet's only validator holds 509,000
@@ -21,8 +20,7 @@ import (
 // unbonding: after a rebuild it is no longer listed, and no NATIVE is
 // bonded on the day (staking supply, share by validator).
 func TestBondStatusFromSnapshots(t *testing.T) {
-	db, _ := testdb.New(t)
-	ch := dydxtest.Index(t, db)
+	db, ch := dydxtest.New(t)
 	ctx := t.Context()
 	var val struct {
 		Operator string `bun:"validator"`

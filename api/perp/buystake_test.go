@@ -10,7 +10,6 @@ import (
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/internal/apitest"
 	"github.com/chainlens/chainlens/internal/dydxtest"
-	"github.com/chainlens/chainlens/internal/testdb"
 )
 
 // TestBuyStakeMetrics takes bob of the dYdX localnet as the programme
@@ -18,8 +17,7 @@ import (
 // equal the node's own delegation and bank queries at the last height.
 func TestBuyStakeMetrics(t *testing.T) {
 	const bob = "dydx10fx7sy6ywd5senxae9dwytf8jxek3t2gcen2vs"
-	db, _ := testdb.New(t)
-	ch := dydxtest.Index(t, db)
+	db, ch := dydxtest.New(t)
 	cfg := &config.Config{Chains: []config.Chain{ch}, Perp: config.Perp{BuyStakeAddress: bob}}
 	// A deposit into the programme: 42.5 USDC from carl at height 100 (bob
 	// received no USDC from another account in the recording; its

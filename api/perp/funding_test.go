@@ -8,7 +8,6 @@ import (
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/internal/apitest"
 	"github.com/chainlens/chainlens/internal/dydxtest"
-	"github.com/chainlens/chainlens/internal/testdb"
 )
 
 // TestFundingRate serves the replayed funding ticks of the dYdX localnet
@@ -18,8 +17,7 @@ import (
 // and ETH-USD (-15,000 ppm), by perpetual id and by ticker; total and
 // unknown markets are 400.
 func TestFundingRate(t *testing.T) {
-	db, _ := testdb.New(t)
-	ch := dydxtest.Index(t, db)
+	db, ch := dydxtest.New(t)
 	cfg := &config.Config{Chains: []config.Chain{ch}}
 	apitest.RunJobs(t, db, cfg)
 	var tip time.Time

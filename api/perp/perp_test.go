@@ -25,7 +25,6 @@ import (
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/internal/apitest"
 	"github.com/chainlens/chainlens/internal/dydxtest"
-	"github.com/chainlens/chainlens/internal/testdb"
 )
 
 type server struct{ url, key string }
@@ -136,8 +135,7 @@ var tickers = map[int64]string{0: "BTC-USD", 1: "ETH-USD"}
 // of its 135 fills (truth/fills.json, fees from its copy of each match
 // event) and the README's counts.
 func TestPerpEndpointsOnLocalnet(t *testing.T) {
-	db, _ := testdb.New(t)
-	ch := dydxtest.Index(t, db)
+	db, ch := dydxtest.New(t)
 	cfg := &config.Config{Chains: []config.Chain{ch}}
 	ctx := context.Background()
 	run := func() { t.Helper(); apitest.RunJobs(t, db, cfg) }

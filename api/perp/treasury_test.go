@@ -10,7 +10,6 @@ import (
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/internal/apitest"
 	"github.com/chainlens/chainlens/internal/dydxtest"
-	"github.com/chainlens/chainlens/internal/testdb"
 )
 
 // The dYdX localnet's test accounts (README of the recording).
@@ -64,8 +63,7 @@ func dydxWalletTruth(t *testing.T, name string) walletTruth {
 // are aggregated from the first height; wallets removed drop out; the
 // buy-and-stake address follows its configuration the same way.
 func TestTreasurySubDAO(t *testing.T) {
-	db, _ := testdb.New(t)
-	ch := dydxtest.Index(t, db)
+	db, ch := dydxtest.New(t)
 	var tip time.Time
 	if err := db.NewRaw("SELECT time FROM blocks WHERE chain_id = ? AND height = ?", ch.ID, dydxtest.LastHeight).Scan(t.Context(), &tip); err != nil {
 		t.Fatal(err)

@@ -173,8 +173,7 @@ func indexedCatalog(t *testing.T) (*bun.DB, config.Chain, *dydxtest.CatalogQueri
 	if testing.Short() {
 		t.Skip("indexes the dYdX recording")
 	}
-	db, _ := testdb.New(t)
-	cfg := dydxtest.Index(t, db)
+	db, cfg := dydxtest.New(t)
 	q, err := dydxtest.NewCatalogQuerier()
 	if err != nil {
 		t.Fatal(err)

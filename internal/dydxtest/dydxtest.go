@@ -19,6 +19,7 @@ import (
 	"github.com/chainlens/chainlens/chains/dydx"
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/internal/replaytest"
+	"github.com/chainlens/chainlens/internal/testdb"
 )
 
 // The recorded localnet: chain id and last height.
@@ -216,4 +217,15 @@ func Gunzip(t testing.TB, name string) io.Reader {
 		t.Fatalf("%s: %v", name, err)
 	}
 	return zr
+}
+
+// New returns a new test database holding heights 1..LastHeight of the
+// recording, indexed through the real indexer once per test server
+// (testdb.NewFrom), and the chain config (without an rpc).
+func New(t testing.TB) (*bun.DB, config.Chain) {
+	t.Helper()
+	db := testdb.NewFrom(t, "dydx_localnet", func(db *bun.DB) { Index(t, db) })
+	cfg := config.Chain{ID: ChainID, Kind: dydx.Kind, BatchSize: 50, Concurrency: 4,
+		PollInterval: config.Duration(50 * time.Millisecond), Bech32Prefix: "dydx"}
+	return db, cfg
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/chainlens/chainlens/chains/osmosis"
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/internal/replaytest"
+	"github.com/chainlens/chainlens/internal/testdb"
 )
 
 // The recorded localnet: chain id, last height and the block time of that height.
@@ -46,4 +47,13 @@ func Chain(rpc string) config.Chain {
 func Index(t testing.TB, db *bun.DB) config.Chain {
 	t.Helper()
 	return replaytest.Index(t, db, Dir(), Chain(""), osmosis.NewAdapter("osmo"), LastHeight)
+}
+
+// New returns a new test database holding heights 1..299 of the recording,
+// indexed through the real indexer once per test server (testdb.NewFrom),
+// and the chain config (without an rpc: nothing serves the recording).
+func New(t testing.TB) (*bun.DB, config.Chain) {
+	t.Helper()
+	db := testdb.NewFrom(t, "osmosis_localnet", func(db *bun.DB) { Index(t, db) })
+	return db, Chain("")
 }

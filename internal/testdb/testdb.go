@@ -39,10 +39,26 @@ var unsafeChars = regexp.MustCompile(`[^a-z0-9_]+`)
 // test ends.
 func New(t testing.TB) (*bun.DB, string) {
 	t.Helper()
+	return newFrom(t, "", nil)
+}
+
+// NewFrom is New for a database that starts as a copy of one built by
+// build on a migrated database, once per server, migration fingerprint and
+// key (a recording indexed through the real indexer, say): the tests of
+// every package that need the same data share one build. build must leave
+// no connection to the database it was given open.
+func NewFrom(t testing.TB, key string, build func(db *bun.DB)) *bun.DB {
+	t.Helper()
+	db, _ := newFrom(t, key, build)
+	return db
+}
+
+func newFrom(t testing.TB, key string, build func(db *bun.DB)) (*bun.DB, string) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("needs Postgres (not run with -short)")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 
 	admin, err := store.Open(ctx, AdminURL(), 2)
@@ -61,6 +77,11 @@ func New(t testing.TB) (*bun.DB, string) {
 	tmpl, err := template(ctx, admin)
 	if err != nil {
 		t.Fatalf("testdb: %v", err)
+	}
+	if build != nil {
+		if tmpl, err = derived(ctx, admin, tmpl, key, func(db *bun.DB) { build(db) }); err != nil {
+			t.Fatalf("testdb: %v", err)
+		}
 	}
 	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name+" TEMPLATE "+tmpl); err != nil {
 		t.Fatalf("testdb: create database %s: %v", name, err)
@@ -110,38 +131,66 @@ func New(t testing.TB) (*bun.DB, string) {
 // migrations, which test databases are cloned from (CREATE DATABASE …
 // TEMPLATE): migrating once per schema instead of once per test. Its name
 // carries the migrations' fingerprint, so a changed migration builds a
-// new one. Test processes running at once build it once: they take turns
-// on an advisory lock while they look for it.
+// new one.
 func template(ctx context.Context, admin *bun.DB) (string, error) {
 	fp, err := migrations.Fingerprint()
 	if err != nil {
 		return "", err
 	}
-	name := "cl_template_" + fp[:16]
+	return ensure(ctx, admin, "cl_template_"+fp[:16], "", func(db *bun.DB) error {
+		_, err := store.Migrate(ctx, db)
+		return err
+	})
+}
+
+// derived returns the name of a copy of the template base that build
+// filled, built once per key.
+func derived(ctx context.Context, admin *bun.DB, base, key string, build func(db *bun.DB)) (string, error) {
+	k := unsafeChars.ReplaceAllString(strings.ToLower(key), "_")
+	name := base + "_" + k
+	if len(name) > 50 {
+		return "", fmt.Errorf("template key %q is too long", key)
+	}
+	return ensure(ctx, admin, name, base, func(db *bun.DB) error {
+		build(db)
+		return nil
+	})
+}
+
+// ensure returns name, a database that fill built (from the template
+// from, or empty), building it first when it does not exist. Test
+// processes running at once build it once: they take turns on an
+// advisory lock while they look for it. It is built under another name and
+// renamed when complete, so a process killed while building leaves no
+// half-built database behind.
+func ensure(ctx context.Context, admin *bun.DB, name, from string, fill func(db *bun.DB) error) (string, error) {
 	conn, err := admin.Conn(ctx)
 	if err != nil {
-		return "", fmt.Errorf("template: %w", err)
+		return "", fmt.Errorf("template %s: %w", name, err)
 	}
 	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(hashtext('chainlens testdb template'))"); err != nil {
-		return "", fmt.Errorf("template lock: %w", err)
+	lock := "chainlens testdb " + name
+	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(hashtext(?))", lock); err != nil {
+		return "", fmt.Errorf("template %s: lock: %w", name, err)
 	}
 	defer func() {
-		_, _ = conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(hashtext('chainlens testdb template'))")
+		_, _ = conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(hashtext(?))", lock)
 	}()
 	var n int
 	if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM pg_database WHERE datname = ?", name).Scan(&n); err != nil {
-		return "", fmt.Errorf("template: %w", err)
+		return "", fmt.Errorf("template %s: %w", name, err)
 	}
 	if n == 1 {
 		return name, nil
 	}
-	// Built under another name and renamed when complete, so a process
-	// killed while building leaves no half-migrated template behind.
 	building := name + "_building"
-	for _, q := range []string{"DROP DATABASE IF EXISTS " + building + " WITH (FORCE)", "CREATE DATABASE " + building} {
+	create := "CREATE DATABASE " + building
+	if from != "" {
+		create += " TEMPLATE " + from
+	}
+	for _, q := range []string{"DROP DATABASE IF EXISTS " + building + " WITH (FORCE)", create} {
 		if _, err := conn.ExecContext(ctx, q); err != nil {
-			return "", fmt.Errorf("template: %s: %w", q, err)
+			return "", fmt.Errorf("template %s: %s: %w", name, q, err)
 		}
 	}
 	u, err := url.Parse(AdminURL())
@@ -149,32 +198,43 @@ func template(ctx context.Context, admin *bun.DB) (string, error) {
 		return "", err
 	}
 	u.Path = "/" + building
-	db, err := store.Open(ctx, u.String(), 2)
+	db, err := store.Open(ctx, u.String(), 8)
 	if err != nil {
-		return "", fmt.Errorf("template: %w", err)
+		return "", fmt.Errorf("template %s: %w", name, err)
 	}
-	_, err = store.Migrate(ctx, db)
+	err = fill(db)
 	db.Close()
 	if err != nil {
-		return "", fmt.Errorf("template: %w", err)
+		return "", fmt.Errorf("template %s: %w", name, err)
 	}
-	if _, err := conn.ExecContext(ctx, "ALTER DATABASE "+building+" RENAME TO "+name); err != nil {
-		return "", fmt.Errorf("template: %w", err)
-	}
-	// Templates of earlier migrations are no longer needed.
-	var old []string
-	rows, err := conn.QueryContext(ctx, "SELECT datname FROM pg_database WHERE datname LIKE 'cl\\_template\\_%' AND datname <> ?", name)
-	if err == nil {
-		for rows.Next() {
-			var d string
-			if rows.Scan(&d) == nil {
-				old = append(old, d)
-			}
+	// Whatever the build left connected (it should leave nothing) goes.
+	for _, q := range []string{
+		"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '" + building + "' AND pid <> pg_backend_pid()",
+		"ALTER DATABASE " + building + " RENAME TO " + name,
+	} {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			return "", fmt.Errorf("template %s: %w", name, err)
 		}
-		rows.Close()
 	}
-	for _, d := range old {
-		_, _ = conn.ExecContext(ctx, "DROP DATABASE IF EXISTS "+d+" WITH (FORCE)")
+	if from == "" {
+		// Templates of earlier migrations (and what was built from them)
+		// are no longer needed.
+		var old []string
+		prefix := name[:len("cl_template_")]
+		rows, err := conn.QueryContext(ctx, "SELECT datname FROM pg_database WHERE datname LIKE ? AND datname NOT LIKE ?",
+			strings.ReplaceAll(prefix, "_", "\\_")+"%", strings.ReplaceAll(name, "_", "\\_")+"%")
+		if err == nil {
+			for rows.Next() {
+				var d string
+				if rows.Scan(&d) == nil {
+					old = append(old, d)
+				}
+			}
+			rows.Close()
+		}
+		for _, d := range old {
+			_, _ = conn.ExecContext(ctx, "DROP DATABASE IF EXISTS "+d+" WITH (FORCE)")
+		}
 	}
 	return name, nil
 }
