@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/chainlens/chainlens/api/respcache"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -47,11 +48,11 @@ func (m *metrics) observe(op string, status int, d time.Duration) {
 	m.requests.WithLabelValues(op, strconv.Itoa(status)).Inc()
 }
 
-func (m *metrics) cacheResult(s cacheState) {
+func (m *metrics) cacheResult(s respcache.State) {
 	switch s {
-	case cacheFresh:
+	case respcache.Fresh:
 		m.cache.WithLabelValues("hit").Inc()
-	case cacheStale:
+	case respcache.Stale:
 		m.cache.WithLabelValues("stale").Inc()
 	default:
 		m.cache.WithLabelValues("miss").Inc()

@@ -20,6 +20,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/chainlens/chainlens/api/apikey"
+	"github.com/chainlens/chainlens/api/respcache"
 	"github.com/chainlens/chainlens/api/route"
 	"github.com/chainlens/chainlens/config"
 )
@@ -69,7 +70,7 @@ type ChangeFeed interface {
 type Server struct {
 	opt     Options
 	metrics *metrics
-	cache   *responseCache
+	cache   *respcache.Cache
 	// listeners maps a listen address to the base families served there.
 	listeners map[string][]string
 	// trusted are the reverse proxies whose X-Forwarded-For is believed.
@@ -106,7 +107,7 @@ func New(opt Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{opt: opt, metrics: m, cache: newResponseCache(opt.Config.CacheTTL.D(), opt.Config.CacheStale.D(), opt.Changes), listeners: map[string][]string{},
+	s := &Server{opt: opt, metrics: m, cache: respcache.New(opt.Config.CacheTTL.D(), opt.Config.CacheStale.D(), opt.Changes), listeners: map[string][]string{},
 		refreshSlots: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2))}
 	for _, p := range opt.Config.TrustedProxies {
 		prefix, err := netip.ParsePrefix(p)

@@ -1,0 +1,129 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	mrand "math/rand/v2"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/chainlens/chainlens/api/problem"
+)
+
+// MaxBodyBytes bounds request bodies (the engagement event limit).
+const MaxBodyBytes = 32 << 10
+
+// DefaultMaxAge is the Cache-Control max-age of analytics answers whose
+// handler does not say otherwise: about the aggregators' cadence.
+const DefaultMaxAge = 30 * time.Second
+
+type ctxKey int
+
+const requestIDKey ctxKey = iota
+
+// RequestID returns the request id of ctx, or "".
+func RequestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey).(string)
+	return id
+}
+
+// base runs around every request of a listener: request id and panic
+// recovery. Body limits are the handlers': an operation's event limit
+// (MaxBodyBytes), the admin API's import limit (maxAdminBody).
+func (s *Server) base(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get("X-Request-Id")
+		if id == "" || len(id) > 64 || strings.ContainsFunc(id, func(c rune) bool { return c < 0x21 || c > 0x7e }) {
+			id = fmt.Sprintf("%016x", mrand.Uint64()) // unique enough to correlate logs; no secret
+		}
+		w.Header().Set("X-Request-Id", id)
+		r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.opt.Log.Error("panic serving request", "request_id", id, "path", r.URL.Path, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				s.writeError(w, r, errors.New("panic"))
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// writeError answers err as problem+json.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	p := problem.From(err, r.URL.Path)
+	p.RequestID = RequestID(r.Context())
+	if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
+		return // the client went away; nobody reads the answer
+	}
+	if p.Status >= 500 && p.Status != http.StatusNotImplemented && p.Status != http.StatusServiceUnavailable {
+		s.opt.Log.Error("request failed", "request_id", p.RequestID, "path", r.URL.Path, "err", err)
+	}
+	problem.Write(w, p)
+}
+
+// fallback answers paths no operation matched: 405 with Allow when another
+// method matches, else 404.
+func (s *Server) fallback(mux *http.ServeMux) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var allow []string
+		for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodOptions} {
+			if m == r.Method {
+				continue
+			}
+			probe := r.Clone(r.Context())
+			probe.Method = m
+			if _, pattern := mux.Handler(probe); pattern != "/" && pattern != "" {
+				allow = append(allow, m)
+			}
+		}
+		if len(allow) > 0 {
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			s.writeError(w, r, problem.Status(http.StatusMethodNotAllowed, "%s is not allowed here; use %s", r.Method, strings.Join(allow, " or ")))
+			return
+		}
+		s.writeError(w, r, problem.Status(http.StatusNotFound, "no endpoint at %s", r.URL.Path))
+	})
+}
+
+// statusWriter records the status an answer was sent with.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// readyz answers 200 when the database is reachable and migrations are
+// current, else 503 problem+json (the cause is logged, not answered).
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	if s.opt.Ready != nil {
+		ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
+		defer cancel()
+		if err := s.opt.Ready(ctx); err != nil {
+			s.opt.Log.Warn("not ready", "err", err)
+			s.writeError(w, r, problem.Status(http.StatusServiceUnavailable, "not ready: the database is unreachable or its migrations are not current"))
+			return
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write([]byte(`{"status":"ready"}` + "\n"))
+}
