@@ -1,6 +1,7 @@
 # chainlens: `make run` starts the whole system offline; `make test` runs every test.
 GO       ?= go
 BIN      := bin/chainlens
+DEV_BIN  := bin/chainlens-dev
 CONFIG   ?= config/local.yaml
 PKGS     ?= ./...
 TESTFLAGS ?=
@@ -9,8 +10,10 @@ TESTFLAGS ?=
 
 all: build
 
+## build: the service (bin/chainlens) and the local chains it is developed against (bin/chainlens-dev)
 build:
 	$(GO) build -o $(BIN) ./cmd/chainlens
+	$(GO) build -o $(DEV_BIN) ./cmd/chainlens-dev
 
 ## run: build, ensure Postgres, migrate, create a dev key and start every role with $(CONFIG)
 run: build

@@ -22,6 +22,7 @@ for tool in wrk nginx; do
 	fi
 done
 go build -o "$BIN" ./cmd/chainlens
+go build -o bin/chainlens-dev ./cmd/chainlens-dev
 
 work=$(mktemp -d)
 pids=()
@@ -40,7 +41,7 @@ url=$(scripts/db.sh ensure "$db")
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 node_port=$(free_port); api_port=$(free_port); nginx_port=$(free_port)
 
-"$BIN" replay-node --data testdata/localnet/osmosis --listen "127.0.0.1:$node_port" 2>/dev/null &
+bin/chainlens-dev replay-node --data testdata/localnet/osmosis --listen "127.0.0.1:$node_port" 2>/dev/null &
 pids+=($!)
 cat > "$work/c.yaml" <<CFG
 database: {url: "$url"}

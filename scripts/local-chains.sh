@@ -6,7 +6,7 @@
 start_replay() { # name port
 	local dir="testdata/localnet/$1" first
 	first=$(( $(zcat "$dir/blocks.jsonl.gz" | wc -l) - 30 ))
-	"$BIN" replay-node --data "$dir" --listen "127.0.0.1:$2" --block-time 2s --start-height "$first" 2>>.data/replay-"$1".log &
+	"$DEV_BIN" replay-node --data "$dir" --listen "127.0.0.1:$2" --block-time 2s --start-height "$first" 2>>.data/replay-"$1".log &
 	pids+=($!)
 }
 mkdir -p .data
@@ -20,10 +20,10 @@ start_replay cosmoshub 26661
 # one start to the next (the hashes do not), so what was indexed of it
 # before is dropped.
 "$BIN" index --config "$CONFIG" --reset --chain binance-smart-chain-56 >&2
-"$BIN" replay-node --data testdata/evm/recorded --listen 127.0.0.1:8545 --block-time 1s --start-height 250 --rebase-time 2>>.data/replay-evm.log &
+"$DEV_BIN" replay-node --data testdata/evm/recorded --listen 127.0.0.1:8545 --block-time 1s --start-height 250 --rebase-time 2>>.data/replay-evm.log &
 pids+=($!)
 # A live in-process cosmos-sdk chain with steady traffic. It starts from
 # genesis every time, so what was indexed of the previous one is dropped.
 "$BIN" index --config "$CONFIG" --reset --chain chainlens-devnet >&2
-"$BIN" devnet --listen 127.0.0.1:26670 2>>.data/devnet.log &
+"$DEV_BIN" devnet --listen 127.0.0.1:26670 2>>.data/devnet.log &
 pids+=($!)

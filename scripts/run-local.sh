@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-bin/chainlens}
+DEV_BIN=${DEV_BIN:-bin/chainlens-dev}
 CONFIG=${CONFIG:-config/local.yaml}
 
 DATABASE_URL=$(scripts/db.sh ensure chainlens)

@@ -18,17 +18,21 @@ import (
 	"github.com/chainlens/chainlens/internal/testdb"
 )
 
-var bin string
+// bin is the chainlens binary under test; devBin is chainlens-dev, whose
+// replay nodes serve the recordings the tests index.
+var bin, devBin string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "chainlens-bin")
 	if err != nil {
 		panic(err)
 	}
-	bin = filepath.Join(dir, "chainlens")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
-		os.Exit(1)
+	bin, devBin = filepath.Join(dir, "chainlens"), filepath.Join(dir, "chainlens-dev")
+	for out, pkg := range map[string]string{bin: ".", devBin: "../chainlens-dev"} {
+		if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "build %s: %v\n%s", pkg, err, b)
+			os.Exit(1)
+		}
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
@@ -69,9 +73,24 @@ func TestHelpListsSubcommands(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	for _, sub := range []string{"run", "index", "aggregate", "serve", "migrate", "keys", "status", "version", "devnet", "replay-node"} {
+	for _, sub := range []string{"run", "index", "aggregate", "serve", "migrate", "keys", "status", "version"} {
 		if !strings.Contains(out, "\n  "+sub+" ") {
 			t.Errorf("--help lacks %q", sub)
+		}
+	}
+	// The local chains are chainlens-dev's, not the production binary's.
+	for _, sub := range []string{"devnet", "replay-node"} {
+		if strings.Contains(out, "\n  "+sub+" ") {
+			t.Errorf("chainlens --help lists %q", sub)
+		}
+	}
+	dev, err := exec.Command(devBin, "--help").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sub := range []string{"devnet", "replay-node"} {
+		if !strings.Contains(string(dev), "\n  "+sub+" ") {
+			t.Errorf("chainlens-dev --help lacks %q", sub)
 		}
 	}
 }
@@ -102,7 +121,7 @@ func TestBrokenConfigExitsNamingTheKey(t *testing.T) {
 func TestContractInvocations(t *testing.T) {
 	_, dbURL := testdb.New(t)
 	nodeAddr, apiAddr := freeAddr(t), freeAddr(t)
-	node := exec.Command(bin, "replay-node", "--data", "../../testdata/localnet/osmosis", "--listen", nodeAddr)
+	node := exec.Command(devBin, "replay-node", "--data", "../../testdata/localnet/osmosis", "--listen", nodeAddr)
 	if err := node.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +202,7 @@ chains:
 func TestIndexerProcessMetricsAndShutdown(t *testing.T) {
 	_, dbURL := testdb.New(t)
 	nodeAddr, metricsAddr := freeAddr(t), freeAddr(t)
-	node := exec.Command(bin, "replay-node", "--data", "../../testdata/localnet/osmosis", "--listen", nodeAddr)
+	node := exec.Command(devBin, "replay-node", "--data", "../../testdata/localnet/osmosis", "--listen", nodeAddr)
 	if err := node.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -237,12 +256,12 @@ chains:
 	}
 }
 
-// startNode runs `chainlens replay-node` on a recording until the test ends
+// startNode runs `chainlens-dev replay-node` on a recording until the test ends
 // and returns its URL.
 func startNode(t *testing.T, data string) string {
 	t.Helper()
 	addr := freeAddr(t)
-	node := exec.Command(bin, "replay-node", "--data", data, "--listen", addr)
+	node := exec.Command(devBin, "replay-node", "--data", data, "--listen", addr)
 	if err := node.Start(); err != nil {
 		t.Fatal(err)
 	}

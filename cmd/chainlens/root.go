@@ -64,8 +64,6 @@ func newRootCmd() *cobra.Command {
 		newBenchCmd(g),
 		newStatusCmd(g),
 		newVersionCmd(),
-		newDevnetCmd(),
-		newReplayNodeCmd(),
 	)
 	return root
 }

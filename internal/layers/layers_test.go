@@ -28,6 +28,13 @@ var forbidden = map[string][]string{
 	"api":        {"indexer", "aggregator", "internal", "cmd", "devchain"},
 }
 
+// forbiddenForPackage are further rules for single packages: the
+// production binary carries no local chain (replay nodes, the in-process
+// devnet and the cosmos-sdk test network under it): chainlens-dev does.
+var forbiddenForPackage = map[string][]string{
+	"cmd/chainlens": {"devchain"},
+}
+
 // layer is the first path element of a package of the module ("" outside it).
 func layer(pkg string) string {
 	rest, ok := strings.CutPrefix(pkg, module)
@@ -50,7 +57,7 @@ func TestLayersPointDown(t *testing.T) {
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		f := strings.Fields(line)
 		pkg, deps := f[0], f[1:]
-		banned := forbidden[layer(pkg)]
+		banned := slices.Concat(forbidden[layer(pkg)], forbiddenForPackage[strings.TrimPrefix(pkg, module)])
 		if banned == nil {
 			continue
 		}

@@ -1,0 +1,164 @@
+// Command chainlens-dev runs the chains chainlens is developed and tested
+// against, on loopback: recorded localnets and EVM devnets served as
+// CometBFT or Ethereum JSON-RPC nodes (replay-node), and a live in-process
+// cosmos-sdk chain with steady traffic (devnet). `make run` starts them;
+// they are not part of the production binary.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/chainlens/chainlens/devchain/devnet"
+	"github.com/chainlens/chainlens/devchain/evmreplay"
+	"github.com/chainlens/chainlens/devchain/replaynode"
+	"github.com/spf13/cobra"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	root := &cobra.Command{
+		Use:           "chainlens-dev",
+		Short:         "Local chains for developing and testing chainlens",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(newDevnetCmd(), newReplayNodeCmd())
+	if err := root.ExecuteContext(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "chainlens-dev:", err)
+		os.Exit(1)
+	}
+}
+
+func newDevnetCmd() *cobra.Command {
+	var (
+		listen, chainID  string
+		blockTime, every time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "devnet",
+		Short: "Run an in-process cosmos-sdk chain with steady traffic on loopback",
+		Long: "Starts a single-validator cosmos-sdk chain (bank, staking, distribution) in this process, with its CometBFT RPC\n" +
+			"on --listen, and sends steady traffic: bank sends between funded users, delegations and reward withdrawals.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if blockTime <= 0 || every <= 0 {
+				return fmt.Errorf("--block-time and --traffic-every must be positive")
+			}
+			log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+			ctx := cmd.Context()
+			n, err := devnet.Start(ctx, devnet.Options{RPCListen: listen, ChainID: chainID, BlockTime: blockTime, Log: log.With("component", "devnet")})
+			if err != nil {
+				return err
+			}
+			log.Info("devnet running", "chain", n.ChainID(), "rpc", n.RPCURL(), "prefix", n.Bech32Prefix(), "traffic_every", every)
+			trafficErr := n.RunTraffic(ctx, every)
+			return errors.Join(trafficErr, n.Close())
+		},
+	}
+	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:26670", "CometBFT RPC listen address (loopback)")
+	cmd.Flags().StringVar(&chainID, "chain-id", devnet.DefaultChainID, "chain id")
+	cmd.Flags().DurationVar(&blockTime, "block-time", time.Second, "block time")
+	cmd.Flags().DurationVar(&every, "traffic-every", 2*time.Second, "send one transaction this often")
+	return cmd
+}
+
+func newReplayNodeCmd() *cobra.Command {
+	var (
+		dir, listen string
+		blockTime   time.Duration
+		startHeight int64
+		rebase      bool
+	)
+	cmd := &cobra.Command{
+		Use:   "replay-node",
+		Short: "Serve recorded real chain data as a CometBFT or Ethereum JSON-RPC node",
+		Long: "Serves a localnet recording (blocks.jsonl.gz, block_results.jsonl.gz, status.json, ...) as a CometBFT-compatible\n" +
+			"JSON-RPC server, or an EVM recording (chain.json, blocks.jsonl.gz, logs.jsonl.gz) as an Ethereum JSON-RPC server.\n" +
+			"With --block-time it reveals one height per block time from --start-height, so the chain looks live; --rebase-time\n" +
+			"(EVM only) moves every block time so that the start height is now.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if dir == "" {
+				return fmt.Errorf("--data is required (e.g. testdata/localnet/osmosis)")
+			}
+			if blockTime < 0 || startHeight < 0 {
+				return fmt.Errorf("--block-time and --start-height must not be negative")
+			}
+			if _, err := os.Stat(filepath.Join(dir, "chain.json")); err == nil {
+				return serveEVMReplay(cmd.Context(), dir, listen, evmreplay.Options{StartHeight: startHeight, BlockTime: blockTime, Rebase: rebase})
+			}
+			if rebase {
+				return fmt.Errorf("--rebase-time is for EVM recordings (a folder with chain.json)")
+			}
+			rec, err := replaynode.Load(dir)
+			if err != nil {
+				return err
+			}
+			node := replaynode.New(rec, replaynode.Options{BlockTime: blockTime, StartHeight: startHeight})
+			ln, err := net.Listen("tcp", listen)
+			if err != nil {
+				return fmt.Errorf("--listen: %w", err)
+			}
+			srv := &http.Server{Handler: node.Handler(), ReadHeaderTimeout: 5 * time.Second}
+			log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+			log.Info("replay node serving", "chain", rec.ChainID(), "heights", fmt.Sprintf("%d..%d", rec.FirstHeight(), rec.LastHeight()),
+				"addr", "http://"+ln.Addr().String(), "block_time", blockTime)
+			ctx := cmd.Context()
+			go func() { _ = node.Run(ctx) }()
+			go func() {
+				<-ctx.Done()
+				sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				_ = srv.Shutdown(sctx)
+			}()
+			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				return err
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&dir, "data", "", "recording folder")
+	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:26657", "listen address (loopback)")
+	cmd.Flags().DurationVar(&blockTime, "block-time", 0, "reveal one height per this duration (0: all heights at once)")
+	cmd.Flags().Int64Var(&startHeight, "start-height", 0, "height revealed at start when --block-time is set")
+	cmd.Flags().BoolVar(&rebase, "rebase-time", false, "EVM: move block times so the start height is now")
+	return cmd
+}
+
+// serveEVMReplay serves an EVM recording until ctx ends.
+func serveEVMReplay(ctx context.Context, dir, listen string, opt evmreplay.Options) error {
+	rec, err := evmreplay.Load(dir)
+	if err != nil {
+		return err
+	}
+	node := evmreplay.New(rec, opt)
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return fmt.Errorf("--listen: %w", err)
+	}
+	srv := &http.Server{Handler: node.Handler(), ReadHeaderTimeout: 5 * time.Second}
+	slog.New(slog.NewTextHandler(os.Stderr, nil)).Info("evm replay node serving", "blocks", fmt.Sprintf("0..%d", rec.LastHeight()),
+		"head", node.Head(), "addr", "http://"+ln.Addr().String(), "block_time", opt.BlockTime, "rebase", opt.Rebase)
+	go func() { _ = node.Run(ctx) }()
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+	}()
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
