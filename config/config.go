@@ -78,6 +78,10 @@ type GroupServe struct {
 	Host   string `yaml:"host"`   // served for requests with this Host header
 	Prefix string `yaml:"prefix"` // served under this path prefix, e.g. /dex
 	Public bool   `yaml:"public"` // no API key needed for this group (not for the lens group sharing its address)
+	// Chain is the id of the chain the group reads (GroupKinds), needed
+	// when more than one chain of its kind is configured; default: the
+	// only one.
+	Chain string `yaml:"chain"`
 }
 
 // RateLimit is a token bucket per key.
@@ -214,6 +218,24 @@ func (c *Config) FirstChain(kind string) (Chain, bool) {
 		}
 	}
 	return Chain{}, false
+}
+
+// GroupChain is the chain an endpoint group's base family reads: the one
+// api.groups.<base>.chain names, else the first configured chain of the
+// group's kind (GroupKinds).
+func (c *Config) GroupChain(base string) (Chain, bool) {
+	if c == nil {
+		return Chain{}, false
+	}
+	if id := c.API.Groups[base].Chain; id != "" {
+		for _, ch := range c.Chains {
+			if ch.ID == id && ch.Kind == GroupKinds[base] {
+				return ch, true
+			}
+		}
+		return Chain{}, false
+	}
+	return c.FirstChain(GroupKinds[base])
 }
 
 // Chain returns the configured chain with this id, if any.

@@ -74,6 +74,14 @@ func TestParseErrorsNameKeyAndLine(t *testing.T) {
 		{"bad group name", strings.Replace(minimal, "api: {listen: 127.0.0.1:8080}", "api: {listen: 127.0.0.1:8080, groups: {dexx: {prefix: /d}}}", 1), []string{"api.groups.dexx (line 3)", "unknown group"}},
 		{"lens group placed", strings.Replace(minimal, "api: {listen: 127.0.0.1:8080}", "api: {listen: 127.0.0.1:8080, groups: {dex_lens: {prefix: /lens}}}", 1),
 			[]string{"api.groups.dex_lens (line 3)", "shares the base address of dex: place it with api.groups.dex"}},
+		{"two dex chains, none named", minimal + "  - {id: osmo2, name: osmosis2, kind: osmosis, rpc: [http://127.0.0.1:1]}\n",
+			[]string{"api.groups.dex.chain", "2 chains of kind osmosis are configured (localosmosis, osmo2): name the one the dex group reads"}},
+		{"group chain unknown", strings.Replace(minimal, "api: {listen: 127.0.0.1:8080}", "api: {listen: 127.0.0.1:8080, groups: {dex: {chain: nope}}}", 1),
+			[]string{"api.groups.dex.chain (line 3)", `no chain "nope" is configured`}},
+		{"group chain of another kind", strings.Replace(minimal, "api: {listen: 127.0.0.1:8080}", "api: {listen: 127.0.0.1:8080, groups: {perp: {chain: localosmosis}}}", 1),
+			[]string{"api.groups.perp.chain (line 3)", "chain localosmosis is of kind osmosis; the perp group reads a chain of kind dydx"}},
+		{"group that reads no one chain", strings.Replace(minimal, "api: {listen: 127.0.0.1:8080}", "api: {listen: 127.0.0.1:8080, groups: {stablecoins: {chain: localosmosis}}}", 1),
+			[]string{"api.groups.stablecoins.chain (line 3)", "the stablecoins group does not read one chain"}},
 		{"evm without tokens", minimal + "  - {id: eth, kind: evm, rpc: [http://127.0.0.1:8545]}\n", []string{"chains[1].tokens", "at least one token"}},
 		{"evm bad token", minimal + "  - {id: eth, kind: evm, rpc: [http://127.0.0.1:8545], tokens: [{address: 0x12, symbol: USDC, decimals: 6}]}\n", []string{"chains[1].tokens[0].address (line 8)"}},
 		{"evm bad price", minimal + "  - {id: eth, kind: evm, rpc: [http://127.0.0.1:8545], tokens: [{address: 0xd87f14a1b784f5eda472997fd01530c7f60f4781, symbol: LINK, decimals: 18, price_usd: cheap}]}\n",
@@ -245,5 +253,29 @@ func TestEVMConfirmations(t *testing.T) {
 	}
 	if got := cfg.Chains[2].Confirmations; got != 0 {
 		t.Errorf("confirmations: 0 merged from an anchor = %d, want 0", got)
+	}
+}
+
+// TestGroupChain: a group reads the chain its config names, else the only
+// chain of its kind.
+func TestGroupChain(t *testing.T) {
+	two := minimal + "  - {id: osmo2, name: osmosis2, kind: osmosis, rpc: [http://127.0.0.1:1]}\n"
+	for _, c := range []struct {
+		name, yaml, base, want string
+	}{
+		{"the only one", minimal, "dex", "localosmosis"},
+		{"named", strings.Replace(two, "api: {listen: 127.0.0.1:8080}", "api: {listen: 127.0.0.1:8080, groups: {dex: {chain: osmo2}}}", 1), "dex", "osmo2"},
+		{"none of the kind", minimal, "perp", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, err := Parse([]byte(c.yaml), "", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ch, ok := cfg.GroupChain(c.base)
+			if ch.ID != c.want || ok != (c.want != "") {
+				t.Fatalf("%q %v, want %q", ch.ID, ok, c.want)
+			}
+		})
 	}
 }

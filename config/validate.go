@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"net"
 	"net/netip"
 	"net/url"
@@ -71,6 +72,31 @@ func (c *Config) validate() []*FieldError {
 		}
 		if g.Host != "" && strings.ContainsAny(g.Host, "/ ") {
 			bad(key+".host", "must be a host name, e.g. dex.example.com")
+		}
+		if g.Chain != "" {
+			kind, reads := GroupKinds[name]
+			ch, found := c.Chain(g.Chain)
+			switch {
+			case !reads:
+				bad(key+".chain", "the %s group does not read one chain", name)
+			case !found:
+				bad(key+".chain", "no chain %q is configured", g.Chain)
+			case ch.Kind != kind:
+				bad(key+".chain", "chain %s is of kind %s; the %s group reads a chain of kind %s", g.Chain, ch.Kind, name, kind)
+			}
+		}
+	}
+	for _, base := range slices.Sorted(maps.Keys(GroupKinds)) {
+		kind := GroupKinds[base]
+		var ids []string
+		for _, ch := range c.Chains {
+			if ch.Kind == kind {
+				ids = append(ids, ch.ID)
+			}
+		}
+		if len(ids) > 1 && c.API.Groups[base].Chain == "" {
+			bad("api.groups."+base+".chain", "%d chains of kind %s are configured (%s): name the one the %s group reads",
+				len(ids), kind, strings.Join(ids, ", "), base)
 		}
 	}
 	if c.Metrics.Listen != "" {

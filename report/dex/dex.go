@@ -5,12 +5,11 @@
 package dex
 
 import (
-	"github.com/chainlens/chainlens/chains/osmosis"
 	"github.com/chainlens/chainlens/config"
 )
 
-// Chain returns the dex chain: the first configured chain of kind osmosis.
-func Chain(cfg *config.Config) (config.Chain, bool) { return cfg.FirstChain(osmosis.Kind) }
+// Chain returns the dex chain: the chain of kind osmosis that api.groups.dex.chain names, else the only one.
+func Chain(cfg *config.Config) (config.Chain, bool) { return cfg.GroupChain("dex") }
 
 // The report jobs of the dex chain, by name (aggregator_jobs.name). An
 // answer's freshness is the height the job whose tables it reads has

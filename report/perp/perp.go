@@ -4,12 +4,11 @@
 package perp
 
 import (
-	"github.com/chainlens/chainlens/chains/dydx"
 	"github.com/chainlens/chainlens/config"
 )
 
-// Chain returns the perp chain: the first configured chain of kind dydx.
-func Chain(cfg *config.Config) (config.Chain, bool) { return cfg.FirstChain(dydx.Kind) }
+// Chain returns the perp chain: the chain of kind dydx that api.groups.perp.chain names, else the only one.
+func Chain(cfg *config.Config) (config.Chain, bool) { return cfg.GroupChain("perp") }
 
 // JobTrading is the name of the job that builds every perp report table.
 const JobTrading = "perp_trading"

@@ -3,12 +3,11 @@
 package smartaccounts
 
 import (
-	"github.com/chainlens/chainlens/chains/xion"
 	"github.com/chainlens/chainlens/config"
 )
 
-// Chain returns the smart accounts chain: the first configured chain of kind xion.
-func Chain(cfg *config.Config) (config.Chain, bool) { return cfg.FirstChain(xion.Kind) }
+// Chain returns the smart accounts chain: the chain of kind xion that api.groups.smart_account.chain names, else the only one.
+func Chain(cfg *config.Config) (config.Chain, bool) { return cfg.GroupChain("smart_account") }
 
 // Job is the name of the job that builds the smart account report tables.
 const Job = "smart_accounts"

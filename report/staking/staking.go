@@ -8,8 +8,8 @@ import "github.com/chainlens/chainlens/config"
 // Kind is the chain kind of the provider chain.
 const Kind = "cosmoshub"
 
-// Chain returns the provider chain: the first configured chain of kind cosmoshub.
-func Chain(cfg *config.Config) (config.Chain, bool) { return cfg.FirstChain(Kind) }
+// Chain returns the provider chain: the chain of kind cosmoshub that api.groups.staking.chain names, else the only one.
+func Chain(cfg *config.Config) (config.Chain, bool) { return cfg.GroupChain("staking") }
 
 // The jobs of the provider chain, by name.
 const (
