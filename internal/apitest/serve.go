@@ -72,14 +72,18 @@ func RunJobs(t testing.TB, db *bun.DB, cfg *config.Config) {
 	}
 }
 
-// Get calls path with the server's key.
-func (s Server) Get(t testing.TB, path string) (*http.Response, []byte) {
+// Get calls path with the server's key (and the headers of header, a
+// name and a value after another).
+func (s Server) Get(t testing.TB, path string, header ...string) (*http.Response, []byte) {
 	t.Helper()
 	req, err := http.NewRequest("GET", s.URL+path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	req.Header.Set("Authorization", "Bearer "+s.Key)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

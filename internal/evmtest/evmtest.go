@@ -91,11 +91,16 @@ func Start(t testing.TB, opt evmreplay.Options) string {
 // LastHeight (no confirmations) into a new test database.
 func Index(t testing.TB) (*bun.DB, config.Chain) {
 	t.Helper()
-	url := Start(t, evmreplay.Options{})
 	db, _ := testdb.New(t)
-	ch := Chain(url)
+	return db, IndexInto(t, db, Chain(Start(t, evmreplay.Options{})))
+}
+
+// IndexInto indexes the recording served at ch.RPC[0] through LastHeight
+// (no confirmations) into db with ch's settings, and returns them.
+func IndexInto(t testing.TB, db *bun.DB, ch config.Chain) config.Chain {
+	t.Helper()
 	ch.Confirmations = 0
-	client, err := ethclient.Dial(url)
+	client, err := ethclient.Dial(ch.RPC[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,5 +111,5 @@ func Index(t testing.TB) (*bun.DB, config.Chain) {
 	if err := evmindexer.New(ch, db, []*ethclient.Client{client}, slog.New(slog.DiscardHandler), m).Run(ctx, LastHeight); err != nil {
 		t.Fatal(err)
 	}
-	return db, ch
+	return ch
 }

@@ -16,8 +16,6 @@ import (
 	"encoding/hex"
 	"flag"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"os"
@@ -27,15 +25,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/uptrace/bun"
 
 	"github.com/chainlens/chainlens/api/route"
 	"github.com/chainlens/chainlens/chains/kinds"
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/devchain/evmreplay"
-	"github.com/chainlens/chainlens/indexer"
-	evmindexer "github.com/chainlens/chainlens/indexer/evm"
 	"github.com/chainlens/chainlens/internal/apitest"
 	"github.com/chainlens/chainlens/internal/dydxtest"
 	"github.com/chainlens/chainlens/internal/evmtest"
@@ -256,22 +251,7 @@ func TestEveryAnswerUnchanged(t *testing.T) {
 // get asks u with a fixed request id, which problem answers carry.
 func get(t *testing.T, srv apitest.Server, u string) (*http.Response, []byte) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, srv.URL+u, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+srv.Key)
-	req.Header.Set("X-Request-Id", "golden")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp, body
+	return srv.Get(t, u, "X-Request-Id", "golden")
 }
 
 // answers asks every URL of every analytics operation and returns one
@@ -379,19 +359,6 @@ func indexLocalnet(t *testing.T, db *bun.DB, ch config.Chain) config.Chain {
 // indexEVM indexes the recorded EVM devnet with its recorded block times.
 func indexEVM(t *testing.T, db *bun.DB, ch config.Chain) config.Chain {
 	t.Helper()
-	u := evmtest.Start(t, evmreplay.Options{})
-	ch.RPC = []string{u}
-	ch.Confirmations = 0
-	client, err := ethclient.Dial(u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(client.Close)
-	m, _ := indexer.NewMetrics(nil)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := evmindexer.New(ch, db, []*ethclient.Client{client}, slog.New(slog.DiscardHandler), m).Run(ctx, evmtest.LastHeight); err != nil {
-		t.Fatal(err)
-	}
-	return ch
+	ch.RPC = []string{evmtest.Start(t, evmreplay.Options{})}
+	return evmtest.IndexInto(t, db, ch)
 }
