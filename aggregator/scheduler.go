@@ -168,9 +168,11 @@ func (s *Scheduler) runJob(ctx context.Context, j Job) error {
 			return err
 		}
 		rows = n
-		_, err = tx.NewRaw(`UPDATE aggregator_jobs SET watermark = ?, built_to = ?, version = ?, last_run_at = now(), last_duration_ms = ?,
-			last_rows = ?, last_error = NULL WHERE name = ?`, newWM, newWM, j.Version(), time.Since(start).Milliseconds(), n, j.Name()).Exec(ctx)
-		return err
+		if _, err := tx.NewRaw(`UPDATE aggregator_jobs SET watermark = ?, built_to = ?, version = ?, last_run_at = now(), last_duration_ms = ?,
+			last_rows = ?, last_error = NULL WHERE name = ?`, newWM, newWM, j.Version(), time.Since(start).Milliseconds(), n, j.Name()).Exec(ctx); err != nil {
+			return err
+		}
+		return recordReach(ctx, tx, j, newWM)
 	})
 	if skipped {
 		return nil
@@ -229,6 +231,28 @@ func (s *Scheduler) prepare(ctx context.Context, tx bun.Tx, j Job) (int64, error
 		}
 	}
 	return 0, nil
+}
+
+// recordReach records, in the run's transaction, what the rows of a job
+// over one chain reach: the last indexed block (of either family's block
+// table) at or below its watermark, and its time. Answers read their
+// freshness there (api.JobHeight).
+func recordReach(ctx context.Context, tx bun.Tx, j Job, watermark int64) error {
+	chain := j.Tables().ChainID
+	if chain == "" {
+		return nil
+	}
+	_, err := tx.NewRaw(`UPDATE aggregator_jobs j SET chain_id = ?0, height = b.height, block_time = b.time
+		FROM (SELECT max(height) AS height FROM (
+				(SELECT height FROM blocks WHERE chain_id = ?0 AND height <= ?1 ORDER BY height DESC LIMIT 1)
+				UNION ALL (SELECT height FROM evm_blocks WHERE chain_id = ?0 AND height <= ?1 ORDER BY height DESC LIMIT 1)) h) m
+		LEFT JOIN LATERAL (SELECT height, time FROM blocks WHERE chain_id = ?0 AND height = m.height
+			UNION ALL SELECT height, time FROM evm_blocks WHERE chain_id = ?0 AND height = m.height LIMIT 1) b ON true
+		WHERE j.name = ?2`, chain, watermark, j.Name()).Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("record what %s reaches: %w", j.Name(), err)
+	}
+	return nil
 }
 
 // tableWrites counts the rows this session wrote per table (a partition

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/uptrace/bun"
 
@@ -177,5 +178,44 @@ func TestUndeclaredWriteFails(t *testing.T) {
 	_ = db.NewRaw("SELECT (SELECT count(*) FROM dst) + (SELECT count(*) FROM other)").Scan(ctx, &n)
 	if n != 0 {
 		t.Fatalf("%d rows committed", n)
+	}
+}
+
+// chainJob is counterJob over the rows of one chain.
+type chainJob struct{ counterJob }
+
+func (chainJob) Name() string   { return "chain_counter" }
+func (chainJob) Tables() Tables { return Tables{Owned: []string{"dst"}, ChainID: "c1"} }
+
+// TestRecordsReach: a run records the last indexed block at or below the
+// job's watermark, and its time, for the answers' freshness.
+func TestRecordsReach(t *testing.T) {
+	ctx := context.Background()
+	db, _ := testdb.New(t)
+	for _, q := range []string{"CREATE TABLE src (n bigint PRIMARY KEY)", "CREATE TABLE dst (n bigint PRIMARY KEY)", "INSERT INTO src SELECT generate_series(1, 10)",
+		"CREATE TABLE blocks_test PARTITION OF blocks DEFAULT",
+		// blocks 1..8 of c1 (9 and 10 not indexed yet), and a block of another chain above
+		`INSERT INTO blocks (chain_id, height, hash, time, proposer, app_hash, num_txs)
+			SELECT 'c1', h, 'h', timestamptz '2026-11-27 00:00:00+00' + h * interval '1 minute', 'p', 'a', 0 FROM generate_series(1, 8) h`,
+		`INSERT INTO blocks (chain_id, height, hash, time, proposer, app_hash, num_txs) VALUES ('c2', 9, 'h', now(), 'p', 'a', 0)`} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, _ := New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, chainJob{})
+	if err := s.RunOnce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Chain  string    `bun:"chain_id"`
+		Height int64     `bun:"height"`
+		Time   time.Time `bun:"block_time"`
+	}
+	if err := db.NewRaw("SELECT chain_id, height, block_time FROM aggregator_jobs WHERE name = 'chain_counter'").Scan(ctx, &got); err != nil {
+		t.Fatal(err)
+	}
+	want := time.Date(2026, 11, 27, 0, 8, 0, 0, time.UTC)
+	if got.Chain != "c1" || got.Height != 8 || !got.Time.Equal(want) {
+		t.Fatalf("recorded %s %d %s, want c1 8 %s", got.Chain, got.Height, got.Time, want)
 	}
 }

@@ -169,15 +169,8 @@ func (s *Service) begin(ctx context.Context, req *api.Request, otherSide bool) (
 	named := req.Params.String("chain_id") != "" && !otherSide
 	var missing error
 	for _, c := range q.chains {
-		var st struct {
-			Height int64     `bun:"height"`
-			Time   time.Time `bun:"time"`
-		}
-		err := api.Reader(ctx, s.db).NewRaw(`SELECT b.height, b.time FROM aggregator_jobs j
-			JOIN stablecoin_report_state r ON r.chain_id = ? AND r.height = j.watermark
-			JOIN evm_blocks b ON b.chain_id = r.chain_id AND b.height = r.height
-			WHERE j.name = ?`, c, report.JobPrefix+c).Scan(ctx, &st)
-		if errors.Is(err, sql.ErrNoRows) {
+		st, err := api.JobHeight(ctx, api.Reader(ctx, s.db), c, report.Job(c))
+		if errors.Is(err, problem.ErrNotIndexed) {
 			// A chain the request names must be there; of all chains,
 			// those not aggregated yet are left out.
 			missing = fmt.Errorf("chain %s: the %s job has not aggregated a block yet: %w", c, report.JobPrefix+c, problem.ErrNotIndexed)
@@ -189,7 +182,7 @@ func (s *Service) begin(ctx context.Context, req *api.Request, otherSide bool) (
 		if err != nil {
 			return nil, fmt.Errorf("freshness of %s: %w", c, err)
 		}
-		q.fresh.Chains = append(q.fresh.Chains, api.ChainHeight{ChainID: c, Height: st.Height, Time: st.Time.UTC()})
+		q.fresh.Chains = append(q.fresh.Chains, st)
 		if st.Time.After(latest) {
 			latest = st.Time
 		}
