@@ -1,0 +1,30 @@
+package app
+
+import (
+	"github.com/uptrace/bun"
+
+	"github.com/chainlens/chainlens/aggregator"
+	aggperp "github.com/chainlens/chainlens/aggregator/perp"
+	"github.com/chainlens/chainlens/api"
+	apiperp "github.com/chainlens/chainlens/api/perp"
+	"github.com/chainlens/chainlens/config"
+	report "github.com/chainlens/chainlens/report/perp"
+)
+
+// perp is the dYdX domain: the perp and perp lens groups.
+func perp() domain {
+	return domain{
+		name: "perp",
+		handlers: func(cfg *config.Config, db *bun.DB, _ Deps, h api.Handlers) {
+			addJSON(h, apiperp.New(cfg, db).Handlers())
+		},
+		jobs: func(cfg *config.Config) []aggregator.Job {
+			ch, ok := report.Chain(cfg)
+			if !ok {
+				return nil
+			}
+			return []aggregator.Job{aggperp.Trading{ChainID: ch.ID, Prefix: ch.Bech32Prefix, Grants: cfg.Perp.GrantRecipients,
+				BuyStake: cfg.Perp.BuyStakeAddress, Treasury: cfg.Perp.TreasurySubDAO}}
+		},
+	}
+}

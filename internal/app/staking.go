@@ -1,0 +1,34 @@
+package app
+
+import (
+	"github.com/uptrace/bun"
+
+	"github.com/chainlens/chainlens/aggregator"
+	aggics "github.com/chainlens/chainlens/aggregator/icsrewards"
+	aggls "github.com/chainlens/chainlens/aggregator/liquidstaking"
+	"github.com/chainlens/chainlens/api"
+	apistaking "github.com/chainlens/chainlens/api/staking"
+	"github.com/chainlens/chainlens/config"
+	dexreport "github.com/chainlens/chainlens/report/dex"
+	report "github.com/chainlens/chainlens/report/staking"
+)
+
+// staking is the Cosmos Hub domain: the multi-chain staking group
+// (liquid staking, ICS rewards valued at the dex chain's prices).
+func staking() domain {
+	return domain{
+		name: "staking",
+		handlers: func(cfg *config.Config, db *bun.DB, _ Deps, h api.Handlers) {
+			addJSON(h, apistaking.New(cfg, db).Handlers())
+		},
+		jobs: func(cfg *config.Config) []aggregator.Job {
+			ch, ok := report.Chain(cfg)
+			if !ok {
+				return nil
+			}
+			dex, _ := dexreport.Chain(cfg)
+			return []aggregator.Job{aggls.Job{Chain: ch, Providers: cfg.Staking.Providers},
+				aggics.Job{Chain: ch, Dex: dex, ConsumerChannels: cfg.Staking.ConsumerChannels}}
+		},
+	}
+}
