@@ -34,6 +34,26 @@ type Values struct {
 	times    map[string]time.Time
 	dateOnly map[string]bool
 	given    map[string]bool // sent by the client (not defaulted)
+	// op and declared are the operation the values were parsed for and
+	// its parameters' types: asking for a name the route table does not
+	// declare for it (a typo) panics, rather than reading a zero value.
+	op       string
+	declared map[string]route.ParamType
+}
+
+// must panics when name is not a parameter of the operation (of one of
+// types, when given): a handler's mistake, which tests reach.
+func (v Values) must(name string, types ...route.ParamType) {
+	if v.declared == nil {
+		return
+	}
+	typ, ok := v.declared[name]
+	if !ok {
+		panic(fmt.Sprintf("params: %s has no parameter %q in the route table", v.op, name))
+	}
+	if len(types) > 0 && !slices.Contains(types, typ) {
+		panic(fmt.Sprintf("params: parameter %q of %s is %s, read as %v", name, v.op, typ, types))
+	}
 }
 
 // Parse validates the parameters of r against op and returns them typed.
@@ -43,6 +63,10 @@ func Parse(op route.Operation, r *http.Request) (Values, error) {
 	v := Values{
 		raw: map[string][]string{}, ints: map[string]int64{}, floats: map[string]float64{},
 		times: map[string]time.Time{}, dateOnly: map[string]bool{}, given: map[string]bool{},
+		op: op.ID(), declared: map[string]route.ParamType{},
+	}
+	for _, p := range op.Params {
+		v.declared[p.Name] = p.Type
 	}
 	query := r.URL.Query()
 	var bad []problem.InvalidParam
@@ -190,33 +214,62 @@ func ParseDate(s string) (t time.Time, dateOnly bool, err error) {
 }
 
 // Has reports whether the parameter has a value, sent or defaulted.
-func (v Values) Has(name string) bool { return len(v.raw[name]) > 0 }
+func (v Values) Has(name string) bool {
+	v.must(name)
+	return len(v.raw[name]) > 0
+}
 
 // Given reports whether the client sent the parameter.
-func (v Values) Given(name string) bool { return v.given[name] }
+func (v Values) Given(name string) bool {
+	v.must(name)
+	return v.given[name]
+}
 
 // String returns the first value of the parameter, or "".
 func (v Values) String(name string) string {
+	v.must(name)
 	if vs := v.raw[name]; len(vs) > 0 {
 		return vs[0]
 	}
 	return ""
 }
 
+// Optional is String for code shared by operations of which only some
+// take the parameter: "" when this one does not (no typo check).
+func (v Values) Optional(name string) string {
+	if _, ok := v.declared[name]; !ok && v.declared != nil {
+		return ""
+	}
+	return v.String(name)
+}
+
 // Strings returns every value of a multi-value parameter.
-func (v Values) Strings(name string) []string { return slices.Clone(v.raw[name]) }
+func (v Values) Strings(name string) []string {
+	v.must(name)
+	return slices.Clone(v.raw[name])
+}
 
 // Int returns an integer parameter (0 when absent).
-func (v Values) Int(name string) int64 { return v.ints[name] }
+func (v Values) Int(name string) int64 {
+	v.must(name, route.Integer)
+	return v.ints[name]
+}
 
 // Float returns a number parameter (0 when absent); not for token amounts.
-func (v Values) Float(name string) float64 { return v.floats[name] }
+func (v Values) Float(name string) float64 {
+	v.must(name, route.Number, route.Integer)
+	return v.floats[name]
+}
 
 // Bool returns a boolean parameter (false when absent).
-func (v Values) Bool(name string) bool { return v.String(name) == "true" }
+func (v Values) Bool(name string) bool {
+	v.must(name, route.Boolean)
+	return v.String(name) == "true"
+}
 
 // Time returns a date parameter and whether it is present.
 func (v Values) Time(name string) (time.Time, bool) {
+	v.must(name, route.Date)
 	t, ok := v.times[name]
 	return t, ok
 }

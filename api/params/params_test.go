@@ -176,3 +176,44 @@ func FuzzParseDate(f *testing.F) {
 		}
 	})
 }
+
+// TestUndeclaredNamePanics: a handler asking for a parameter the route
+// table does not declare for its operation (a typo), or reading one as
+// another type, panics instead of reading a zero value; Optional is for
+// code shared by operations of which only some take it.
+func TestUndeclaredNamePanics(t *testing.T) {
+	r := httptest.NewRequest("GET", "/pools/7/x?limit=5&percent=2", nil)
+	r.SetPathValue("pool_id", "7")
+	v, err := Parse(testOp(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		read   func()
+		panics bool
+	}{
+		{"declared", func() { _ = v.Int("limit") }, false},
+		{"typo", func() { _ = v.Int("limt") }, true},
+		{"read as another type", func() { _ = v.Int("pool_id") }, true},
+		{"optional, absent from the operation", func() {
+			if s := v.Optional("time_agg"); s != "" {
+				panic("got " + s)
+			}
+		}, false},
+		{"optional, declared", func() {
+			if s := v.Optional("pool_id"); s != "7" {
+				panic("got " + s)
+			}
+		}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			defer func() {
+				if p := recover(); (p != nil) != c.panics {
+					t.Fatalf("panic %v, want panic %v", p, c.panics)
+				}
+			}()
+			c.read()
+		})
+	}
+}

@@ -143,30 +143,30 @@ func (s *Service) begin(ctx context.Context, req *api.Request, otherSide bool) (
 		return nil, fmt.Errorf("no chain of kind evm is configured: %w", problem.ErrNotIndexed)
 	}
 	q.chains = s.chains
-	if c := req.Params.String("chain_id"); c != "" && !otherSide {
+	if c := req.Params.Optional("chain_id"); c != "" && !otherSide {
 		if !slices.Contains(s.chains, c) {
 			return nil, fmt.Errorf("chain %s is not indexed here: %w", c, problem.ErrNotIndexed)
 		}
 		q.chains = []string{c}
 	}
-	sym := req.Params.String("token_symbol")
+	sym := req.Params.Optional("token_symbol")
 	for _, t := range s.tokens {
 		if slices.Contains(q.chains, t.chain) && (sym == "" || t.symbol == sym) {
 			q.tokens = append(q.tokens, t)
 			q.byAddr[t.chain+"/"+t.address] = t
 		}
 	}
-	if r, ok := ranges[req.Params.String("time_range")]; ok {
+	if r, ok := ranges[req.Params.Optional("time_range")]; ok {
 		q.from = q.to.Add(-r).Truncate(time.Minute)
 		if q.from.Before(q.to.Add(-r)) {
 			q.from = q.from.Add(time.Minute) // buckets whose start is in the window
 		}
 	}
-	if d, ok := buckets[req.Params.String("time_agg")]; ok {
+	if d, ok := buckets[req.Params.Optional("time_agg")]; ok {
 		q.step, q.bucket = d, fmt.Sprintf("%d seconds", int64(d/time.Second))
 	}
 	latest := time.Time{}
-	named := req.Params.String("chain_id") != "" && !otherSide
+	named := req.Params.Optional("chain_id") != "" && !otherSide
 	var missing error
 	for _, c := range q.chains {
 		st, err := api.JobHeight(ctx, api.Reader(ctx, s.db), c, report.Job(c))
