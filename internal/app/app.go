@@ -67,3 +67,25 @@ func addJSON(h api.Handlers, hs map[string]api.Handler) {
 		h.JSON[id] = fn
 	}
 }
+
+// chainDomain is a domain whose groups read one chain (report/<domain>.Chain)
+// and whose jobs aggregate it: the handlers of its services, and jobs
+// only when the chain is configured.
+func chainDomain(name string, chain func(*config.Config) (config.Chain, bool),
+	services func(cfg *config.Config, db *bun.DB) []map[string]api.Handler,
+	jobs func(cfg *config.Config, ch config.Chain) []aggregator.Job) domain {
+	return domain{
+		name: name,
+		handlers: func(cfg *config.Config, db *bun.DB, _ Deps, h api.Handlers) {
+			for _, hs := range services(cfg, db) {
+				addJSON(h, hs)
+			}
+		},
+		jobs: func(cfg *config.Config) []aggregator.Job {
+			if ch, ok := chain(cfg); ok {
+				return jobs(cfg, ch)
+			}
+			return nil
+		},
+	}
+}

@@ -13,16 +13,11 @@ import (
 
 // dex2 is the Neutron x/dex domain: the second dex chain group.
 func dex2() domain {
-	return domain{
-		name: "dex2",
-		handlers: func(cfg *config.Config, db *bun.DB, _ Deps, h api.Handlers) {
-			addJSON(h, apidex2.New(cfg, db).Handlers())
+	return chainDomain("dex2", report.Chain,
+		func(cfg *config.Config, db *bun.DB) []map[string]api.Handler {
+			return []map[string]api.Handler{apidex2.New(cfg, db).Handlers()}
 		},
-		jobs: func(cfg *config.Config) []aggregator.Job {
-			if ch, ok := report.Chain(cfg); ok {
-				return []aggregator.Job{aggdex2.Job{Chain: ch}}
-			}
-			return nil
-		},
-	}
+		func(_ *config.Config, ch config.Chain) []aggregator.Job {
+			return []aggregator.Job{aggdex2.Job{Chain: ch}}
+		})
 }

@@ -13,18 +13,12 @@ import (
 
 // perp is the dYdX domain: the perp and perp lens groups.
 func perp() domain {
-	return domain{
-		name: "perp",
-		handlers: func(cfg *config.Config, db *bun.DB, _ Deps, h api.Handlers) {
-			addJSON(h, apiperp.New(cfg, db).Handlers())
+	return chainDomain("perp", report.Chain,
+		func(cfg *config.Config, db *bun.DB) []map[string]api.Handler {
+			return []map[string]api.Handler{apiperp.New(cfg, db).Handlers()}
 		},
-		jobs: func(cfg *config.Config) []aggregator.Job {
-			ch, ok := report.Chain(cfg)
-			if !ok {
-				return nil
-			}
+		func(cfg *config.Config, ch config.Chain) []aggregator.Job {
 			return []aggregator.Job{aggperp.Trading{ChainID: ch.ID, Prefix: ch.Bech32Prefix, Grants: cfg.Perp.GrantRecipients,
 				BuyStake: cfg.Perp.BuyStakeAddress, Treasury: cfg.Perp.TreasurySubDAO}}
-		},
-	}
+		})
 }

@@ -13,16 +13,11 @@ import (
 
 // smartAccounts is the XION domain: the smart accounts group.
 func smartAccounts() domain {
-	return domain{
-		name: "smart_accounts",
-		handlers: func(cfg *config.Config, db *bun.DB, _ Deps, h api.Handlers) {
-			addJSON(h, apisa.New(cfg, db).Handlers())
+	return chainDomain("smart_accounts", report.Chain,
+		func(cfg *config.Config, db *bun.DB) []map[string]api.Handler {
+			return []map[string]api.Handler{apisa.New(cfg, db).Handlers()}
 		},
-		jobs: func(cfg *config.Config) []aggregator.Job {
-			if ch, ok := report.Chain(cfg); ok {
-				return []aggregator.Job{aggsa.Job{Chain: ch}}
-			}
-			return nil
-		},
-	}
+		func(_ *config.Config, ch config.Chain) []aggregator.Job {
+			return []aggregator.Job{aggsa.Job{Chain: ch}}
+		})
 }

@@ -16,19 +16,13 @@ import (
 // staking is the Cosmos Hub domain: the multi-chain staking group
 // (liquid staking, ICS rewards valued at the dex chain's prices).
 func staking() domain {
-	return domain{
-		name: "staking",
-		handlers: func(cfg *config.Config, db *bun.DB, _ Deps, h api.Handlers) {
-			addJSON(h, apistaking.New(cfg, db).Handlers())
+	return chainDomain("staking", report.Chain,
+		func(cfg *config.Config, db *bun.DB) []map[string]api.Handler {
+			return []map[string]api.Handler{apistaking.New(cfg, db).Handlers()}
 		},
-		jobs: func(cfg *config.Config) []aggregator.Job {
-			ch, ok := report.Chain(cfg)
-			if !ok {
-				return nil
-			}
+		func(cfg *config.Config, ch config.Chain) []aggregator.Job {
 			dex, _ := dexreport.Chain(cfg)
 			return []aggregator.Job{aggls.Job{Chain: ch, Providers: cfg.Staking.Providers},
 				aggics.Job{Chain: ch, Dex: dex, ConsumerChannels: cfg.Staking.ConsumerChannels}}
-		},
-	}
+		})
 }
