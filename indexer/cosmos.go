@@ -272,7 +272,7 @@ func (x *Cosmos) startHeight(ctx context.Context) (next int64, resumed bool, err
 
 // skipTo records a checkpoint jump over pruned heights.
 func (x *Cosmos) skipTo(ctx context.Context, from, to, tip int64) error {
-	return AdvanceCheckpoint(ctx, x.db, Advance{ChainID: x.cfg.ID, Kind: x.cfg.Kind, From: from, To: to - 1, Tip: tip})
+	return AdvanceCheckpoint(ctx, x.db, Advance{ChainID: x.cfg.ID, Kind: x.cfg.Kind, From: from, To: to - 1, Tip: tip, Skip: true})
 }
 
 // catchUp indexes [next, target]: a dispatcher hands heights to

@@ -119,6 +119,9 @@ type Advance struct {
 	LastTime *time.Time
 	// Tip is the node's latest height when the batch was read.
 	Tip int64
+	// Skip marks a jump over heights nothing was written for (a pruned
+	// start): the high water, the highest height written, stays.
+	Skip bool
 }
 
 // AdvanceCheckpoint moves the checkpoint in the batch's transaction
@@ -130,12 +133,16 @@ func AdvanceCheckpoint(ctx context.Context, conn bun.IConn, a Advance) error {
 	if a.LastTime != nil {
 		lastTime = *a.LastTime
 	}
+	highWater := a.To
+	if a.Skip {
+		highWater = 0 // greatest() keeps the stored one
+	}
 	res, err := conn.ExecContext(ctx, `INSERT INTO sync_state (chain_id, kind, next_height, last_time, tip_height, high_water, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, now())
 		ON CONFLICT (chain_id) DO UPDATE SET next_height = EXCLUDED.next_height,
 		last_time = coalesce(EXCLUDED.last_time, sync_state.last_time), tip_height = EXCLUDED.tip_height,
 		high_water = greatest(sync_state.high_water, EXCLUDED.high_water), updated_at = now()
-		WHERE sync_state.next_height = ?`, a.ChainID, a.Kind, a.To+1, lastTime, a.Tip, a.To, a.From)
+		WHERE sync_state.next_height = ?`, a.ChainID, a.Kind, a.To+1, lastTime, a.Tip, highWater, a.From)
 	if err != nil {
 		return fmt.Errorf("commit %d..%d: checkpoint: %w", a.From, a.To, err)
 	}

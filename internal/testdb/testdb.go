@@ -7,11 +7,14 @@ package testdb
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -144,17 +147,56 @@ func template(ctx context.Context, admin *bun.DB) (string, error) {
 }
 
 // derived returns the name of a copy of the template base that build
-// filled, built once per key.
+// filled, built once per key and test binary: what build writes depends on
+// the code under test (the indexer, the adapters), so a copy built by other
+// code is never used. Copies built by other binaries more than a day ago
+// are dropped.
 func derived(ctx context.Context, admin *bun.DB, base, key string, build func(db *bun.DB)) (string, error) {
+	exe, err := binaryHash()
+	if err != nil {
+		return "", err
+	}
 	k := unsafeChars.ReplaceAllString(strings.ToLower(key), "_")
-	name := base + "_" + k
-	if len(name) > 50 {
+	name := base + "_" + k + "_" + exe
+	if len(name) > 63 {
 		return "", fmt.Errorf("template key %q is too long", key)
 	}
-	return ensure(ctx, admin, name, base, func(db *bun.DB) error {
+	name, err = ensure(ctx, admin, name, base, func(db *bun.DB) error {
 		build(db)
 		return nil
 	})
+	if err != nil {
+		return "", err
+	}
+	// Stamped when first used here (an existing copy keeps its stamp), so
+	// a copy is old when no binary has built it for a day.
+	_, _ = admin.ExecContext(ctx, "COMMENT ON DATABASE "+name+" IS '"+strconv.FormatInt(time.Now().Unix(), 10)+"'")
+	var stale []string
+	_ = admin.NewRaw(`SELECT d.datname FROM pg_database d JOIN pg_shdescription c ON c.objoid = d.oid AND c.classoid = 'pg_database'::regclass
+		WHERE d.datname LIKE ? AND d.datname <> ? AND c.description ~ '^[0-9]+$' AND c.description::bigint < ?`,
+		strings.ReplaceAll(base+"_"+k+"_", "_", "\\_")+"%", name, time.Now().Add(-24*time.Hour).Unix()).Scan(ctx, &stale)
+	for _, d := range stale {
+		_, _ = admin.ExecContext(ctx, "DROP DATABASE IF EXISTS "+d+" WITH (FORCE)")
+	}
+	return name, nil
+}
+
+// binaryHash names the running test binary by its content (8 hex digits).
+func binaryHash() (string, error) {
+	path, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("test binary: %w", err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("test binary: %w", err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("test binary: %w", err)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:8], nil
 }
 
 // ensure returns name, a database that fill built (from the template
