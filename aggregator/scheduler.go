@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"log/slog"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -21,6 +22,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/robfig/cron/v3"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/chainlens/chainlens/config"
 )
@@ -37,9 +39,33 @@ type Job interface {
 	Version() string
 	// Tables are the tables the job writes.
 	Tables() Tables
-	// Run advances the job from watermark inside tx and returns the new
-	// watermark and the number of report rows written.
-	Run(ctx context.Context, tx bun.Tx, watermark int64) (newWatermark, rows int64, err error)
+	// Run advances the job past watermark inside tx, to no height above
+	// bound (the lowest watermark of its upstream jobs, see Follower;
+	// NoBound for a job that follows none), and returns the new watermark
+	// and the number of report rows written.
+	Run(ctx context.Context, tx bun.Tx, watermark, bound int64) (newWatermark, rows int64, err error)
+}
+
+// Follower is a job that reads the report tables of other jobs of its
+// chain (their watermarks are heights of the same chain). The scheduler
+// runs it after them, bounds each of its runs by the lowest of their
+// watermarks, and rebuilds it when one of them restarts below it (a
+// rebuilt upstream job: rows valued with its old rows are stale).
+type Follower interface {
+	Job
+	// Upstream names the jobs whose tables the job reads.
+	Upstream() []string
+}
+
+// NoBound is the bound of a job that follows no other job.
+const NoBound = math.MaxInt64
+
+// upstream lists the jobs j follows (none for a Job that is no Follower).
+func upstream(j Job) []string {
+	if f, ok := j.(Follower); ok {
+		return f.Upstream()
+	}
+	return nil
 }
 
 // Tables are the tables a job writes. A run that writes any other table
@@ -83,7 +109,55 @@ func New(db *bun.DB, cfg config.Aggregator, log *slog.Logger, reg prometheus.Reg
 			return nil, fmt.Errorf("aggregator.jobs.%s: no such job", name)
 		}
 	}
-	return &Scheduler{db: db, jobs: jobs, cfg: cfg, log: log, metrics: m}, nil
+	ordered, err := upstreamFirst(jobs)
+	if err != nil {
+		return nil, err
+	}
+	return &Scheduler{db: db, jobs: ordered, cfg: cfg, log: log, metrics: m}, nil
+}
+
+// upstreamFirst orders jobs so that every job comes after the jobs it
+// follows, otherwise in registration order. A job that follows an
+// unregistered job, or a cycle, is an error: it could never advance.
+func upstreamFirst(jobs []Job) ([]Job, error) {
+	byName := make(map[string]Job, len(jobs))
+	for _, j := range jobs {
+		byName[j.Name()] = j
+	}
+	const (
+		visiting = 1
+		done     = 2
+	)
+	state := map[string]int{}
+	out := make([]Job, 0, len(jobs))
+	var visit func(j Job, path []string) error
+	visit = func(j Job, path []string) error {
+		switch state[j.Name()] {
+		case done:
+			return nil
+		case visiting:
+			return fmt.Errorf("aggregator: jobs follow each other in a cycle: %s", strings.Join(append(path, j.Name()), " → "))
+		}
+		state[j.Name()] = visiting
+		for _, name := range upstream(j) {
+			up, ok := byName[name]
+			if !ok {
+				return fmt.Errorf("aggregator: job %s follows %s, which is not registered", j.Name(), name)
+			}
+			if err := visit(up, append(path, j.Name())); err != nil {
+				return err
+			}
+		}
+		state[j.Name()] = done
+		out = append(out, j)
+		return nil
+	}
+	for _, j := range jobs {
+		if err := visit(j, nil); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // Jobs lists the names of the registered jobs.
@@ -95,8 +169,8 @@ func (s *Scheduler) Jobs() []string {
 	return names
 }
 
-// RunOnce runs every job once, in registration order (later jobs may read
-// the report tables of earlier ones), and joins their errors.
+// RunOnce runs every job once, each after the jobs it follows and
+// otherwise in registration order, and joins their errors.
 func (s *Scheduler) RunOnce(ctx context.Context) error {
 	var errs []error
 	for _, j := range s.jobs {
@@ -156,11 +230,11 @@ func (s *Scheduler) runJob(ctx context.Context, j Job) error {
 		if err != nil {
 			return err
 		}
-		wm, err := s.prepare(ctx, tx, j)
+		wm, bound, err := s.prepare(ctx, tx, j)
 		if err != nil {
 			return err
 		}
-		newWM, n, err := j.Run(ctx, tx, wm)
+		newWM, n, err := j.Run(ctx, tx, wm, bound)
 		if err != nil {
 			return err
 		}
@@ -189,15 +263,35 @@ func (s *Scheduler) runJob(ctx context.Context, j Job) error {
 	return nil
 }
 
-// prepare locks the job's row and returns the watermark to run from. A
-// job whose rows were built with another version, or whose watermark was
-// reset from outside (below what its last run committed), is rebuilt: its
-// owned tables are cleared and it restarts from 0, in tx. Rows built
-// before versions existed (version NULL) are taken as the current version.
-func (s *Scheduler) prepare(ctx context.Context, tx bun.Tx, j Job) (int64, error) {
-	if _, err := tx.NewRaw("INSERT INTO aggregator_jobs (name, version, built_to) VALUES (?, ?, 0) ON CONFLICT DO NOTHING",
+// upstreamState is where the jobs j follows stand: the lowest of their
+// watermarks (0 for one that has not run; NoBound when j follows none),
+// and whether one of them began its rows after j began its own (a
+// rebuilt upstream job: j's rows were valued with rows that are gone).
+func upstreamState(ctx context.Context, tx bun.Tx, j Job) (bound int64, rebuilt bool, err error) {
+	names := upstream(j)
+	if len(names) == 0 {
+		return NoBound, false, nil
+	}
+	if err := tx.NewRaw(`SELECT coalesce(min(coalesce(u.watermark, 0)), 0),
+			coalesce(bool_or(u.built_since > coalesce((SELECT built_since FROM aggregator_jobs WHERE name = ?1), '-infinity')), false)
+		FROM unnest(?0::text[]) AS n(name) LEFT JOIN aggregator_jobs u ON u.name = n.name`,
+		pgdialect.Array(names), j.Name()).Scan(ctx, &bound, &rebuilt); err != nil {
+		return 0, false, fmt.Errorf("where %s, which %s follows, stand: %w", strings.Join(names, ", "), j.Name(), err)
+	}
+	return bound, rebuilt, nil
+}
+
+// prepare locks the job's row and returns the watermark to run from and
+// the upstream bound (see Follower). A job whose rows were built with
+// another version, whose watermark was reset from outside (below what its
+// last run committed), or that follows a job which began its rows later
+// (or stands below it) is rebuilt: its owned tables are cleared and it
+// restarts from 0, in tx. Rows built before versions existed (version
+// NULL) are taken as the current version.
+func (s *Scheduler) prepare(ctx context.Context, tx bun.Tx, j Job) (wm, bound int64, err error) {
+	if _, err := tx.NewRaw("INSERT INTO aggregator_jobs (name, version, built_to, built_since) VALUES (?, ?, 0, now()) ON CONFLICT DO NOTHING",
 		j.Name(), j.Version()).Exec(ctx); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	var st struct {
 		Watermark int64   `bun:"watermark"`
@@ -205,7 +299,11 @@ func (s *Scheduler) prepare(ctx context.Context, tx bun.Tx, j Job) (int64, error
 		BuiltTo   *int64  `bun:"built_to"`
 	}
 	if err := tx.NewRaw("SELECT watermark, version, built_to FROM aggregator_jobs WHERE name = ? FOR UPDATE", j.Name()).Scan(ctx, &st); err != nil {
-		return 0, err
+		return 0, 0, err
+	}
+	bound, upstreamRebuilt, err := upstreamState(ctx, tx, j)
+	if err != nil {
+		return 0, 0, err
 	}
 	var reason string
 	switch {
@@ -213,12 +311,16 @@ func (s *Scheduler) prepare(ctx context.Context, tx bun.Tx, j Job) (int64, error
 		reason = fmt.Sprintf("version %q, built with %q", j.Version(), *st.Version)
 	case st.BuiltTo != nil && st.Watermark < *st.BuiltTo:
 		reason = fmt.Sprintf("watermark reset to %d below the %d built", st.Watermark, *st.BuiltTo)
+	case upstreamRebuilt:
+		reason = fmt.Sprintf("a job it follows (%s) was rebuilt", strings.Join(upstream(j), ", "))
+	case st.Watermark > bound:
+		reason = fmt.Sprintf("watermark %d above %d, where the jobs it follows (%s) stand", st.Watermark, bound, strings.Join(upstream(j), ", "))
 	default:
-		return st.Watermark, nil
+		return st.Watermark, bound, nil
 	}
 	t := j.Tables()
 	if len(t.Owned) == 0 {
-		return st.Watermark, nil // nothing of its own to rebuild
+		return st.Watermark, bound, nil // nothing of its own to rebuild
 	}
 	s.log.Info("rebuilding a job's tables", "job", j.Name(), "reason", reason, "tables", t.Owned)
 	for _, table := range t.Owned {
@@ -227,10 +329,13 @@ func (s *Scheduler) prepare(ctx context.Context, tx bun.Tx, j Job) (int64, error
 			q = tx.NewRaw("DELETE FROM ? WHERE chain_id = ?", bun.Ident(table), t.ChainID)
 		}
 		if _, err := q.Exec(ctx); err != nil {
-			return 0, fmt.Errorf("rebuild %s: clear %s: %w", j.Name(), table, err)
+			return 0, 0, fmt.Errorf("rebuild %s: clear %s: %w", j.Name(), table, err)
 		}
 	}
-	return 0, nil
+	if _, err := tx.NewRaw("UPDATE aggregator_jobs SET built_since = now() WHERE name = ?", j.Name()).Exec(ctx); err != nil {
+		return 0, 0, err
+	}
+	return 0, bound, nil
 }
 
 // recordReach records, in the run's transaction, what the rows of a job

@@ -32,7 +32,7 @@ func (j counterJob) Version() string {
 
 func (counterJob) Tables() Tables { return Tables{Owned: []string{"dst"}} }
 
-func (j counterJob) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
+func (j counterJob) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, int64, error) {
 	res, err := tx.NewRaw("INSERT INTO dst SELECT n FROM src WHERE n > ? ON CONFLICT DO NOTHING", wm).Exec(ctx)
 	if err != nil {
 		return 0, 0, err
@@ -217,5 +217,113 @@ func TestRecordsReach(t *testing.T) {
 	want := time.Date(2026, 11, 27, 0, 8, 0, 0, time.UTC)
 	if got.Chain != "c1" || got.Height != 8 || !got.Time.Equal(want) {
 		t.Fatalf("recorded %s %d %s, want c1 8 %s", got.Chain, got.Height, got.Time, want)
+	}
+}
+
+// followerJob copies dst (counterJob's table) into dst2, up to its bound.
+type followerJob struct {
+	name     string   // "follower" when empty
+	upstream []string // counter when nil
+}
+
+func (j followerJob) Name() string {
+	if j.name == "" {
+		return "follower"
+	}
+	return j.name
+}
+func (followerJob) Version() string { return "1" }
+func (followerJob) Tables() Tables  { return Tables{Owned: []string{"dst2"}} }
+func (j followerJob) Upstream() []string {
+	if j.upstream == nil {
+		return []string{"counter"}
+	}
+	return j.upstream
+}
+
+func (followerJob) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, int64, error) {
+	res, err := tx.NewRaw("INSERT INTO dst2 SELECT n FROM dst WHERE n > ? AND n <= ?", wm, bound).Exec(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	n, _ := res.RowsAffected()
+	return max(wm, bound), n, nil
+}
+
+// TestFollowers: a job that follows another runs after it, never past
+// its watermark, and is rebuilt when it is rebuilt (its rows were made
+// from rows that are gone), even when the upstream job catches up again
+// in the same round.
+func TestFollowers(t *testing.T) {
+	ctx := context.Background()
+	db, _ := testdb.New(t)
+	for _, q := range []string{"CREATE TABLE src (n bigint PRIMARY KEY)", "CREATE TABLE dst (n bigint PRIMARY KEY)", "CREATE TABLE dst2 (n bigint PRIMARY KEY)",
+		"INSERT INTO src SELECT generate_series(1, 10)"} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	log := slog.New(slog.DiscardHandler)
+	state := func() (rows, stale, upWM, wm int64) {
+		t.Helper()
+		if err := db.NewRaw(`SELECT (SELECT count(*) FROM dst2), (SELECT count(*) FROM dst2 WHERE n = 999),
+			(SELECT watermark FROM aggregator_jobs WHERE name = 'counter'), (SELECT watermark FROM aggregator_jobs WHERE name = 'follower')`).
+			Scan(ctx, &rows, &stale, &upWM, &wm); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	steps := []struct {
+		name     string
+		setup    string
+		upstream counterJob
+		want     [4]int64 // dst2 rows, stale rows, counter's and follower's watermarks
+	}{
+		// Registered before the job it follows, it still runs after it.
+		{"runs after the job it follows", "", counterJob{}, [4]int64{10, 0, 10, 10}},
+		// The upstream job fails: the follower stays at its watermark.
+		{"never past the job it follows", "INSERT INTO src SELECT generate_series(11, 15); INSERT INTO dst2 VALUES (999)", counterJob{fail: true}, [4]int64{11, 1, 10, 10}},
+		{"follows it on", "", counterJob{}, [4]int64{16, 1, 15, 15}},
+		// The upstream job's new version rebuilds it, and so the follower.
+		{"rebuilt after the job it follows", "", counterJob{version: "2"}, [4]int64{15, 0, 15, 15}},
+	}
+	for _, c := range steps {
+		if c.setup != "" {
+			if _, err := db.ExecContext(ctx, c.setup); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s, err := New(db, config.Aggregator{}, log, nil, followerJob{}, c.upstream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Jobs(); strings.Join(got, " ") != "counter follower" {
+			t.Fatalf("%s: order %v", c.name, got)
+		}
+		_ = s.RunOnce(ctx)
+		if rows, stale, upWM, wm := state(); [4]int64{rows, stale, upWM, wm} != c.want {
+			t.Fatalf("%s: dst2 rows %d (stale %d), watermarks %d and %d; want %v", c.name, rows, stale, upWM, wm, c.want)
+		}
+	}
+}
+
+// TestFollowersRefused: a job that follows an unregistered job, or jobs
+// that follow each other, could never advance: New refuses them.
+func TestFollowersRefused(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		jobs []Job
+		want string
+	}{
+		{"unregistered upstream", []Job{followerJob{}}, "aggregator: job follower follows counter, which is not registered"},
+		{"cycle", []Job{followerJob{name: "a", upstream: []string{"b"}}, followerJob{name: "b", upstream: []string{"a"}}},
+			"aggregator: jobs follow each other in a cycle: a → b → a"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := New(nil, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, c.jobs...)
+			if err == nil || err.Error() != c.want {
+				t.Fatalf("err = %v, want %q", err, c.want)
+			}
+		})
 	}
 }

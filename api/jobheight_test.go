@@ -3,6 +3,7 @@ package api_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,7 +14,8 @@ import (
 
 // TestJobHeight: the freshness of a job's answers is what its last run
 // recorded; rows recorded before the scheduler kept it fall back to the
-// block tables; a job that has aggregated nothing is 503.
+// block tables; a job that has aggregated nothing is 503; of several
+// jobs, the least advanced counts.
 func TestJobHeight(t *testing.T) {
 	ctx := context.Background()
 	db, _ := testdb.New(t)
@@ -30,16 +32,20 @@ func TestJobHeight(t *testing.T) {
 		}
 	}
 	for _, c := range []struct {
-		job    string
+		jobs   []string
 		height int64 // 0: 503
 	}{
-		{"recorded", 5},
-		{"before_recording", 7},
-		{"nothing_yet", 0},
-		{"never_ran", 0},
+		{[]string{"recorded"}, 5},
+		{[]string{"before_recording"}, 7},
+		{[]string{"nothing_yet"}, 0},
+		{[]string{"never_ran"}, 0},
+		// An answer read from several jobs' tables is as fresh as the least advanced.
+		{[]string{"before_recording", "recorded"}, 5},
+		{[]string{"recorded", "before_recording"}, 5},
+		{[]string{"recorded", "never_ran"}, 0},
 	} {
-		t.Run(c.job, func(t *testing.T) {
-			h, err := api.JobHeight(ctx, db, "c1", c.job)
+		t.Run(strings.Join(c.jobs, "+"), func(t *testing.T) {
+			h, err := api.JobHeight(ctx, db, "c1", c.jobs...)
 			if c.height == 0 {
 				if !errors.Is(err, problem.ErrNotIndexed) {
 					t.Fatalf("err = %v, want not indexed", err)

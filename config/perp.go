@@ -10,8 +10,8 @@ import (
 type Perp struct {
 	// GrantRecipients are the accounts whose receipts from the treasury
 	// accounts count as grants (/business/expenses_share_by_destination).
-	// A change applies to what the perp_trading job aggregates next; reset
-	// its watermark to reclassify the past.
+	// A change rebuilds the report of treasury outflows (its job's version
+	// names the recipients), so the past is reclassified too.
 	GrantRecipients []string `yaml:"grant_recipients"`
 	// BuyStakeAddress is the buy-and-stake programme's account
 	// (/perp/tokenomics/buystake_address_metrics).

@@ -52,7 +52,7 @@ func (Audiences) Tables() aggregator.Tables {
 }
 
 // Run rebuilds every rule audience.
-func (j Audiences) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
+func (j Audiences) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, int64, error) {
 	now := time.Now()
 	if j.Now != nil {
 		now = j.Now()

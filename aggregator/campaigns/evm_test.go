@@ -142,7 +142,7 @@ func TestTxLookupsTakeTurns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := job.Run(ctx, tx, 0); err != nil {
+		if _, _, err := job.Run(ctx, tx, 0, aggregator.NoBound); err != nil {
 			t.Fatal(err)
 		}
 		if err := tx.Commit(); err != nil {

@@ -81,7 +81,7 @@ type goal struct {
 
 // Run matches the heights after the goals' scanned heights, up to the
 // indexed tip, at most MaxHeightsPerRun of them.
-func (j Onchain) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
+func (j Onchain) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, int64, error) {
 	tip, err := store.IndexedTip(ctx, tx, j.Chain.ID)
 	if err != nil || tip <= 0 {
 		return wm, 0, err

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chainlens/chainlens/aggregator"
 	"github.com/chainlens/chainlens/aggregator/campaigns"
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/engagement"
@@ -77,7 +78,7 @@ func TestPerpTraderAudiences(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := job.Run(ctx, tx, 0); err != nil {
+	if _, _, err := job.Run(ctx, tx, 0, aggregator.NoBound); err != nil {
 		t.Fatal(err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -111,7 +112,7 @@ func TestPerpTraderAudiences(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tx.Rollback()
-	if _, _, err := job.Run(ctx, tx, 0); err != nil {
+	if _, _, err := job.Run(ctx, tx, 0, aggregator.NoBound); err != nil {
 		t.Errorf("a perp rule on a cosmoshub chain failed the job: %v", err)
 	}
 	var kept int
@@ -151,7 +152,7 @@ func TestRuleAudiencesThatCannotRefresh(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := job.Run(ctx, tx, 0); err != nil {
+		if _, _, err := job.Run(ctx, tx, 0, aggregator.NoBound); err != nil {
 			tx.Rollback()
 			t.Fatalf("the job failed: %v", err)
 		}

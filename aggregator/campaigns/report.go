@@ -38,7 +38,7 @@ func (Report) Tables() aggregator.Tables {
 }
 
 // Run upserts the report rows.
-func (j Report) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
+func (j Report) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, int64, error) {
 	now := time.Now()
 	if j.Now != nil {
 		now = j.Now()

@@ -64,7 +64,7 @@ func (j Website) now() time.Time {
 }
 
 // Run verifies pending tx hashes, then attributes unattributed events.
-func (j Website) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
+func (j Website) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, int64, error) {
 	verified, err := j.verify(ctx, tx)
 	if err != nil {
 		return wm, 0, err

@@ -36,6 +36,10 @@ type Activity struct{ Market report.Market }
 // Name is the job name.
 func (Activity) Name() string { return report.JobActivity }
 
+// Upstream: the job values its rows with the prices job's prices, so it runs after
+// it and never past it.
+func (Activity) Upstream() []string { return []string{report.JobPrices} }
+
 // Version is the version of the job's rows (see aggregator.Job).
 func (Activity) Version() string { return "1" }
 
@@ -74,11 +78,8 @@ const movements = `WITH cl AS (
 		WHERE s.chain_id = ?0 AND s.kind IN ('delegate', 'unbond')`
 
 // Run advances the activity tables to the prices job's watermark.
-func (j Activity) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
-	tip, err := JobWatermark(ctx, tx, Prices{}.Name())
-	if err != nil {
-		return 0, 0, err
-	}
+func (j Activity) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, int64, error) {
+	tip := bound
 	if tip <= wm {
 		return wm, 0, nil
 	}

@@ -29,6 +29,10 @@ type Assets struct{ Market report.Market }
 // Name is the job name.
 func (Assets) Name() string { return report.JobAssets }
 
+// Upstream: the job values its rows with the prices job's prices, so it runs after
+// it and never past it.
+func (Assets) Upstream() []string { return []string{report.JobPrices} }
+
 // Version is the version of the job's rows (see aggregator.Job).
 func (Assets) Version() string { return "1" }
 
@@ -38,12 +42,9 @@ func (j Assets) Tables() aggregator.Tables {
 }
 
 // Run advances the daily values to the prices job's watermark.
-func (j Assets) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
+func (j Assets) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, int64, error) {
 	chain := j.Market.ChainID
-	tip, err := JobWatermark(ctx, tx, Prices{}.Name())
-	if err != nil {
-		return 0, 0, err
-	}
+	tip := bound
 	if tip <= wm {
 		return wm, 0, nil
 	}

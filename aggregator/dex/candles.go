@@ -60,6 +60,10 @@ type Candles struct{ Market report.Market }
 // Name is the job name.
 func (Candles) Name() string { return report.JobCandles }
 
+// Upstream: the job values its rows with the prices job's prices, so it runs after
+// it and never past it.
+func (Candles) Upstream() []string { return []string{report.JobPrices} }
+
 // Version is the version of the job's rows (see aggregator.Job).
 func (Candles) Version() string { return "1" }
 
@@ -100,11 +104,8 @@ type pairKey struct {
 }
 
 // Run advances the candles to the prices job's watermark.
-func (j Candles) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
-	tip, err := JobWatermark(ctx, tx, Prices{}.Name())
-	if err != nil {
-		return 0, 0, err
-	}
+func (j Candles) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, int64, error) {
+	tip := bound
 	if tip <= wm {
 		return wm, 0, nil
 	}

@@ -82,7 +82,7 @@ type clPoolInfo struct {
 }
 
 // Run advances the pools' state to the indexed tip.
-func (j CLState) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
+func (j CLState) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, int64, error) {
 	chain := j.Market.ChainID
 	tip, err := store.IndexedTip(ctx, tx, chain)
 	if err != nil || tip <= wm {

@@ -53,6 +53,10 @@ type Earn struct {
 // Name is the job name.
 func (Earn) Name() string { return report.JobEarn }
 
+// Upstream: the job values its rows with the dex_liquidity job's reserves and liquidity, so it runs after
+// it and never past it.
+func (Earn) Upstream() []string { return []string{report.JobLiquidity} }
+
 // Version is the version of the job's rules and of the strategies its rows
 // depend on: a change of either rebuilds them.
 func (j Earn) Version() string { return aggregator.SettingsVersion("1", j.Strategies) }
@@ -70,11 +74,8 @@ const feeWindow = 7 * 24 * time.Hour
 func ShareDenom(poolID int64) string { return "gamm/pool/" + strconv.FormatInt(poolID, 10) }
 
 // Run advances every strategy to the dex_liquidity job's watermark.
-func (j Earn) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
-	tip, err := JobWatermark(ctx, tx, Liquidity{}.Name())
-	if err != nil {
-		return 0, 0, err
-	}
+func (j Earn) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, int64, error) {
+	tip := bound
 	if tip <= wm || len(j.Strategies) == 0 {
 		return max(tip, wm), 0, nil
 	}

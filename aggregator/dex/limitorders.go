@@ -37,7 +37,7 @@ func (j LimitOrders) Tables() aggregator.Tables {
 }
 
 // Run advances the orders to the indexed tip.
-func (j LimitOrders) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
+func (j LimitOrders) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, int64, error) {
 	tip, err := store.IndexedTip(ctx, tx, j.Market.ChainID)
 	if err != nil || tip <= wm {
 		return max(wm, tip), 0, err

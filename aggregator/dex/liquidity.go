@@ -26,6 +26,10 @@ type Liquidity struct{ Market report.Market }
 // Name is the job name.
 func (Liquidity) Name() string { return report.JobLiquidity }
 
+// Upstream: the job values its rows with the prices job's prices, so it runs after
+// it and never past it.
+func (Liquidity) Upstream() []string { return []string{report.JobPrices} }
+
 // Version is the version of the job's rows (see aggregator.Job).
 func (Liquidity) Version() string { return "1" }
 
@@ -48,11 +52,8 @@ const changes = `
 	UNION ALL SELECT pool_id, denom_out, -amount_out, time, height FROM osmosis_swaps WHERE chain_id = ?0`
 
 // Run advances reserves and daily liquidity to the prices job's watermark.
-func (j Liquidity) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
-	tip, err := JobWatermark(ctx, tx, Prices{}.Name())
-	if err != nil {
-		return 0, 0, err
-	}
+func (j Liquidity) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, int64, error) {
+	tip := bound
 	if tip <= wm {
 		return wm, 0, nil
 	}

@@ -60,7 +60,7 @@ const shareMoves = `
 		WHERE chain_id = ?0 AND kind = 'transfer' AND sender = ?1 AND denom LIKE 'gamm/pool/%'`
 
 // Run advances the holdings to the indexed tip.
-func (j LPHoldings) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
+func (j LPHoldings) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, int64, error) {
 	chain := j.Market.ChainID
 	tip, err := store.IndexedTip(ctx, tx, chain)
 	if err != nil || tip <= wm {

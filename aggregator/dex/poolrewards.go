@@ -55,6 +55,10 @@ type PoolRewards struct{ Market report.Market }
 // Name is the job name.
 func (PoolRewards) Name() string { return report.JobPoolRewards }
 
+// Upstream: the job values its rows with the prices job's prices, so it runs after
+// it and never past it.
+func (PoolRewards) Upstream() []string { return []string{report.JobPrices} }
+
 // Version is the version of the job's rows (see aggregator.Job).
 func (PoolRewards) Version() string { return "1" }
 
@@ -64,11 +68,8 @@ func (j PoolRewards) Tables() aggregator.Tables {
 }
 
 // Run advances the pool rewards to the prices job's watermark.
-func (j PoolRewards) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
-	tip, err := JobWatermark(ctx, tx, Prices{}.Name())
-	if err != nil {
-		return 0, 0, err
-	}
+func (j PoolRewards) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, int64, error) {
+	tip := bound
 	if tip <= wm {
 		return wm, 0, nil
 	}

@@ -68,7 +68,7 @@ const lockChanges = `
 		AND t.height >= ?3 AND t.height <= ?2`
 
 // Run advances the portfolio tables to the indexed tip.
-func (j Portfolio) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
+func (j Portfolio) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, int64, error) {
 	chain := j.Market.ChainID
 	tip, err := store.IndexedTip(ctx, tx, chain)
 	if err != nil || tip <= wm {

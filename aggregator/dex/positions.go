@@ -36,7 +36,7 @@ func (j Positions) Tables() aggregator.Tables {
 }
 
 // Run advances the position report to the indexed tip.
-func (j Positions) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
+func (j Positions) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, int64, error) {
 	tip, err := store.IndexedTip(ctx, tx, j.Market.ChainID)
 	if err != nil || tip <= wm {
 		return wm, 0, err

@@ -158,7 +158,7 @@ func (j Prices) Tables() aggregator.Tables {
 }
 
 // Run advances the prices to the indexed tip.
-func (j Prices) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
+func (j Prices) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, int64, error) {
 	tip, err := store.IndexedTip(ctx, tx, j.Market.ChainID)
 	if err != nil || tip <= wm {
 		return wm, 0, err
@@ -288,14 +288,4 @@ func swapsFrom(ctx context.Context, db bun.IDB, chainID string, h0 time.Time, ti
 		return nil, fmt.Errorf("swaps from %s: %w", h0, err)
 	}
 	return swaps, nil
-}
-
-// JobWatermark is the watermark of the named job (0 before its first run):
-// the jobs that follow another job's progress advance to it.
-func JobWatermark(ctx context.Context, db bun.IDB, name string) (int64, error) {
-	var wm int64
-	if err := db.NewRaw("SELECT coalesce((SELECT watermark FROM aggregator_jobs WHERE name = ?), 0)", name).Scan(ctx, &wm); err != nil {
-		return 0, fmt.Errorf("%s watermark: %w", name, err)
-	}
-	return wm, nil
 }

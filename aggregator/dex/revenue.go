@@ -32,6 +32,10 @@ type Revenue struct{ Market report.Market }
 // Name is the job name.
 func (Revenue) Name() string { return report.JobRevenue }
 
+// Upstream: the job values its rows with the prices job's prices, so it runs after
+// it and never past it.
+func (Revenue) Upstream() []string { return []string{report.JobPrices} }
+
 // Version is the version of the job's rows (see aggregator.Job).
 func (Revenue) Version() string { return "1" }
 
@@ -62,11 +66,8 @@ const payments = `
 		WHERE e.chain_id = ?0 AND e.type = 'protorev_backrun' AND pr.profit > 0`
 
 // Run advances the revenue to the prices job's watermark.
-func (j Revenue) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
-	tip, err := JobWatermark(ctx, tx, Prices{}.Name())
-	if err != nil {
-		return 0, 0, err
-	}
+func (j Revenue) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, int64, error) {
+	tip := bound
 	if tip <= wm {
 		return wm, 0, nil
 	}

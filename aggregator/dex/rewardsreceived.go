@@ -49,7 +49,7 @@ func (j RewardsReceived) Tables() aggregator.Tables {
 }
 
 // Run advances the rewards received to the indexed tip.
-func (j RewardsReceived) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
+func (j RewardsReceived) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, int64, error) {
 	chain := j.Market.ChainID
 	tip, err := store.IndexedTip(ctx, tx, chain)
 	if err != nil || tip <= wm {

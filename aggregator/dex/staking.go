@@ -51,7 +51,7 @@ func (j Staking) Tables() aggregator.Tables {
 }
 
 // Run advances the daily staking rewards to the indexed tip.
-func (j Staking) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
+func (j Staking) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, int64, error) {
 	chain := j.Market.ChainID
 	tip, err := store.IndexedTip(ctx, tx, chain)
 	if err != nil || tip <= wm {

@@ -43,7 +43,7 @@ func (j Supply) Tables() aggregator.Tables {
 }
 
 // Run writes the supply at the indexed tip.
-func (j Supply) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
+func (j Supply) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, int64, error) {
 	chain, denom := j.Market.ChainID, j.Market.Hub
 	tip, err := store.IndexedTip(ctx, tx, chain)
 	if err != nil || tip <= wm {

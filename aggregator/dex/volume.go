@@ -34,6 +34,10 @@ type Volume struct{ Market report.Market }
 // Name is the job name.
 func (Volume) Name() string { return report.JobVolume }
 
+// Upstream: the job values its rows with the prices job's prices, so it runs after
+// it and never past it.
+func (Volume) Upstream() []string { return []string{report.JobPrices} }
+
 // Version is the version of the job's rows (see aggregator.Job).
 func (Volume) Version() string { return "1" }
 
@@ -48,11 +52,8 @@ type denomHour struct {
 }
 
 // Run advances the volume to the prices job's watermark.
-func (j Volume) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
-	tip, err := JobWatermark(ctx, tx, Prices{}.Name())
-	if err != nil {
-		return 0, 0, err
-	}
+func (j Volume) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, int64, error) {
+	tip := bound
 	if tip <= wm {
 		return wm, 0, nil
 	}

@@ -60,7 +60,7 @@ func usdPegged(ch config.Chain) (denoms []string, scales []string) {
 }
 
 // Run advances the reports from wm to the indexed tip.
-func (j Job) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
+func (j Job) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, int64, error) {
 	id := j.Chain.ID
 	wm, to, err := store.NextRange(ctx, tx, id, wm, maxHeights, Tables...)
 	if err != nil {

@@ -43,7 +43,7 @@ func (j Packets) Tables() aggregator.Tables {
 }
 
 // Run advances the chain's packets from the watermark to its indexed tip.
-func (j Packets) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
+func (j Packets) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, int64, error) {
 	var tip int64
 	if err := tx.NewRaw("SELECT coalesce((SELECT next_height - 1 FROM sync_state WHERE chain_id = ?), 0)", j.Chain.ID).Scan(ctx, &tip); err != nil {
 		return 0, 0, fmt.Errorf("tip of %s: %w", j.Chain.ID, err)

@@ -78,7 +78,7 @@ type reward struct {
 }
 
 // Run advances ics_rewards from wm to the indexed tip.
-func (j Job) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
+func (j Job) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, int64, error) {
 	id := j.Chain.ID
 	wm, to, err := store.NextRange(ctx, tx, id, wm, maxHeights, "ics_rewards", "ics_reward_denoms")
 	if err != nil {

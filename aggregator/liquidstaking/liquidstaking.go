@@ -48,7 +48,7 @@ func (j Job) Tables() aggregator.Tables {
 }
 
 // Run advances liquid_flows from wm to the indexed tip.
-func (j Job) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
+func (j Job) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, int64, error) {
 	id := j.Chain.ID
 	wm, to, err := store.NextRange(ctx, tx, id, wm, maxHeights, "liquid_flows", "liquid_provider_daily")
 	if err != nil {

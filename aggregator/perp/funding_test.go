@@ -175,7 +175,7 @@ func TestFundingParametersChangeAtTheirHeight(t *testing.T) {
 	for _, q := range []string{
 		`INSERT INTO dydx_funding_params SELECT chain_id, 300, perpetual_id, 30000, max_abs_rate_ppm, tick_seconds, sample_seconds,
 			min_votes_per_sample FROM dydx_funding_params WHERE chain_id = ?0 AND perpetual_id = 0`,
-		`UPDATE aggregator_jobs SET watermark = 0 WHERE name = 'perp_trading'`, // a rebuild recomputes every tick
+		`UPDATE aggregator_jobs SET watermark = 0 WHERE name = 'perp_funding_ticks'`, // a rebuild recomputes every tick
 	} {
 		if _, err := db.NewRaw(q, ch.ID).Exec(ctx); err != nil {
 			t.Fatal(err)

@@ -40,7 +40,7 @@ func TestLiquidationsOfAMarketListedLater(t *testing.T) {
 	for _, q := range []string{
 		`CREATE TABLE saved AS SELECT * FROM dydx_perpetuals WHERE chain_id = ?0 AND perpetual_id = ?1`,
 		`DELETE FROM dydx_perpetuals WHERE chain_id = ?0 AND perpetual_id = ?1`,
-		`UPDATE aggregator_jobs SET watermark = 0 WHERE name = 'perp_trading'`,
+		`UPDATE aggregator_jobs SET watermark = 0 WHERE name = 'perp_liquidations'`,
 	} {
 		if _, err := db.NewRaw(q, ch.ID, perp).Exec(ctx); err != nil {
 			t.Fatal(err)

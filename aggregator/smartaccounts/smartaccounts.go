@@ -55,7 +55,7 @@ func (Job) Version() string { return "1" }
 func (j Job) Tables() aggregator.Tables { return aggregator.Tables{Owned: Tables, ChainID: j.Chain.ID} }
 
 // Run advances the reports from wm.
-func (j Job) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
+func (j Job) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, int64, error) {
 	id := j.Chain.ID
 	wm, to, err := store.NextRange(ctx, tx, id, wm, maxHeights, Tables...)
 	if err != nil {

@@ -119,7 +119,7 @@ func (j Flows) Fingerprint() string {
 const reportRules = 2
 
 // Run advances the chain's reports from watermark wm to the indexed tip.
-func (j Flows) Run(ctx context.Context, tx bun.Tx, wm int64) (int64, int64, error) {
+func (j Flows) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, int64, error) {
 	id := j.Chain.ID
 	tip, err := store.ContiguousTip(ctx, tx, id)
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"math/big"
 	"time"
 
+	report "github.com/chainlens/chainlens/report/perp"
+
 	"cosmossdk.io/math"
 
 	"github.com/chainlens/chainlens/api"
@@ -28,7 +30,7 @@ const (
 // and all time, from perp_market_hourly; mode=debug adds the taker and
 // maker parts.
 func (s *Service) transparencyFees(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, err := s.begin(ctx)
+	fresh, err := s.begin(ctx, report.MarketHourly)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +97,7 @@ type Overview struct {
 // (perp_market_hourly) and the distinct traders, taker or maker
 // (perp_trader_daily).
 func (s *Service) volumeOverview(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, bs, err := s.window(ctx, req, "day")
+	fresh, bs, err := s.window(ctx, req, "day", report.MarketHourly, report.TraderHourly)
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +147,7 @@ func (s *Service) distinctTraders(ctx context.Context, bs []time.Time, res strin
 // volume over the range (columns named by ticker, largest first), of the
 // other markets (others) and of all (total), from perp_market_hourly.
 func (s *Service) shareByPool(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, bs, err := s.window(ctx, req, "day")
+	fresh, bs, err := s.window(ctx, req, "day", report.MarketHourly)
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +228,7 @@ type ByTrades struct {
 // 10 and 1 fills in it (perp_trader_hourly).
 func (s *Service) distributionByTrades(ctx context.Context, req *api.Request) (*api.Response, error) {
 	res := req.Params.String("time_resolution")
-	fresh, bs, err := s.window(ctx, req, res)
+	fresh, bs, err := s.window(ctx, req, res, report.TraderHourly)
 	if err != nil {
 		return nil, err
 	}
@@ -289,7 +291,7 @@ type ByActivity struct {
 // new), inactive (fills before it, none in it).
 func (s *Service) distributionByActivity(ctx context.Context, req *api.Request) (*api.Response, error) {
 	res := req.Params.String("time_resolution")
-	fresh, bs, err := s.window(ctx, req, res)
+	fresh, bs, err := s.window(ctx, req, res, report.TraderHourly, report.Traders)
 	if err != nil {
 		return nil, err
 	}
@@ -346,7 +348,7 @@ type Cohort struct {
 // (2 decimals) with a fill in each of the four following weeks (0 for a
 // week not reached yet).
 func (s *Service) retention(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, bs, err := s.window(ctx, req, "week")
+	fresh, bs, err := s.window(ctx, req, "week", report.TraderHourly, report.Traders)
 	if err != nil {
 		return nil, err
 	}
@@ -415,7 +417,7 @@ type ByDeposits struct {
 // ≤ medium < 100,000 USDC ≤ large (perp_deposits_hourly).
 func (s *Service) distributionByDeposits(ctx context.Context, req *api.Request) (*api.Response, error) {
 	res := req.Params.String("time_resolution")
-	fresh, bs, err := s.window(ctx, req, res)
+	fresh, bs, err := s.window(ctx, req, res, report.DepositsHourly)
 	if err != nil {
 		return nil, err
 	}

@@ -13,7 +13,9 @@ import (
 	"github.com/chainlens/chainlens/internal/apitest"
 	"github.com/chainlens/chainlens/internal/dydxtest"
 	"github.com/chainlens/chainlens/internal/testdb"
+	report "github.com/chainlens/chainlens/report/perp"
 	"github.com/chainlens/chainlens/store"
+	"github.com/uptrace/bun/dialect/pgdialect"
 )
 
 // TestActivityDistributions answers the activity endpoints from report rows
@@ -56,7 +58,7 @@ func TestActivityDistributions(t *testing.T) {
 	// The first indexed block precedes every fill (series start at its bucket).
 	exec("INSERT INTO blocks (chain_id, height, hash, time, proposer, app_hash, num_txs) VALUES (?, 1, 'g', ?, 'p', 'a', 0), (?, 10, 'h', ?, 'p', 'a', 0)",
 		chain, time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC), chain, tip)
-	exec("INSERT INTO aggregator_jobs (name, watermark) VALUES ('perp_trading', 10)")
+	exec("INSERT INTO aggregator_jobs (name, watermark) SELECT name, 10 FROM unnest(?::text[]) name", pgdialect.Array(report.Jobs))
 	for a, f := range first {
 		exec("INSERT INTO perp_traders (chain_id, address, all_time_trades, first_fill_at, last_fill_at) VALUES (?, ?, 1, ?, ?)", chain, a, at(f), at(f))
 	}
@@ -132,7 +134,7 @@ func TestRetentionAcrossDST(t *testing.T) {
 	}{
 		{"INSERT INTO blocks (chain_id, height, hash, time, proposer, app_hash, num_txs) VALUES (?, 1, 'g', ?, 'p', 'a', 0), (?, 10, 'h', ?, 'p', 'a', 0)",
 			[]any{chain, time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), chain, tip}},
-		{"INSERT INTO aggregator_jobs (name, watermark) VALUES ('perp_trading', 10)", nil},
+		{"INSERT INTO aggregator_jobs (name, watermark) SELECT name, 10 FROM unnest(?::text[]) name", []any{pgdialect.Array(report.Jobs)}},
 		{"INSERT INTO perp_traders (chain_id, address, all_time_trades, first_fill_at, last_fill_at) VALUES (?, 'A', 2, ?, ?)",
 			[]any{chain, time.Date(2026, 3, 24, 10, 0, 0, 0, time.UTC), time.Date(2026, 3, 31, 10, 0, 0, 0, time.UTC)}},
 		{"INSERT INTO perp_trader_hourly (chain_id, hour, address, fills) VALUES (?, ?, 'A', 1), (?, ?, 'A', 1)",
@@ -167,7 +169,7 @@ func TestDeadLetterHoldsTheReports(t *testing.T) {
 		t.Helper()
 		apitest.RunJobs(t, db, cfg)
 		var wm int64
-		if err := db.NewRaw("SELECT watermark FROM aggregator_jobs WHERE name = 'perp_trading'").Scan(ctx, &wm); err != nil {
+		if err := db.NewRaw("SELECT min(watermark) FROM aggregator_jobs WHERE starts_with(name, 'perp_')").Scan(ctx, &wm); err != nil {
 			t.Fatal(err)
 		}
 		return wm
@@ -196,7 +198,7 @@ func TestDeadLetterHoldsTheReports(t *testing.T) {
 	}
 }
 
-// TestTradingRewards runs the perp_trading job over hand-written chain rows
+// TestTradingRewards runs the perp jobs over hand-written chain rows
 // (the localnet pays no trading rewards: its rewards treasury is empty):
 // NATIVE sent by the rewards_treasury module account counts, other senders
 // and other denoms do not; USD values use each day's last oracle price.

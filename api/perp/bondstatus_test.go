@@ -71,7 +71,7 @@ func TestBondStatusFromSnapshots(t *testing.T) {
 	check(`[{"validator":"`+val.Operator+`","token_amount":509000}]`, "509000")
 
 	snap(dydxtest.LastHeight, "BOND_STATUS_UNBONDING", true)
-	if _, err := db.ExecContext(ctx, "UPDATE aggregator_jobs SET watermark = 0 WHERE name = 'perp_trading'"); err != nil {
+	if _, err := db.ExecContext(ctx, "UPDATE aggregator_jobs SET watermark = 0 WHERE starts_with(name, 'perp_')"); err != nil {
 		t.Fatal(err)
 	}
 	apitest.RunJobs(t, db, cfg)

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"time"
 
+	report "github.com/chainlens/chainlens/report/perp"
+
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
 )
@@ -31,7 +33,7 @@ func (s *Service) buyStake(ctx context.Context, req *api.Request) (*api.Response
 	}
 	// Hourly rows by design, with no resolution parameter: the 92-day
 	// limit of a client-chosen hourly resolution does not apply.
-	fresh, bs, err := s.windowOf(ctx, req, api.Hour, false)
+	fresh, bs, err := s.windowOf(ctx, req, api.Hour, false, report.BuyStakeHourly, report.PriceHourly)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"time"
 
+	report "github.com/chainlens/chainlens/report/perp"
+
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
 )
@@ -35,7 +37,7 @@ type CommunityPoolSpend struct {
 // per proposal and denom (perp_community_pool_spends): NATIVE and USDC in
 // display units, any other denom in its base units under its own name.
 func (s *Service) communityPoolUsage(ctx context.Context, _ *api.Request) (*api.Response, error) {
-	fresh, err := s.begin(ctx)
+	fresh, err := s.begin(ctx, report.CommunityPoolSpends)
 	if err != nil {
 		return nil, err
 	}

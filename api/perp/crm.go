@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	report "github.com/chainlens/chainlens/report/perp"
+
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
 )
@@ -63,7 +65,7 @@ var crmBounded = []string{"all_time_trades", "all_time_volume_usdc", "all_time_f
 // crm lists traders (addresses with at least one fill) from perp_traders,
 // filtered, sorted (nulls last, then by user) and paginated.
 func (s *Service) crm(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, err := s.begin(ctx)
+	fresh, err := s.begin(ctx, report.Traders)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,8 @@ import (
 	"math/big"
 	"time"
 
+	report "github.com/chainlens/chainlens/report/perp"
+
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
 )
@@ -73,7 +75,7 @@ func (s *Service) dailyExpenses(ctx context.Context, bs []time.Time) (map[time.T
 // per day: one column per requested destination, total for all of them
 // (grants are the receipts of config perp.grant_recipients).
 func (s *Service) expensesShare(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, bs, err := s.window(ctx, req, "day")
+	fresh, bs, err := s.window(ctx, req, "day", report.PriceHourly, report.TreasuryOutflowsDaily)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +105,7 @@ func (s *Service) expensesShare(ctx context.Context, req *api.Request) (*api.Res
 // fees), the treasury expenses (the total of expenses_share_by_destination)
 // and their difference, in USD.
 func (s *Service) pnlSummary(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, bs, err := s.window(ctx, req, "day")
+	fresh, bs, err := s.window(ctx, req, "day", report.PriceHourly, report.RevenueDaily, report.TreasuryOutflowsDaily)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,8 @@ import (
 	"math/big"
 	"time"
 
+	report "github.com/chainlens/chainlens/report/perp"
+
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
 )
@@ -23,7 +25,7 @@ type FundingRate struct {
 // fundingRate is, per bucket (granularity, default day) of the range up to
 // the last aggregated block, the average 1-hour funding rate of one market
 // in percent: the mean of the bucket's funding ticks' 8-hour rates (ppm)
-// ÷ 8 ÷ 10^4 (perp_funding_ticks, replayed by the perp_trading job).
+// ÷ 8 ÷ 10^4 (perp_funding_ticks, replayed by the perp_funding_ticks job).
 // Buckets without a tick are left out.
 func (s *Service) fundingRate(ctx context.Context, req *api.Request) (*api.Response, error) {
 	if req.Params.String("market") == "total" {
@@ -34,7 +36,7 @@ func (s *Service) fundingRate(ctx context.Context, req *api.Request) (*api.Respo
 		return nil, err
 	}
 	res := req.Params.String("granularity")
-	fresh, bs, err := s.window(ctx, req, res)
+	fresh, bs, err := s.window(ctx, req, res, report.FundingTicks)
 	if err != nil {
 		return nil, err
 	}

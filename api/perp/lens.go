@@ -6,24 +6,26 @@ import (
 	"fmt"
 	"time"
 
+	report "github.com/chainlens/chainlens/report/perp"
+
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
 )
 
 const day = 24 * time.Hour
 
-// window checks that the reports are there (their freshness) and resolves
+// window checks that the report tables are there (their freshness) and resolves
 // the date range of req into the starts of the buckets of resolution res in
 // it (see api.Buckets); a client's choice of hourly buckets (time_resolution
 // or granularity) limits the range to 92 days.
-func (s *Service) window(ctx context.Context, req *api.Request, res string) (api.Freshness, []time.Time, error) {
-	return s.windowOf(ctx, req, res, res == api.Hour)
+func (s *Service) window(ctx context.Context, req *api.Request, res string, tables ...string) (api.Freshness, []time.Time, error) {
+	return s.windowOf(ctx, req, res, res == api.Hour, tables...)
 }
 
 // windowOf is window, with the 92-day limit only when limitHours is set
 // (an endpoint whose rows are hourly by design has no such limit).
-func (s *Service) windowOf(ctx context.Context, req *api.Request, res string, limitHours bool) (api.Freshness, []time.Time, error) {
-	fresh, err := s.begin(ctx)
+func (s *Service) windowOf(ctx context.Context, req *api.Request, res string, limitHours bool, tables ...string) (api.Freshness, []time.Time, error) {
+	fresh, err := s.begin(ctx, tables...)
 	if err != nil {
 		return api.Freshness{}, nil, err
 	}
@@ -72,7 +74,7 @@ func (s *Service) bucketSums(ctx context.Context, expr string, bs []time.Time, r
 // hour), all markets (perp_market_hourly.fills).
 func (s *Service) tradesCount(ctx context.Context, req *api.Request) (*api.Response, error) {
 	res := req.Params.String("granularity")
-	fresh, bs, err := s.window(ctx, req, res)
+	fresh, bs, err := s.window(ctx, req, res, report.MarketHourly)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +108,7 @@ func (s *Service) tradingFees(ctx context.Context, req *api.Request) (*api.Respo
 	if err != nil {
 		return nil, err
 	}
-	fresh, bs, err := s.window(ctx, req, "day")
+	fresh, bs, err := s.window(ctx, req, "day", report.MarketHourly)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +141,7 @@ type Listing struct {
 // that block and the 23 before it (perp_market_hourly), ordered by volume,
 // then perpetual id.
 func (s *Service) marketListings(ctx context.Context, _ *api.Request) (*api.Response, error) {
-	fresh, err := s.begin(ctx)
+	fresh, err := s.begin(ctx, report.MarketHourly)
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +185,7 @@ const rankingSize = 100
 // volumes cover the UTC days ending with the day of the last aggregated
 // block; cumulative_volume is the running sum of total_volume by rank.
 func (s *Service) tradersRanking(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, err := s.begin(ctx)
+	fresh, err := s.begin(ctx, report.TraderDaily)
 	if err != nil {
 		return nil, err
 	}
@@ -240,7 +242,7 @@ var revenueSources = []string{"trading_fees", "tx_fees"}
 // aggregated block, one row per source with its USDC amount
 // (perp_revenue_daily; 0 for a day without revenue from the source).
 func (s *Service) chainRevenue(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, bs, err := s.window(ctx, req, "day")
+	fresh, bs, err := s.window(ctx, req, "day", report.RevenueDaily)
 	if err != nil {
 		return nil, err
 	}

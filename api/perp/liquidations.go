@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	report "github.com/chainlens/chainlens/report/perp"
+
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
 )
@@ -33,7 +35,7 @@ type Liquidation struct {
 // market, the liquidated position, its size in base units and USDC, and
 // the insurance fund's delta.
 func (s *Service) liquidationList(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, err := s.begin(ctx)
+	fresh, err := s.begin(ctx, report.Liquidations)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +105,7 @@ func (s *Service) liquidationFlow(ctx context.Context, req *api.Request) (*api.R
 		return nil, err
 	}
 	res := req.Params.String("granularity")
-	fresh, bs, err := s.window(ctx, req, res)
+	fresh, bs, err := s.window(ctx, req, res, report.Liquidations)
 	if err != nil {
 		return nil, err
 	}

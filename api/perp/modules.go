@@ -28,7 +28,7 @@ var moduleColumns = map[string]string{
 // unit=dollar, in USD at the last oracle price of the native token's market
 // that day (perp_price_hourly).
 func (s *Service) moduleAccounts(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, bs, err := s.window(ctx, req, "day")
+	fresh, bs, err := s.window(ctx, req, "day", report.ModuleBalancesDaily, report.PriceHourly)
 	if err != nil {
 		return nil, err
 	}

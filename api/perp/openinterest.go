@@ -7,6 +7,8 @@ import (
 	"math/big"
 	"time"
 
+	report "github.com/chainlens/chainlens/report/perp"
+
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
 )
@@ -39,7 +41,7 @@ func (s *Service) openInterest(ctx context.Context, req *api.Request) (*api.Resp
 		return nil, err
 	}
 	res := req.Params.String("granularity")
-	fresh, bs, err := s.window(ctx, req, res)
+	fresh, bs, err := s.window(ctx, req, res, report.OpenInterestHourly, report.PriceHourly)
 	if err != nil {
 		return nil, err
 	}

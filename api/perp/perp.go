@@ -1,7 +1,8 @@
 // Package perp serves the built endpoints of the perpetuals exchange and
 // perpetuals lens groups (dYdX v4). Every number comes from the report
-// tables of the perp_trading job (aggregator/perp), which reads the fills
-// of the dydx adapter (chains/dydx).
+// tables of report/perp, each built by its job (aggregator/perp) from the
+// fills, prices and state of the dydx adapter (chains/dydx); an answer is
+// as fresh as the least advanced job of the tables it reads.
 package perp
 
 import (
@@ -90,13 +91,18 @@ func (s *Service) Handlers() map[string]api.Handler {
 	}
 }
 
-// begin returns how fresh the reports are: the height the perp_trading
-// job has aggregated to and its block time; 503 while there is none.
-func (s *Service) begin(ctx context.Context) (api.Freshness, error) {
+// begin returns how fresh an answer read from the report tables is: the
+// height the least advanced of the jobs that build them has aggregated to
+// and its block time; 503 while one has not run.
+func (s *Service) begin(ctx context.Context, tables ...string) (api.Freshness, error) {
 	if !s.ok {
 		return api.Freshness{}, fmt.Errorf("no chain of kind dydx is configured: %w", problem.ErrNotIndexed)
 	}
-	h, err := api.JobHeight(ctx, api.Reader(ctx, s.db), s.chainID, report.JobTrading)
+	jobs := make([]string, len(tables))
+	for i, t := range tables {
+		jobs[i] = report.JobOf(t)
+	}
+	h, err := api.JobHeight(ctx, api.Reader(ctx, s.db), s.chainID, jobs...)
 	if err != nil {
 		return api.Freshness{}, err
 	}

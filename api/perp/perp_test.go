@@ -871,7 +871,7 @@ func TestPerpEndpointsOnLocalnet(t *testing.T) {
 	// A reset watermark rebuilds the reports: the same answer, no fill twice.
 	var before []map[string]any
 	s.getJSON(t, "/perp/crm?limit=50", &before)
-	if _, err := db.ExecContext(ctx, "UPDATE aggregator_jobs SET watermark = 100 WHERE name = 'perp_trading'"); err != nil {
+	if _, err := db.ExecContext(ctx, "UPDATE aggregator_jobs SET watermark = 100 WHERE starts_with(name, 'perp_')"); err != nil {
 		t.Fatal(err)
 	}
 	run()
@@ -887,7 +887,7 @@ func TestPerpEndpointsOnLocalnet(t *testing.T) {
 	if _, err := db.ExecContext(ctx, "DELETE FROM dydx_perpetuals WHERE perpetual_id = 1"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.ExecContext(ctx, "UPDATE aggregator_jobs SET watermark = 0 WHERE name = 'perp_trading'"); err != nil {
+	if _, err := db.ExecContext(ctx, "UPDATE aggregator_jobs SET watermark = 0 WHERE starts_with(name, 'perp_')"); err != nil {
 		t.Fatal(err)
 	}
 	run()

@@ -7,6 +7,8 @@ import (
 	"math/big"
 	"time"
 
+	report "github.com/chainlens/chainlens/report/perp"
+
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
 )
@@ -54,7 +56,7 @@ func rewardsUnit(req *api.Request) (dollar bool) { return req.Params.String("uni
 // up to its end (total_rewards), in NATIVE or in USD (each day's payments at
 // that day's last oracle price).
 func (s *Service) totalRewards(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, bs, err := s.window(ctx, req, "day")
+	fresh, bs, err := s.window(ctx, req, "day", report.PriceHourly, report.RewardsDaily)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +116,7 @@ func rewardValue(day time.Time, native string, usd *string, dollar bool) (*big.R
 // them on the days of the range (at most 1000, descending; ties by
 // address), in NATIVE or USD.
 func (s *Service) usersPeriodRewards(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, bs, err := s.window(ctx, req, "day")
+	fresh, bs, err := s.window(ctx, req, "day", report.PriceHourly, report.RewardsDaily)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,8 @@ import (
 	"math/big"
 	"time"
 
+	report "github.com/chainlens/chainlens/report/perp"
+
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
 )
@@ -186,7 +188,7 @@ func number(r *big.Rat, digits int) *json.Number {
 // NATIVE at that day's last price), annualised over the time those days
 // cover, divided by the USD value of the NATIVE bonded at the last block.
 func (s *Service) stakingAPR(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, err := s.begin(ctx)
+	fresh, err := s.begin(ctx, report.PriceHourly, report.StakingRewardsDaily, report.ValidatorStatus, report.ValidatorTokensDaily)
 	if err != nil {
 		return nil, err
 	}
@@ -234,7 +236,7 @@ func (s *Service) stakingAPR(ctx context.Context, req *api.Request) (*api.Respon
 // revenue routed to the programme is no chain parameter or event (the
 // programme is funded by transfers, counted as deposits).
 func (s *Service) stakingSupply(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, bs, err := s.window(ctx, req, "day")
+	fresh, bs, err := s.window(ctx, req, "day", report.BuyStakeHourly, report.PriceHourly, report.RevenueDaily, report.StakingRewardsDaily, report.Traders, report.ValidatorStatus, report.ValidatorTokensDaily)
 	if err != nil {
 		return nil, err
 	}
@@ -293,7 +295,7 @@ func (s *Service) stakingSupply(ctx context.Context, req *api.Request) (*api.Res
 // daily staking APRs (those that can be computed) of the trailing 1, 7 and
 // 30 days.
 func (s *Service) aprSplit(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, bs, err := s.window(ctx, req, "day")
+	fresh, bs, err := s.window(ctx, req, "day", report.PriceHourly, report.StakingRewardsDaily, report.ValidatorStatus, report.ValidatorTokensDaily)
 	if err != nil {
 		return nil, err
 	}

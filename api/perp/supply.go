@@ -25,7 +25,7 @@ const OpSupply = "GET /perp/transparency/supply"
 // hold what is not vested yet); circulating_supply total minus locked.
 // mode=debug adds every term as components.
 func (s *Service) supply(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, err := s.begin(ctx)
+	fresh, err := s.begin(ctx, report.ModuleBalancesDaily, report.Supply)
 	if err != nil {
 		return nil, err
 	}

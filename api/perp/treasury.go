@@ -7,6 +7,8 @@ import (
 	"math/big"
 	"time"
 
+	report "github.com/chainlens/chainlens/report/perp"
+
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
 )
@@ -27,7 +29,7 @@ func (s *Service) treasurySubDAO(ctx context.Context, req *api.Request) (*api.Re
 	if len(s.treasury) == 0 {
 		return nil, fmt.Errorf("no perp.treasury_subdao wallets are configured: %w", problem.ErrNotIndexed)
 	}
-	fresh, bs, err := s.window(ctx, req, "day")
+	fresh, bs, err := s.window(ctx, req, "day", report.PriceHourly, report.WalletDaily)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"time"
 
+	report "github.com/chainlens/chainlens/report/perp"
+
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
 )
@@ -40,7 +42,7 @@ func (s *Service) nativeDecimals(ctx context.Context) (int64, error) {
 // slashes are not tracked) and perp_validator_status (a validator whose
 // latest snapshot status is not bonded is left out).
 func (s *Service) validatorListings(ctx context.Context, _ *api.Request) (*api.Response, error) {
-	fresh, err := s.begin(ctx)
+	fresh, err := s.begin(ctx, report.ValidatorStatus, report.ValidatorTokensDaily)
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +84,7 @@ func (s *Service) shareByValidator(ctx context.Context, req *api.Request) (*api.
 	}
 	if len(known) == 0 {
 		// Nothing to check the validators against yet.
-		if _, err := s.begin(ctx); err != nil {
+		if _, err := s.begin(ctx, report.ValidatorStatus, report.ValidatorTokensDaily); err != nil {
 			return nil, err
 		}
 		return nil, fmt.Errorf("no validator is aggregated yet: %w", problem.ErrNotIndexed)
@@ -92,7 +94,7 @@ func (s *Service) shareByValidator(ctx context.Context, req *api.Request) (*api.
 			return nil, problem.BadParam("validators", "must be operator addresses of /aux/validator_listings, or total: "+c+" is not one")
 		}
 	}
-	fresh, bs, err := s.window(ctx, req, "day")
+	fresh, bs, err := s.window(ctx, req, "day", report.ValidatorStatus, report.ValidatorTokensDaily)
 	if err != nil {
 		return nil, err
 	}

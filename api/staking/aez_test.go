@@ -11,6 +11,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/chainlens/chainlens/aggregator"
 	aggics "github.com/chainlens/chainlens/aggregator/icsrewards"
 	"github.com/chainlens/chainlens/chains/cosmos"
 	"github.com/chainlens/chainlens/config"
@@ -130,7 +131,7 @@ func TestRevenueShareByConsumer(t *testing.T) {
 	match := func(dex config.Chain, wm int64) {
 		t.Helper()
 		if err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-			_, _, err := aggics.Job{Chain: hub, Dex: dex}.Run(ctx, tx, wm) // at the tip: matches the tokens priced since
+			_, _, err := aggics.Job{Chain: hub, Dex: dex}.Run(ctx, tx, wm, aggregator.NoBound) // at the tip: matches the tokens priced since
 			return err
 		}); err != nil {
 			t.Fatal(err)
@@ -242,7 +243,7 @@ func TestRewardsBeforeICSEvents(t *testing.T) {
 			if _, err := tx.ExecContext(ctx, "DELETE FROM ics_rewards"); err != nil {
 				return err
 			}
-			_, _, err := aggics.Job{Chain: hub, ConsumerChannels: map[string]string{"channel-569": "neutron-1"}}.Run(ctx, tx, wm)
+			_, _, err := aggics.Job{Chain: hub, ConsumerChannels: map[string]string{"channel-569": "neutron-1"}}.Run(ctx, tx, wm, aggregator.NoBound)
 			return err
 		}); err != nil {
 			t.Fatal(err)

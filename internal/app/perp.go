@@ -18,7 +18,7 @@ func perp() domain {
 			return []map[string]api.Handler{apiperp.New(cfg, db).Handlers()}
 		},
 		func(cfg *config.Config, ch config.Chain) []aggregator.Job {
-			return []aggregator.Job{aggperp.Trading{ChainID: ch.ID, Prefix: ch.Bech32Prefix, Grants: cfg.Perp.GrantRecipients,
-				BuyStake: cfg.Perp.BuyStakeAddress, Treasury: cfg.Perp.TreasurySubDAO}}
+			return aggperp.Jobs(aggperp.Settings{ChainID: ch.ID, Prefix: ch.Bech32Prefix, Grants: cfg.Perp.GrantRecipients,
+				BuyStake: cfg.Perp.BuyStakeAddress, Treasury: cfg.Perp.TreasurySubDAO})
 		})
 }

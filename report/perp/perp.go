@@ -1,6 +1,7 @@
 // Package perp is the contract between the dYdX report jobs
 // (aggregator/perp) and the perp and perp lens groups (api/perp): the perp
-// chain, the jobs' names and the treasury modules the reports follow.
+// chain, the report tables and the jobs that build them, and the treasury
+// modules the reports follow.
 package perp
 
 import (
@@ -10,8 +11,45 @@ import (
 // Chain returns the perp chain: the chain of kind dydx that api.groups.perp.chain names, else the only one.
 func Chain(cfg *config.Config) (config.Chain, bool) { return cfg.GroupChain("perp") }
 
-// JobTrading is the name of the job that builds every perp report table.
-const JobTrading = "perp_trading"
+// The perp report tables. Each is built by the aggregator job of the same
+// name, except OpenInterestHourly, which the Positions job builds with
+// the positions it replays (see JobOf).
+const (
+	MarketHourly          = "perp_market_hourly"
+	TraderDaily           = "perp_trader_daily"
+	TraderHourly          = "perp_trader_hourly"
+	Traders               = "perp_traders"
+	Liquidations          = "perp_liquidations"
+	PriceHourly           = "perp_price_hourly"
+	DepositsHourly        = "perp_deposits_hourly"
+	RevenueDaily          = "perp_revenue_daily"
+	Supply                = "perp_supply"
+	StakingRewardsDaily   = "perp_staking_rewards_daily"
+	CommunityPoolSpends   = "perp_community_pool_spends"
+	ValidatorStatus       = "perp_validator_status"
+	Positions             = "perp_positions"
+	OpenInterestHourly    = "perp_open_interest_hourly"
+	ModuleBalancesDaily   = "perp_module_balances_daily"
+	RewardsDaily          = "perp_rewards_daily"
+	ValidatorTokensDaily  = "perp_validator_tokens_daily"
+	TreasuryOutflowsDaily = "perp_treasury_outflows_daily"
+	BuyStakeHourly        = "perp_buystake_hourly"
+	WalletDaily           = "perp_wallet_daily"
+	FundingTicks          = "perp_funding_ticks"
+)
+
+// Jobs names every perp report job.
+var Jobs = []string{MarketHourly, TraderDaily, TraderHourly, Traders, Liquidations, PriceHourly, DepositsHourly,
+	RevenueDaily, Supply, StakingRewardsDaily, CommunityPoolSpends, ValidatorStatus, Positions, ModuleBalancesDaily,
+	RewardsDaily, ValidatorTokensDaily, TreasuryOutflowsDaily, BuyStakeHourly, WalletDaily, FundingTicks}
+
+// JobOf names the job that builds a perp report table.
+func JobOf(table string) string {
+	if table == OpenInterestHourly {
+		return Positions
+	}
+	return table
+}
 
 // TreasuryModules are the module accounts whose NATIVE balances the
 // module_accounts report follows (chain-events.md §6.3), in the order of

@@ -1,0 +1,1 @@
+ALTER TABLE aggregator_jobs DROP COLUMN built_since;
