@@ -92,106 +92,87 @@ func (x *Cosmos) ChainID() string { return x.cfg.ID }
 // every height through until is committed (and no dead letter at or below
 // it remains), or an error naming the heights that still fail.
 func (x *Cosmos) Run(ctx context.Context, until int64) error {
-	release, err := x.lock(ctx)
-	if err != nil {
-		return err
-	}
-	defer release()
-
-	next, resumed, err := x.startHeight(ctx)
-	if err != nil {
-		return err
-	}
-	x.genesisSettled = false // the chain may have been reset since the last Run
-	RefreshDeadLetterGauges(ctx, x.db, x.cfg.ID, x.series)
-	if err := x.checkContinuity(ctx, next); err != nil {
-		return err
-	}
-	if until > 0 && next > until {
-		if err := CheckUntil(ctx, x.db, x.cfg.ID, "blocks", next, until); err != nil {
-			return err
-		}
-	}
-	x.log.Info("indexer started", "next_height", next, "until", until)
 	var wake <-chan struct{}
 	if x.cfg.NewBlockHint && len(x.cfg.RPC) > 0 {
 		wake = blockHint(ctx, x.cfg.RPC[0], x.log)
 	}
-	lastRetry := time.Now()
-	var unreachable time.Time // since when no status was answered
-	for {
-		st, err := x.src.Status(ctx)
-		if err != nil {
-			if ctx.Err() != nil {
-				return stopped(ctx, until)
-			}
-			if errors.Is(err, cometbft.ErrMixedChains) {
-				return fmt.Errorf("indexer %s: %w", x.cfg.ID, err)
-			}
-			if unreachable.IsZero() {
-				unreachable = time.Now()
-			}
-			if x.GiveUpAfter > 0 && time.Since(unreachable) >= x.GiveUpAfter {
-				return fmt.Errorf("indexer %s: no node answered for %s: %w", x.cfg.ID, x.GiveUpAfter, err)
-			}
-			x.log.Warn("node status failed; retrying", "err", err)
-			if sleepCtx(ctx, x.cfg.PollInterval.D()) != nil {
-				return stopped(ctx, until)
-			}
-			continue
+	return Follow{DB: x.db, Chain: x.cfg, Blocks: "blocks", Series: x.series, Log: x.log,
+		RetryEvery: x.RetryEvery, GiveUpAfter: x.GiveUpAfter, Wake: wake}.Run(ctx, &cosmosFamily{x: x}, until)
+}
+
+// cosmosFamily is a CometBFT chain as Follow reads it.
+type cosmosFamily struct {
+	x *Cosmos
+	// resumed: heights were indexed before (see LoadStart), so a height
+	// the node has pruned cannot be skipped without leaving a gap.
+	resumed bool
+}
+
+// Start is the checkpoint, else start_height, else the node's earliest
+// height, once the last indexed block is the node's.
+func (f *cosmosFamily) Start(ctx context.Context) (int64, error) {
+	x := f.x
+	next, resumed, err := x.startHeight(ctx)
+	if err != nil {
+		return 0, err
+	}
+	f.resumed = resumed
+	x.genesisSettled = false // the chain may have been reset since the last Run
+	return next, x.checkContinuity(ctx, next)
+}
+
+// Tip is the node's status. A node of another network, or RPC endpoints
+// of several, end the run.
+func (f *cosmosFamily) Tip(ctx context.Context) (Tip, error) {
+	x := f.x
+	st, err := x.src.Status(ctx)
+	if errors.Is(err, cometbft.ErrMixedChains) {
+		return Tip{}, fmt.Errorf("indexer %s: %w", x.cfg.ID, err)
+	}
+	if err != nil {
+		return Tip{}, fmt.Errorf("%w: %w", ErrNodeUnavailable, err)
+	}
+	if st.Network != "" && st.Network != x.cfg.ID {
+		return Tip{}, fmt.Errorf("indexer %s: the node serves chain %q, not %q", x.cfg.ID, st.Network, x.cfg.ID)
+	}
+	return Tip{Latest: st.LatestHeight, Target: st.LatestHeight, Status: st}, nil
+}
+
+// CatchUp indexes [next, target]. A first start below the node's earliest
+// height skips to it when allow_pruned_start says so.
+func (f *cosmosFamily) CatchUp(ctx context.Context, next, target int64, tip Tip) (int64, error) {
+	x := f.x
+	st := tip.Status.(cometbft.Status)
+	if next < st.EarliestHeight {
+		if f.resumed {
+			// Skipping now would leave a gap that nothing records.
+			return next, fmt.Errorf("indexer %s: height %d, the next to index, is pruned on the node (earliest available: %d); "+
+				"allow_pruned_start applies only to a chain's first start: point rpc at a node that still has it", x.cfg.ID, next, st.EarliestHeight)
 		}
-		unreachable = time.Time{}
-		if st.Network != "" && st.Network != x.cfg.ID {
-			return fmt.Errorf("indexer %s: the node serves chain %q, not %q", x.cfg.ID, st.Network, x.cfg.ID)
+		if !x.cfg.AllowPrunedStart {
+			return next, fmt.Errorf("indexer %s: height %d is pruned on the node (earliest available: %d); set allow_pruned_start or start_height", x.cfg.ID, next, st.EarliestHeight)
 		}
-		if next < st.EarliestHeight {
-			if resumed {
-				// Skipping now would leave a gap that nothing records.
-				return fmt.Errorf("indexer %s: height %d, the next to index, is pruned on the node (earliest available: %d); "+
-					"allow_pruned_start applies only to a chain's first start: point rpc at a node that still has it", x.cfg.ID, next, st.EarliestHeight)
-			}
-			if !x.cfg.AllowPrunedStart {
-				return fmt.Errorf("indexer %s: height %d is pruned on the node (earliest available: %d); set allow_pruned_start or start_height", x.cfg.ID, next, st.EarliestHeight)
-			}
-			x.log.Warn("starting at the node's earliest height", "wanted", next, "earliest", st.EarliestHeight)
-			if err := x.skipTo(ctx, next, st.EarliestHeight, st.LatestHeight); err != nil {
-				return err
-			}
-			next = st.EarliestHeight
+		x.log.Warn("starting at the node's earliest height", "wanted", next, "earliest", st.EarliestHeight)
+		if err := x.skipTo(ctx, next, st.EarliestHeight, st.LatestHeight); err != nil {
+			return next, err
 		}
-		x.series.NodeHeight.Set(float64(st.LatestHeight))
-		x.series.Lag.Set(float64(st.LatestHeight - (next - 1)))
-		target := st.LatestHeight
-		if until > 0 {
-			target = min(target, until)
-		}
-		if next <= target {
-			n, err := x.catchUp(ctx, next, target, st)
-			resumed = resumed || n > next
-			next = n
-			if err != nil {
-				if ctx.Err() != nil {
-					return stopped(ctx, until)
-				}
-				return err
-			}
-		}
-		if until > 0 && next > until {
-			return FinishDeadLetters(ctx, x.db, x.cfg.ID, until, func(ctx context.Context) error { return x.retryDeadLetters(ctx, st, false) })
-		}
-		if time.Since(lastRetry) >= x.RetryEvery {
-			lastRetry = time.Now()
-			if err := x.retryDeadLetters(ctx, st, true); err != nil && ctx.Err() == nil {
-				x.log.Warn("dead-letter retry failed", "err", err)
-			}
-		}
-		if next > st.LatestHeight {
-			if sleepOrWake(ctx, x.cfg.PollInterval.D(), wake) != nil {
-				return stopped(ctx, until)
-			}
+		next = st.EarliestHeight
+		if next > target {
+			return next, nil
 		}
 	}
+	n, err := x.catchUp(ctx, next, target, st)
+	f.resumed = f.resumed || n > next
+	return n, err
 }
+
+// RetryDeadLetters retries the chain's dead letters.
+func (f *cosmosFamily) RetryDeadLetters(ctx context.Context, tip Tip, dueOnly bool) error {
+	return f.x.retryDeadLetters(ctx, tip.Status.(cometbft.Status), dueOnly)
+}
+
+// AtTip has nothing to check: a committed CometBFT block is final.
+func (f *cosmosFamily) AtTip(_ context.Context, next int64) (int64, error) { return next, nil }
 
 // ErrDifferentHistory means the node's block at the last indexed height is
 // not the indexed one: the chain was reset (a devnet) or the RPC points at
@@ -220,7 +201,7 @@ func (x *Cosmos) checkContinuity(ctx context.Context, next int64) error {
 			if !warned {
 				x.log.Warn("node is behind the indexed height; waiting", "indexed", next-1, "node", he.Bound)
 			}
-			if sleepCtx(ctx, x.cfg.PollInterval.D()) != nil {
+			if Sleep(ctx, x.cfg.PollInterval.D()) != nil {
 				return nil
 			}
 			continue
@@ -240,18 +221,6 @@ func (x *Cosmos) checkContinuity(ctx context.Context, next int64) error {
 			"to start over run `chainlens index --reset --chain %s`", x.cfg.ID, next-1, b.BlockID.Hash, stored, ErrDifferentHistory, x.cfg.ID)
 	}
 }
-
-// stopped is Run's answer to a cancelled context: a clean stop when
-// following the chain, an error when a target height was not reached.
-func stopped(ctx context.Context, until int64) error {
-	if until > 0 {
-		return fmt.Errorf("stopped before reaching height %d: %w", until, ctx.Err())
-	}
-	return nil
-}
-
-// lock takes the chain's indexing lock.
-func (x *Cosmos) lock(ctx context.Context) (func(), error) { return LockChain(ctx, x.db, x.cfg.ID) }
 
 // startHeight is the checkpoint, or the configured start for a new chain
 // (else the node's earliest height); resumed as LoadStart says.
@@ -685,15 +654,4 @@ func (x *Cosmos) retryDeadLetters(ctx context.Context, st cometbft.Status, dueOn
 	}
 	RefreshDeadLetterGauges(ctx, x.db, x.cfg.ID, x.series)
 	return nil
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

@@ -31,7 +31,7 @@ func blockHint(ctx context.Context, rpc string, log *slog.Logger) <-chan struct{
 				return
 			}
 			log.Debug("new block hint disconnected; reconnecting", "rpc", rpc, "err", err, "in", backoff)
-			if sleepCtx(ctx, backoff) != nil {
+			if Sleep(ctx, backoff) != nil {
 				return
 			}
 			backoff = min(2*backoff, time.Minute)

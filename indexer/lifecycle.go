@@ -1,10 +1,11 @@
 package indexer
 
 // The parts of an indexer's life that every chain family shares, written
-// once: where it starts, the check of a target height (index --until), how
-// a run to a target ends on its dead letters, the dead-letter gauges, and
-// the checkpoint's SQL. Each family's indexer (Cosmos here, indexer/evm)
-// supplies how its chain is read: tip, fetch, verify.
+// once: the run loop (Follow, follow.go), where it starts, the check of a
+// target height (index --until), how a run to a target ends on its dead
+// letters, the dead-letter gauges, and the checkpoint's SQL. Each family's
+// indexer (Cosmos here, indexer/evm) supplies how its chain is read, as a
+// Family: start, tip, catch up, dead letters, the check at the tip.
 
 import (
 	"context"

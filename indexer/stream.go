@@ -95,7 +95,7 @@ func (x *Cosmos) readStream(ctx context.Context, h int64, enc chains.AttrEncodin
 			return x.decodeWhole(h, enc, blockRaw, ans.Result)
 		case streamBroken(err) && attempt < streamAttempts:
 			x.log.Warn("block_results stream broke; reading the height again", "height", h, "attempt", attempt, "err", err)
-			if sleepCtx(ctx, time.Duration(attempt)*time.Second) != nil {
+			if Sleep(ctx, time.Duration(attempt)*time.Second) != nil {
 				return &fetched{height: h, err: fmt.Errorf("fetch height %d: %w", h, ctx.Err())}
 			}
 		case streamBroken(err):

@@ -19,6 +19,7 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 
 	chainevm "github.com/chainlens/chainlens/chains/evm"
+	"github.com/chainlens/chainlens/indexer"
 )
 
 var (
@@ -328,7 +329,7 @@ func (x *Indexer) call(ctx context.Context, what string, fn func(ctx context.Con
 			return fmt.Errorf("%w: %s: %w", errNode, what, err)
 		}
 		x.log.Debug("rpc call failed; retrying", "call", what, "attempt", attempt, "err", err)
-		if sleepCtx(ctx, delay/2+rand.N(delay/2+1)) != nil {
+		if indexer.Sleep(ctx, delay/2+rand.N(delay/2+1)) != nil {
 			return ctx.Err()
 		}
 		delay = min(delay*2, x.Retry.Max)

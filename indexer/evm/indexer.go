@@ -153,146 +153,68 @@ func (x *Indexer) Run(ctx context.Context, until int64) error {
 	if len(x.nodes) == 0 {
 		return fmt.Errorf("indexer %s: no rpc endpoint configured", x.cfg.ID)
 	}
-	release, err := x.lock(ctx)
-	if err != nil {
-		return err
-	}
-	defer release()
+	return indexer.Follow{DB: x.db, Chain: x.cfg, Blocks: "evm_blocks", Series: x.series, Log: x.log.With("tokens", len(x.tokens)),
+		RetryEvery: x.RetryEvery, GiveUpAfter: x.GiveUpAfter}.Run(ctx, &family{x: x}, until)
+}
 
-	next, err := x.startHeight(ctx)
-	if err != nil {
+// family is an EVM chain as indexer.Follow reads it.
+type family struct {
+	x            *Indexer
+	chainChecked bool // the node's EVM chain id was found right
+}
+
+// Start is the checkpoint, or the configured start (0 = genesis).
+func (f *family) Start(ctx context.Context) (int64, error) { return f.x.startHeight(ctx) }
+
+// Tip is the node's block number, and the last block with the configured
+// confirmations. A node of another EVM chain ends the run.
+func (f *family) Tip(ctx context.Context) (indexer.Tip, error) {
+	x := f.x
+	if !f.chainChecked {
+		if err := x.checkChainID(ctx); err != nil {
+			return indexer.Tip{}, transient(err)
+		}
+		f.chainChecked = true
+	}
+	var latest uint64
+	if err := x.call(ctx, "eth_blockNumber", func(ctx context.Context, ec *ethclient.Client) (err error) {
+		latest, err = ec.BlockNumber(ctx)
 		return err
+	}); err != nil {
+		return indexer.Tip{}, transient(err)
 	}
-	if until > 0 && next > until {
-		if err := indexer.CheckUntil(ctx, x.db, x.cfg.ID, "evm_blocks", next, until); err != nil {
-			return err
-		}
+	return indexer.Tip{Latest: int64(latest), Target: int64(latest) - int64(x.cfg.Confirmations)}, nil
+}
+
+// CatchUp indexes [next, target]; a range that does not continue the
+// stored chain (a reorg) rewinds to the common ancestor.
+func (f *family) CatchUp(ctx context.Context, next, target int64, tip indexer.Tip) (int64, error) {
+	n, err := f.x.catchUp(ctx, next, target, tip.Latest)
+	var re *reorgError
+	if errors.As(err, &re) {
+		n, err = f.x.handleReorg(ctx, re)
 	}
-	indexer.RefreshDeadLetterGauges(ctx, x.db, x.cfg.ID, x.series)
-	x.log.Info("indexer started", "next_height", next, "until", until, "tokens", len(x.tokens))
-	poll := x.cfg.PollInterval.D()
-	wait := poll
-	chainChecked := false
-	lastRetry := time.Now()
-	// Since when the node has answered no block number, and since when
-	// its blocks have failed to be read (a node may answer the first and
-	// not the second).
-	var unreachable, failing time.Time
-	// giveUp reports whether the failure that began at since has lasted
-	// GiveUpAfter.
-	giveUp := func(since *time.Time) bool {
-		if since.IsZero() {
-			*since = time.Now()
-		}
-		return x.GiveUpAfter > 0 && time.Since(*since) >= x.GiveUpAfter
+	return n, transient(err)
+}
+
+// RetryDeadLetters retries the chain's dead letters.
+func (f *family) RetryDeadLetters(ctx context.Context, tip indexer.Tip, dueOnly bool) error {
+	return f.x.retryDeadLetters(ctx, dueOnly, tip.Latest)
+}
+
+// AtTip checks that the stored tip is still the node's (see checkTip).
+func (f *family) AtTip(ctx context.Context, next int64) (int64, error) {
+	n, err := f.x.checkTip(ctx, next)
+	return n, transient(err)
+}
+
+// transient marks the node's failures (nodeFailure) as what the run loop
+// retries; others (the database's, the configuration's) end the run.
+func transient(err error) error {
+	if err != nil && nodeFailure(err) && !errors.Is(err, indexer.ErrNodeUnavailable) {
+		return fmt.Errorf("%w: %w", indexer.ErrNodeUnavailable, err)
 	}
-	for {
-		if !chainChecked {
-			if err := x.checkChainID(ctx); err != nil {
-				if !errors.Is(err, errNode) {
-					return err
-				}
-				if giveUp(&unreachable) {
-					return fmt.Errorf("indexer %s: the node was unreachable for %s: %w", x.cfg.ID, x.GiveUpAfter, err)
-				}
-			} else {
-				chainChecked = true
-			}
-		}
-		var latest uint64
-		err := x.call(ctx, "eth_blockNumber", func(ctx context.Context, ec *ethclient.Client) (err error) {
-			latest, err = ec.BlockNumber(ctx)
-			return err
-		})
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			if giveUp(&unreachable) {
-				return fmt.Errorf("indexer %s: the node was unreachable for %s: %w", x.cfg.ID, x.GiveUpAfter, err)
-			}
-			x.log.Warn("node unavailable; waiting", "err", err, "wait", wait)
-			if sleepCtx(ctx, wait) != nil {
-				return nil
-			}
-			wait = min(wait*2, 30*time.Second)
-			continue
-		}
-		unreachable = time.Time{}
-		safe := int64(latest) - int64(x.cfg.Confirmations)
-		x.series.NodeHeight.Set(float64(latest))
-		x.series.Lag.Set(float64(int64(latest) - (next - 1)))
-		target := safe
-		if until > 0 {
-			target = min(target, until)
-		}
-		if next <= target {
-			n, err := x.catchUp(ctx, next, target, int64(latest))
-			next = n
-			var re *reorgError
-			switch {
-			case err == nil:
-				wait = poll
-				failing = time.Time{}
-			case ctx.Err() != nil:
-				return nil
-			case errors.As(err, &re):
-				if next, err = x.handleReorg(ctx, re); err != nil {
-					if ctx.Err() != nil {
-						return nil
-					}
-					if !nodeFailure(err) {
-						return err
-					}
-					x.log.Warn("reorg handling interrupted; retrying", "err", err, "wait", wait)
-					if sleepCtx(ctx, wait) != nil {
-						return nil
-					}
-					wait = min(wait*2, 30*time.Second)
-				}
-				continue
-			case errors.Is(err, errNode):
-				if giveUp(&failing) {
-					return fmt.Errorf("indexer %s: blocks from %d could not be read for %s: %w", x.cfg.ID, next, x.GiveUpAfter, err)
-				}
-				x.log.Warn("fetch failed; waiting for the node", "next_height", next, "err", err, "wait", wait)
-				if sleepCtx(ctx, wait) != nil {
-					return nil
-				}
-				wait = min(wait*2, 30*time.Second)
-				continue
-			default:
-				return err
-			}
-		}
-		if until > 0 && next > until {
-			return indexer.FinishDeadLetters(ctx, x.db, x.cfg.ID, until, func(ctx context.Context) error {
-				return x.retryDeadLetters(ctx, false, int64(latest))
-			})
-		}
-		if time.Since(lastRetry) >= x.RetryEvery {
-			lastRetry = time.Now()
-			if err := x.retryDeadLetters(ctx, true, int64(latest)); err != nil && ctx.Err() == nil {
-				x.log.Warn("dead-letter retry failed", "err", err)
-			}
-		}
-		if next > safe {
-			n, err := x.checkTip(ctx, next)
-			next = n
-			if err != nil {
-				if ctx.Err() != nil {
-					return nil
-				}
-				if !nodeFailure(err) {
-					return err
-				}
-				x.log.Warn("tip check failed", "err", err)
-			}
-			if sleepCtx(ctx, poll) != nil {
-				return nil
-			}
-		}
-	}
+	return err
 }
 
 // checkTip compares the stored tip with the node's block at its height
@@ -340,11 +262,6 @@ func (x *Indexer) checkChainID(ctx context.Context) error {
 		return fmt.Errorf("indexer %s: the node serves EVM chain id %s, not %d", x.cfg.ID, got, want)
 	}
 	return nil
-}
-
-// lock takes the chain's indexing lock (shared with the cosmos indexer).
-func (x *Indexer) lock(ctx context.Context) (func(), error) {
-	return indexer.LockChain(ctx, x.db, x.cfg.ID)
 }
 
 // startHeight is the checkpoint, or the configured start (0 = genesis).
@@ -481,17 +398,6 @@ func (x *Indexer) handleReorg(ctx context.Context, re *reorgError) (int64, error
 	x.series.IndexedHeight.Set(float64(ancestor))
 	indexer.RefreshDeadLetterGauges(ctx, x.db, x.cfg.ID, x.series)
 	return ancestor + 1, nil
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // Dial returns a client for each endpoint, in order (nothing is sent
