@@ -339,21 +339,17 @@ func (s *Scheduler) prepare(ctx context.Context, tx bun.Tx, j Job) (wm, bound in
 }
 
 // recordReach records, in the run's transaction, what the rows of a job
-// over one chain reach: the last indexed block (of either family's block
-// table) at or below its watermark, and its time. Answers read their
+// over one chain reach: the last indexed block (block_headers: of any
+// family) at or below its watermark, and its time. Answers read their
 // freshness there (api.JobHeight).
 func recordReach(ctx context.Context, tx bun.Tx, j Job, watermark int64) error {
 	chain := j.Tables().ChainID
 	if chain == "" {
 		return nil
 	}
-	_, err := tx.NewRaw(`UPDATE aggregator_jobs j SET chain_id = ?0, height = b.height, block_time = b.time
-		FROM (SELECT max(height) AS height FROM (
-				(SELECT height FROM blocks WHERE chain_id = ?0 AND height <= ?1 ORDER BY height DESC LIMIT 1)
-				UNION ALL (SELECT height FROM evm_blocks WHERE chain_id = ?0 AND height <= ?1 ORDER BY height DESC LIMIT 1)) h) m
-		LEFT JOIN LATERAL (SELECT height, time FROM blocks WHERE chain_id = ?0 AND height = m.height
-			UNION ALL SELECT height, time FROM evm_blocks WHERE chain_id = ?0 AND height = m.height LIMIT 1) b ON true
-		WHERE j.name = ?2`, chain, watermark, j.Name()).Exec(ctx)
+	_, err := tx.NewRaw(`UPDATE aggregator_jobs SET chain_id = ?0,
+			(height, block_time) = (SELECT height, time FROM block_headers WHERE chain_id = ?0 AND height <= ?1 ORDER BY height DESC LIMIT 1)
+		WHERE name = ?2`, chain, watermark, j.Name()).Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("record what %s reaches: %w", j.Name(), err)
 	}

@@ -75,10 +75,7 @@ func unrecordedJobHeight(ctx context.Context, db bun.IDB, chainID, job string) (
 	err := db.NewRaw(`SELECT b.height, b.time,
 			(SELECT time FROM blocks WHERE chain_id = ?0 AND height > 0 ORDER BY height LIMIT 1) AS first
 		FROM aggregator_jobs j
-		JOIN LATERAL (SELECT height, time FROM (
-				(SELECT height, time FROM blocks WHERE chain_id = ?0 AND height <= j.watermark ORDER BY height DESC LIMIT 1)
-				UNION ALL (SELECT height, time FROM evm_blocks WHERE chain_id = ?0 AND height <= j.watermark ORDER BY height DESC LIMIT 1)) l
-			ORDER BY height DESC LIMIT 1) b ON true
+		JOIN LATERAL (SELECT height, time FROM block_headers WHERE chain_id = ?0 AND height <= j.watermark ORDER BY height DESC LIMIT 1) b ON true
 		WHERE j.name = ?1`, chainID, job).Scan(ctx, &st)
 	if errors.Is(err, sql.ErrNoRows) {
 		return ChainHeight{}, fmt.Errorf("chain %s: the %s job has not run yet: %w", chainID, job, problem.ErrNotIndexed)

@@ -53,12 +53,12 @@ func DeleteChainRows(ctx context.Context, db bun.IDB, chainID string, tables ...
 }
 
 // SkipToFirst moves a report job's watermark up to just below the first
-// height the indexer stored in table (blocks or evm_blocks) for chainID,
+// height the indexer stored for chainID (of any family: block_headers),
 // so a job over a chain indexed from a recent start height does not walk
 // the empty heights below it.
-func SkipToFirst(ctx context.Context, db bun.IDB, table, chainID string, wm int64) (int64, error) {
+func SkipToFirst(ctx context.Context, db bun.IDB, chainID string, wm int64) (int64, error) {
 	var first *int64
-	if err := db.NewRaw("SELECT min(height) FROM ? WHERE chain_id = ? AND height > 0", bun.Ident(table), chainID).Scan(ctx, &first); err != nil {
+	if err := db.NewRaw("SELECT min(height) FROM block_headers WHERE chain_id = ? AND height > 0", chainID).Scan(ctx, &first); err != nil {
 		return 0, fmt.Errorf("first indexed height of %s: %w", chainID, err)
 	}
 	if first != nil && wm < *first-1 {
@@ -84,7 +84,7 @@ func NextRange(ctx context.Context, db bun.IDB, chainID string, wm, max int64, t
 			return 0, 0, err
 		}
 	}
-	if wm, err = SkipToFirst(ctx, db, "blocks", chainID, wm); err != nil {
+	if wm, err = SkipToFirst(ctx, db, chainID, wm); err != nil {
 		return 0, 0, err
 	}
 	if tip <= wm {

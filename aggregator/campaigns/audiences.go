@@ -119,12 +119,8 @@ func (j Audiences) members(ctx context.Context, tx bun.Tx, ch config.Chain, r *e
 		since := now.Add(-time.Duration(r.ActiveWithinDays) * 24 * time.Hour)
 		// A chain indexed only up to before the window tells nothing of it
 		// (the members stay as they were), rather than everyone ever seen.
-		blocks := "blocks"
-		if evm {
-			blocks = "evm_blocks"
-		}
 		var tip sql.NullTime
-		if err := tx.NewRaw(`SELECT (SELECT time FROM `+blocks+` WHERE chain_id = ? ORDER BY height DESC LIMIT 1)`, ch.ID).Scan(ctx, &tip); err != nil {
+		if err := tx.NewRaw(`SELECT (SELECT time FROM block_headers WHERE chain_id = ? ORDER BY height DESC LIMIT 1)`, ch.ID).Scan(ctx, &tip); err != nil {
 			return nil, fmt.Errorf("last indexed block of %s: %w", ch.ID, err)
 		}
 		if !tip.Valid || tip.Time.Before(since) {

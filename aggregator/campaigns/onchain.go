@@ -59,13 +59,6 @@ func (Onchain) Tables() aggregator.Tables {
 
 func (j Onchain) evm() bool { return j.Chain.IsEVM() }
 
-func (j Onchain) blocksTable() string {
-	if j.evm() {
-		return "evm_blocks"
-	}
-	return "blocks"
-}
-
 // goal is an onchain campaign_goals row with its campaign's window.
 type goal struct {
 	ID, CampaignID int64
@@ -144,7 +137,7 @@ func (j Onchain) goals(ctx context.Context, tx bun.Tx, tip int64) ([]goal, error
 		coalesce(g.event_type, '') AS event_type, coalesce(g.denom, '') AS denom, g.min_amount::text AS min_amount,
 		c.attribution_window_s, c.start_date, c.end_date, g.scanned_height, b.time AS scanned_time
 		FROM campaign_goals g JOIN campaigns c ON c.id = g.campaign_id
-		LEFT JOIN `+j.blocksTable()+` b ON b.chain_id = g.chain_id AND b.height = g.scanned_height
+		LEFT JOIN block_headers b ON b.chain_id = g.chain_id AND b.height = g.scanned_height
 		WHERE g.kind = 'onchain' AND g.chain_id = ? AND coalesce(g.scanned_height, -1) < ?
 		ORDER BY g.id`, j.Chain.ID, tip).Scan(ctx, &rows)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
@@ -193,7 +186,7 @@ func (j Onchain) goals(ctx context.Context, tx bun.Tx, tip int64) ([]goal, error
 // after t (0 when there is none yet).
 func (j Onchain) firstHeightAt(ctx context.Context, tx bun.Tx, t time.Time) (int64, error) {
 	var h sql.NullInt64
-	if err := tx.NewRaw(`SELECT min(height) FROM `+j.blocksTable()+` WHERE chain_id = ? AND time >= ?`, j.Chain.ID, t).Scan(ctx, &h); err != nil {
+	if err := tx.NewRaw(`SELECT min(height) FROM block_headers WHERE chain_id = ? AND time >= ?`, j.Chain.ID, t).Scan(ctx, &h); err != nil {
 		return 0, fmt.Errorf("first height of %s at %s: %w", j.Chain.ID, t, err)
 	}
 	return h.Int64, nil

@@ -157,7 +157,7 @@ func (j Flows) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, int6
 		}
 		wm = 0
 	}
-	if wm, err = store.SkipToFirst(ctx, tx, "evm_blocks", id, wm); err != nil {
+	if wm, err = store.SkipToFirst(ctx, tx, id, wm); err != nil {
 		return 0, 0, err
 	}
 	if tip <= wm {
