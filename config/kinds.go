@@ -18,9 +18,6 @@ const KindEVM = "evm"
 // (chains/kinds maps each to its adapter) and KindEVM.
 var Kinds = []string{"osmosis", "dydx", "neutron", "cosmoshub", "xion", "noble", "cosmos", KindEVM}
 
-// GroupKinds is the chain kind each endpoint group's base family reads
-// (one chain of it; the stablecoin group reads every EVM chain).
-var GroupKinds = map[string]string{"dex": "osmosis", "perp": "dydx", "dex2": "neutron", "staking": "cosmoshub", "smart_account": "xion"}
 
 // FamilyOf is the family of a chain kind.
 func FamilyOf(kind string) Family {

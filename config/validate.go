@@ -14,17 +14,6 @@ import (
 	"github.com/robfig/cron/v3"
 )
 
-// Bases lists the base address families of the API (see api/route.Group.Base).
-var Bases = []string{"engagement", "dex", "perp", "stablecoins", "dex2", "staking", "smart_account"}
-
-// Groups lists the nine endpoint groups of the API (see api/route.Groups):
-// API key scopes, and what api.groups may make public.
-var Groups = []string{"engagement", "dex", "dex_lens", "perp", "perp_lens", "stablecoins", "dex2", "staking", "smart_account"}
-
-// LensBase names the base address family a lens group shares: it is
-// placed with that family and has only its own public flag.
-var LensBase = map[string]string{"dex_lens": "dex", "perp_lens": "perp"}
-
 // defaultPrefix is the account bech32 prefix of each known cosmos kind.
 var defaultPrefix = map[string]string{
 	"osmosis": "osmo", "dydx": "dydx", "neutron": "neutron", "cosmoshub": "cosmos", "xion": "xion", "noble": "noble",

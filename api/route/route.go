@@ -5,7 +5,11 @@
 // document is generated from it, so the two cannot drift apart.
 package route
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/chainlens/chainlens/config"
+)
 
 // Group is an endpoint group of the interface; each is served from its own
 // base address.
@@ -24,25 +28,29 @@ const (
 	SmartAccount Group = "smart_account"
 )
 
-// Groups lists every group in the order of the interface.
-var Groups = []Group{Engagement, Dex, DexLens, Perp, PerpLens, Stablecoins, Dex2, Staking, SmartAccount}
+// Groups lists every group in the order of the interface
+// (config.EndpointGroups).
+var Groups = func() []Group {
+	out := make([]Group, len(config.EndpointGroups))
+	for i, g := range config.EndpointGroups {
+		out[i] = Group(g.Name)
+	}
+	return out
+}()
 
 // Base is the base address family of a group: groups that share a base
 // address in the interface (dex and dex lens, perp and perp lens) share a
 // listener, host or prefix; each group keeps its own API key scope and
 // public flag.
 func (g Group) Base() string {
-	switch g {
-	case DexLens:
-		return string(Dex)
-	case PerpLens:
-		return string(Perp)
+	if base, ok := config.LensBase[string(g)]; ok {
+		return base
 	}
 	return string(g)
 }
 
 // Bases lists every base address family.
-var Bases = []string{"engagement", "dex", "perp", "stablecoins", "dex2", "staking", "smart_account"}
+var Bases = config.Bases
 
 // In says where a parameter is carried.
 type In string
