@@ -18,7 +18,6 @@ const KindEVM = "evm"
 // (chains/kinds maps each to its adapter) and KindEVM.
 var Kinds = []string{"osmosis", "dydx", "neutron", "cosmoshub", "xion", "noble", "cosmos", KindEVM}
 
-
 // FamilyOf is the family of a chain kind.
 func FamilyOf(kind string) Family {
 	if kind == KindEVM {
