@@ -76,5 +76,6 @@ type Handlers struct {
 func (h Handlers) implemented(id string) bool {
 	_, ok := h.JSON[id]
 	_, ok2 := h.Raw[id]
-	return ok || ok2
+	_, ok3 := h.Admin[id]
+	return ok || ok2 || ok3
 }

@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -98,6 +97,11 @@ func New(opt Options) (*Server, error) {
 			return nil, fmt.Errorf("api: handler for unknown operation %q", id)
 		}
 	}
+	for id := range opt.Handlers.Admin {
+		if !slices.ContainsFunc(route.AdminTable(), func(o route.Operation) bool { return o.ID() == id }) {
+			return nil, fmt.Errorf("api: handler for unknown admin operation %q", id)
+		}
+	}
 	for id := range opt.Handlers.Raw {
 		if !slices.ContainsFunc(opt.Ops, func(o route.Operation) bool { return o.ID() == id }) {
 			return nil, fmt.Errorf("api: handler for unknown operation %q", id)
@@ -167,9 +171,14 @@ func (s *Server) Handler(addr string) http.Handler {
 	}
 	if slices.Contains(bases, route.Engagement.Base()) {
 		g := s.opt.Config.Groups[route.Engagement.Base()]
-		for pattern, h := range s.opt.Handlers.Admin {
-			method, path, _ := strings.Cut(pattern, " ")
-			mux.Handle(method+" "+g.Host+g.Prefix+path, s.admin(h))
+		pl := place{g.Host, g.Prefix}
+		for _, op := range route.AdminTable() {
+			h, ok := s.opt.Handlers.Admin[op.ID()]
+			if !ok {
+				continue // no admin API (no engagement domain)
+			}
+			mux.Handle(op.Method+" "+g.Host+g.Prefix+op.Path, s.observe(op)(s.admin(h)))
+			docs[pl] = append(docs[pl], op)
 		}
 	}
 	for pl, ops := range docs {

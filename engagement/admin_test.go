@@ -161,4 +161,28 @@ func TestAdminAPI(t *testing.T) {
 	if resp.Header.Get("Cache-Control") != "no-store" {
 		t.Errorf("Cache-Control %q", resp.Header.Get("Cache-Control"))
 	}
+
+	// The admin operations are in the route table: documented in the
+	// engagement group's OpenAPI document (tag admin) and observed.
+	resp, b = e.do(t, "GET", "/openapi.json", nil, nil)
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Tags []string `json:"tags"`
+		} `json:"paths"`
+	}
+	if resp.StatusCode != 200 || json.Unmarshal(b, &doc) != nil {
+		t.Fatalf("openapi: %d %s", resp.StatusCode, b)
+	}
+	for _, c := range [][2]string{{"/admin/campaigns", "post"}, {"/admin/campaigns/{id}/report", "get"}, {"/admin/campaigns/{id}/pause", "post"}} {
+		if tags := doc.Paths[c[0]][c[1]].Tags; fmt.Sprint(tags) != "[admin]" {
+			t.Errorf("openapi %s %s: tags %v, want [admin]", c[1], c[0], tags)
+		}
+	}
+	_, b = e.do(t, "GET", "/metrics", nil, nil)
+	for _, want := range []string{`chainlens_api_requests_total{code="200",operation="GET /admin/campaigns/{id}/report"} 1`,
+		`chainlens_api_requests_total{code="401",operation="GET /admin/campaigns"} 1`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
 }

@@ -48,10 +48,14 @@ func Build(info Info, ops []route.Operation, implemented func(id string) bool) m
 }
 
 func operation(op route.Operation, implemented bool) map[string]any {
+	tag := string(op.Group)
+	if op.Admin {
+		tag = "admin" // a secret key with the admin scope
+	}
 	o := map[string]any{
 		"operationId":   operationID(op),
 		"summary":       op.Summary,
-		"tags":          []any{string(op.Group)},
+		"tags":          []any{tag},
 		"x-credits":     op.Credits,
 		"x-implemented": implemented,
 	}

@@ -124,6 +124,9 @@ type Operation struct {
 	NoAuth bool
 	// Publishable marks operations usable with a publishable (pk_) key.
 	Publishable bool
+	// Admin marks an operation of the admin API (AdminTable): a secret
+	// key with the admin scope; not metered, never cached.
+	Admin bool
 }
 
 // ID is the stable identifier of the operation: "METHOD PATH".
