@@ -72,6 +72,7 @@ func count(t testing.TB, db *bun.DB, query string, args ...any) int64 {
 }
 
 func TestIndexRecordedLocalnets(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("indexes five recorded chains")
 	}
@@ -125,6 +126,7 @@ func TestMain(m *testing.M) {
 // rows, and reindexes by range and by message type: the rows come back
 // exactly and the checkpoint does not move.
 func TestReindexRewritesExactly(t *testing.T) {
+	t.Parallel()
 	db, _ := testdb.New(t)
 	ln := localnets[0]
 	srv := replayServer(t, ln.dir)
@@ -175,6 +177,7 @@ func TestReindexRewritesExactly(t *testing.T) {
 // same chain id at another chain's node: the indexer must refuse rather
 // than mix two histories, and index again after a reset.
 func TestDifferentHistoryIsRefused(t *testing.T) {
+	t.Parallel()
 	db, _ := testdb.New(t)
 	osmo := localnets[0]
 	cfg := chainConfig(osmo, replayServer(t, osmo.dir).URL)
@@ -205,6 +208,7 @@ func TestDifferentHistoryIsRefused(t *testing.T) {
 // at once): neither may commit, the checkpoint stays before the failed
 // batch, and the next run indexes every height exactly once.
 func TestFailedBatchTakesTheNextOneDown(t *testing.T) {
+	t.Parallel()
 	db, _ := testdb.New(t)
 	ln := localnets[0]
 	srv := replayServer(t, ln.dir)

@@ -51,6 +51,7 @@ func runChild() int {
 // process at random moments during a backfill of the recorded dYdX localnet,
 // restarts it, and checks every height against the node.
 func TestCrashAtRandomMomentsLosesAndDuplicatesNothing(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("kills an indexer process 20 times")
 	}

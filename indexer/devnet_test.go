@@ -23,6 +23,7 @@ import (
 // that every user's balance rebuilt from the indexed balance changes equals the
 // chain's own bank balance at the indexed height.
 func TestIndexLiveDevnet(t *testing.T) {
+	t.Parallel()
 	n, ctx, addr := devnettest.Start(t, 2*time.Minute)
 	db, _ := testdb.New(t)
 	type sent struct {

@@ -14,6 +14,7 @@ import (
 // and host; a URL's user info and path (where credentials live) are not
 // exported.
 func TestEndpointHealthMetrics(t *testing.T) {
+	t.Parallel()
 	reg := prometheus.NewRegistry()
 	health := func() []cometbft.EndpointHealth {
 		return []cometbft.EndpointHealth{

@@ -72,6 +72,7 @@ func (p *faultProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func TestIndexThroughFaultyRPC(t *testing.T) {
+	t.Parallel()
 	db, _ := testdb.New(t)
 	rec, err := replaynode.Load(filepath.Join("..", "testdata", "localnet", "osmosis"))
 	if err != nil {
@@ -130,6 +131,7 @@ func (p prunedProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func TestPrunedStart(t *testing.T) {
+	t.Parallel()
 	db, _ := testdb.New(t)
 	rec, err := replaynode.Load(filepath.Join("..", "testdata", "localnet", "osmosis"))
 	if err != nil {
@@ -159,6 +161,7 @@ func TestPrunedStart(t *testing.T) {
 // resumes from a node pruned above the checkpoint: allow_pruned_start must
 // not skip the missing heights (a silent gap); the indexer stops instead.
 func TestPrunedResumeIsRefused(t *testing.T) {
+	t.Parallel()
 	db, _ := testdb.New(t)
 	ln := localnets[0]
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -189,6 +192,7 @@ func TestPrunedResumeIsRefused(t *testing.T) {
 // next endpoint, and the chain's status is that of all of them (earliest
 // 1, tip 299): nothing is skipped and no height becomes a dead letter.
 func TestHeightRefusalsFailOver(t *testing.T) {
+	t.Parallel()
 	rec, err := replaynode.Load(filepath.Join("..", "testdata", "localnet", "osmosis"))
 	if err != nil {
 		t.Fatal(err)
@@ -240,6 +244,7 @@ func TestHeightRefusalsFailOver(t *testing.T) {
 // GiveUpAfter a node that stays behind the indexed height fails the run
 // instead of being waited for ever.
 func TestNodesThatCannotServeFail(t *testing.T) {
+	t.Parallel()
 	db, _ := testdb.New(t)
 	ln := localnets[0]
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -68,6 +68,7 @@ func (s *scripted) AtTip(_ context.Context, next int64) (int64, error) {
 // fails (with backoff, until GiveUpAfter), ends on any other error, stops
 // at its target height, and indexes again from where AtTip moves it.
 func TestFollow(t *testing.T) {
+	t.Parallel()
 	unavailable := fmt.Errorf("%w: connection refused", ErrNodeUnavailable)
 	for _, c := range []struct {
 		name    string
@@ -114,6 +115,7 @@ func TestFollow(t *testing.T) {
 // TestFollowAtTip: following the chain (no target), a reorg found at the
 // tip moves the next height back and the range is indexed again.
 func TestFollowAtTip(t *testing.T) {
+	t.Parallel()
 	db, _ := testdb.New(t)
 	m, err := NewMetrics(nil)
 	if err != nil {

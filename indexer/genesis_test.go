@@ -28,6 +28,7 @@ import (
 // indexed balance changes, exactly, and that reindexing heights (and
 // importing the genesis again) leaves the genesis rows as they were.
 func TestGenesisBalancesOsmosisLocalnet(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	db, _ := testdb.New(t)
@@ -186,6 +187,7 @@ func TestGenesisBalancesOsmosisLocalnet(t *testing.T) {
 // the last height equals the genesis rows (bank genesis, gentx
 // self-delegation to the bonded pool) plus the indexed changes, exactly.
 func TestGenesisBalancesOtherLocalnets(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("indexes four recorded chains")
 	}

@@ -7,6 +7,7 @@ import (
 )
 
 func TestStreamLane(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	l := newStreamLane()
 	if !l.tryAcquire(10) || l.tryAcquire(11) {

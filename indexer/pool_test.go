@@ -19,6 +19,7 @@ import (
 // connection: it must not take it first and then wait for the first batch
 // to commit (each would wait for the other for ever).
 func TestTwoConnectionsAreEnough(t *testing.T) {
+	t.Parallel()
 	_, url := testdb.New(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -49,6 +50,7 @@ func TestTwoConnectionsAreEnough(t *testing.T) {
 // TestLockWaitsForAKilledHolder: the chain lock a process still holds (as
 // one just killed does until Postgres notices) is waited for, not refused.
 func TestLockWaitsForAKilledHolder(t *testing.T) {
+	t.Parallel()
 	db, _ := testdb.New(t)
 	ctx := context.Background()
 	release, err := LockChain(ctx, db, "c-1")

@@ -18,6 +18,7 @@ import (
 )
 
 func TestContiguousRuns(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		in   []int64
 		max  int
@@ -53,6 +54,7 @@ func (s failingSource) Block(ctx context.Context, h int64) ([]byte, error) {
 // rows stay as indexed, no dead letter appears) and the reindex fails,
 // naming the height; the batches before it are rewritten.
 func TestReindexKeepsRowsOfAFailedHeight(t *testing.T) {
+	t.Parallel()
 	db, _ := testdb.New(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -100,6 +102,7 @@ func TestReindexKeepsRowsOfAFailedHeight(t *testing.T) {
 // they are indexed, by a run through the same height and by a following
 // run's periodic retry.
 func TestDeadLettersAreRetried(t *testing.T) {
+	t.Parallel()
 	db, _ := testdb.New(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -51,6 +51,7 @@ func (s *syncBuffer) String() string {
 // decode, spill files, a commit of their own). Both runs must end at the
 // same checkpoint with the same rows, table by table, exactly.
 func TestStreamedHeightsIndexExactly(t *testing.T) {
+	// Not parallel: it counts the spill files the whole process holds open.
 	if testing.Short() {
 		t.Skip("generates and indexes 36 MB of block_results twice")
 	}
@@ -213,6 +214,7 @@ func spillLines(t *testing.T, sp *spill) map[string][]string {
 // in memory) and as a stream (streamHeight: parts spilled as COPY text),
 // and compares the COPY text of every table exactly.
 func TestStreamLaneRowsMatchLocalnets(t *testing.T) {
+	// Not parallel: it counts the spill files the whole process holds open.
 	for _, ln := range []struct{ dir, chainID, kind, prefix string }{
 		{"osmosis", "localosmosis", "osmosis", "osmo"},
 		{"dydx", "localdydxprotocol", "dydx", "dydx"},
@@ -269,6 +271,7 @@ func TestStreamLaneRowsMatchLocalnets(t *testing.T) {
 // with at most one waiting for its commit, and the catch-up neither stalls
 // nor loses a row.
 func TestEveryHeightStreamed(t *testing.T) {
+	// Not parallel: it counts the spill files the whole process holds open.
 	db, _ := testdb.New(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

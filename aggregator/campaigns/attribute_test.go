@@ -6,6 +6,7 @@ import (
 )
 
 func TestAttribute(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 	at := func(d time.Duration) time.Time { return t0.Add(d) }
 	x := exposures{7: {"a": {{at(-48 * time.Hour), false}, {at(-2 * time.Hour), true}, {at(-time.Hour), false}, {at(10 * time.Second), false}}}}

@@ -125,6 +125,7 @@ func norm(t *testing.T, addr string) string {
 // attribute exactly the qualifying actions, verify the tx hash a website
 // event carries, and build the report. A second run changes nothing.
 func TestConversionsOnDevnet(t *testing.T) {
+	t.Parallel()
 	n, ctx, addr := devnettest.Start(t, 3*time.Minute)
 	db, _ := testdb.New(t)
 	chain := config.Chain{ID: n.ChainID(), Kind: "cosmos", RPC: []string{n.RPCURL()}, BatchSize: 10, Concurrency: 4,

@@ -27,6 +27,7 @@ import (
 // value at the token's configured price (price_usd; the peg for a USD
 // stablecoin): amount ÷ 10^decimals × price.
 func TestOnchainConversionOnEVM(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, ch, tr := indexEVM(t)
 	var token config.Token
@@ -114,6 +115,7 @@ func indexEVM(t *testing.T) (*bun.DB, config.Chain, evmTransfer) {
 // those not found yet go after the others, so a newer event's hash is
 // verified on the next run (it waited for the older ones to time out, 24 h).
 func TestTxLookupsTakeTurns(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, _, tr := indexEVM(t)
 	now := tr.Time.Add(time.Hour)

@@ -23,6 +23,7 @@ import (
 // the goal's minimum, and its USD value at the dex_prices price of uatom
 // for the hour; the uusdc swap goal matches nothing in the window.
 func TestOnchainConversionValueOnOsmosis(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, chain := osmosistest.New(t)
 	const swapHash = "4315C6B71C6ACBAE2BAC26FDF6647CC34634781B00C1CF651C8B74895499B36F"

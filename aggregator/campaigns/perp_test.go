@@ -23,6 +23,7 @@ import (
 // number of fills (active_within_days counts fills as activity); a perp
 // rule on a chain of another kind builds nothing and fails nothing.
 func TestPerpTraderAudiences(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, chain := dydxtest.New(t)
 
@@ -130,6 +131,7 @@ func TestPerpTraderAudiences(t *testing.T) {
 // once counted every signer ever seen), a dex-volume rule on a chain that
 // is not the dex chain (which once failed the whole job on every run).
 func TestRuleAudiencesThatCannotRefresh(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, chain := dydxtest.New(t)
 	f := &engagement.File{}

@@ -17,6 +17,7 @@ import (
 )
 
 func TestActivityOnLocalnet(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, ch := osmosistest.New(t)
 	m := report.NewMarket(ch)

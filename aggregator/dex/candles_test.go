@@ -59,6 +59,7 @@ func dec(t *testing.T, s string) math.LegacyDec {
 }
 
 func TestCandlesOnLocalnet(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, ch := osmosistest.New(t)
 	m := report.NewMarket(ch)

@@ -64,6 +64,7 @@ func lastPrice(t *testing.T, db *bun.DB, base, quote string) math.LegacyDec {
 }
 
 func TestPricesAndVolumeOnLocalnet(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, ch := osmosistest.New(t)
 	m := report.NewMarket(ch)
@@ -175,6 +176,7 @@ func TestPricesAndVolumeOnLocalnet(t *testing.T) {
 // run after each, and checks that the result equals one run over all
 // heights, a full rewind, and closes derived here from the swaps of each hour.
 func TestIncrementalAcrossHours(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, _ := testdb.New(t)
 	m := report.NewMarket(osmosistest.Index(t, db))

@@ -20,6 +20,7 @@ import (
 // growing indexed tips, and compares every row dex_candles and dex_activity
 // wrote with one run from scratch.
 func TestCandlesAndActivityIncremental(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, _ := testdb.New(t)
 	m := report.NewMarket(osmosistest.Index(t, db))

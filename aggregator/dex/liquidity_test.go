@@ -27,6 +27,7 @@ import (
 // at the day's last prices, and reruns (incremental, or from scratch)
 // change nothing.
 func TestLiquidityMatchesTheNode(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, _ := testdb.New(t)
 	m := report.NewMarket(osmosistest.Index(t, db))

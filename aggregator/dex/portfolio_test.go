@@ -42,6 +42,7 @@ func readTruth(t *testing.T, name string, v any) {
 // amounts at its pool's last replayed state truth/cl_user_positions.json,
 // exactly; a second run changes nothing.
 func TestPortfolioOnLocalnet(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, ch := osmosistest.New(t)
 	m := report.NewMarket(ch)
@@ -236,6 +237,7 @@ func dump(t *testing.T, db *bun.DB) string {
 // at growing indexed tips, and compares its tables with one run from
 // scratch; the last balances still equal the node's.
 func TestPortfolioIncremental(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, _ := testdb.New(t)
 	m := report.NewMarket(osmosistest.Index(t, db))

@@ -21,6 +21,7 @@ import (
 // compares with the dex_revenue job's day rows; protorev is the one
 // backrun's profit, 512318328 uosmo (truth/protorev.json all_profits).
 func TestRevenueOnLocalnet(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, _ := testdb.New(t)
 	m := report.NewMarket(osmosistest.Index(t, db))

@@ -25,6 +25,7 @@ import (
 // at growing indexed tips, and compares every row they wrote with one run
 // from scratch.
 func TestRewardsJobsIncremental(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, _ := testdb.New(t)
 	m := report.NewMarket(osmosistest.Index(t, db))

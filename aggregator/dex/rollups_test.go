@@ -32,6 +32,7 @@ import (
 // the one ending 2026-12-22 counts 5 (day 3 only), and no later window has
 // a trader.
 func TestRollupsIncremental(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, _ := testdb.New(t)
 	m := report.NewMarket(osmosistest.Index(t, db))

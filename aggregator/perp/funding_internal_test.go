@@ -6,6 +6,7 @@ import (
 )
 
 func TestFundingArithmetic(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in     []int64
 		n      int64

@@ -17,6 +17,7 @@ import (
 // replayed ticks add up to the funding index the node reports at the last
 // height (its genesis index is 0), over the recording's 8 funding ticks.
 func TestFundingTicksReproduceTheFundingIndex(t *testing.T) {
+	t.Parallel()
 	db, ch := dydxtest.New(t)
 	apitest.RunJobs(t, db, &config.Config{Chains: []config.Chain{ch}})
 
@@ -114,6 +115,7 @@ func TestFundingTicksReproduceTheFundingIndex(t *testing.T) {
 // after 300, equal to those the genesis parameters gave; the other
 // perpetuals keep theirs.
 func TestFundingOfAPerpetualListedLater(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	db, ch, cfg := indexedLocalnet(t)
 	ticks := func() []fundingTick { return fundingTicksOf(t, db, ch.ID, -1) }
@@ -165,6 +167,7 @@ func TestFundingOfAPerpetualListedLater(t *testing.T) {
 // to 300 keep the genesis rates and index changes, the three after it use
 // the new rate at the oracle price of their height.
 func TestFundingParametersChangeAtTheirHeight(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	db, ch, cfg := indexedLocalnet(t)
 	btc := func() []fundingTick { return fundingTicksOf(t, db, ch.ID, 0) }

@@ -13,6 +13,7 @@ import (
 // of the job once a catalog row exists, even a row above their heights
 // and with no new height indexed.
 func TestLiquidationsOfAMarketListedLater(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	db, ch, cfg := indexedLocalnet(t) // the genesis catalog's run
 

@@ -24,6 +24,7 @@ import (
 // checks the APR endpoints against values worked out by hand from the
 // recording.
 func TestAPROnLocalnet(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, ch := osmosistest.New(t)
 

@@ -62,6 +62,7 @@ const (
 // dex jobs once and calls every built endpoint over HTTP. The values are
 // the ones aggregator/dex derives hop by hop from the swaps.
 func TestEndpointsOnLocalnet(t *testing.T) {
+	t.Parallel()
 	db, ch := osmosistest.New(t)
 	cfg := &config.Config{Chains: []config.Chain{ch}}
 	sched, err := aggregator.New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, app.Jobs(cfg)...)
@@ -276,6 +277,7 @@ func TestEndpointsOnLocalnet(t *testing.T) {
 // TestWithoutDexChain answers 503 when no osmosis chain is configured, and
 // when it is configured but not indexed yet.
 func TestWithoutDexChain(t *testing.T) {
+	t.Parallel()
 	db, _ := testdb.New(t)
 	for name, chains := range map[string][]config.Chain{
 		"none configured": nil,

@@ -82,6 +82,7 @@ func balanceBody(strategy, amount, usd, denom, supply string) string {
 // TestEarnOnLocalnet indexes the recorded localnet, runs the jobs with LP
 // strategies on its three gamm pools and checks the four earn endpoints.
 func TestEarnOnLocalnet(t *testing.T) {
+	t.Parallel()
 	db, ch := osmosistest.New(t)
 	cfg := &config.Config{Chains: []config.Chain{ch}, Earn: config.Earn{Strategies: earnStrategies}}
 	sched, err := aggregator.New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, app.Jobs(cfg)...)
@@ -186,6 +187,7 @@ func TestEarnOnLocalnet(t *testing.T) {
 // TestEarnBeforeTheJob answers 503 for a declared strategy the job has not
 // computed, and an empty list.
 func TestEarnBeforeTheJob(t *testing.T) {
+	t.Parallel()
 	db, ch := osmosistest.New(t)
 	cfg := &config.Config{Chains: []config.Chain{ch}, Earn: config.Earn{Strategies: earnStrategies}}
 	s := serveConfig(t, db, cfg, time.Now())
@@ -202,6 +204,7 @@ func TestEarnBeforeTheJob(t *testing.T) {
 // endpoints answer 503; without any chain or channel every IBC chain name
 // is unknown (404).
 func TestEarnOrdersIBCWithoutChains(t *testing.T) {
+	t.Parallel()
 	db, _ := testdb.New(t)
 	s := serveConfig(t, db, &config.Config{Earn: config.Earn{Strategies: earnStrategies}}, time.Now())
 	for path, want := range map[string]int{

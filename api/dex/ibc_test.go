@@ -25,6 +25,7 @@ import (
 // channel-75 ↔ channel-0 and osmosis ↔ lumnetwork channel-115 ↔ channel-3
 // are written in the packets' own dst fields).
 func TestIBCStatusOnMainnetBlock(t *testing.T) {
+	t.Parallel()
 	db, _ := testdb.New(t)
 	ch := osmosistest.IndexMainnet(t, db)
 	hub := config.Chain{ID: "cosmoshub-4", Name: "cosmoshub", Kind: "cosmoshub", RPC: []string{"http://127.0.0.1:1"}, Bech32Prefix: "cosmos"}

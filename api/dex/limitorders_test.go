@@ -30,6 +30,7 @@ func wasmEv(typ string, idx, txIndex int, contract string, kv ...string) chains.
 // documented format (made-up values) to two real transactions of the
 // localnet (heights 27 and 28) and checks the job and the endpoint on them.
 func TestClosedLimitOrders(t *testing.T) {
+	t.Parallel()
 	db, ch := osmosistest.New(t)
 	cfg := &config.Config{Chains: []config.Chain{ch}}
 	ctx := context.Background()

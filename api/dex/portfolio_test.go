@@ -127,6 +127,7 @@ func truthPortfolio(t *testing.T, db *bun.DB, m report.Market, addr string) math
 // and checks each named account's portfolio against the node's own state
 // valued at the same prices, exactly.
 func TestPortfolioOnLocalnet(t *testing.T) {
+	t.Parallel()
 	db, ch := osmosistest.New(t)
 	cfg := &config.Config{Chains: []config.Chain{ch}}
 	sched, err := aggregator.New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, app.Jobs(cfg)...)

@@ -40,6 +40,7 @@ import (
 // matches truth/spot_prices.json's 0.78076974). Amounts are floored to base
 // units; independently computed with 60-digit decimals.
 func TestPositionsAndDepthOnLocalnet(t *testing.T) {
+	t.Parallel()
 	db, ch := osmosistest.New(t)
 	cfg := &config.Config{Chains: []config.Chain{ch}}
 	sched, err := aggregator.New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, app.Jobs(cfg)...)

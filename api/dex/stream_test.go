@@ -74,6 +74,7 @@ func (p streamPage) ids() string {
 // the last closes; volumes equal /fees/v1/pools; then ordering, filters,
 // pagination, and the 24-hour changes a day later.
 func TestPoolStreamOnLocalnet(t *testing.T) {
+	t.Parallel()
 	db, ch := osmosistest.New(t)
 	cfg := &config.Config{Chains: []config.Chain{ch}}
 	sched, err := aggregator.New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, app.Jobs(cfg)...)

@@ -42,6 +42,7 @@ import (
 // nothing), circulating = that − the community pool of the snapshot
 // (distribution CommunityPool at 10, truncated), burnt = 0.
 func TestSupplyOnDevnet(t *testing.T) {
+	t.Parallel()
 	n, ctx, _ := devnettest.Start(t, 3*time.Minute)
 	client, err := cometbft.New([]string{n.RPCURL()}, cometbft.Retry{}, nil)
 	if err != nil {
@@ -141,6 +142,7 @@ func TestSupplyOnDevnet(t *testing.T) {
 // of the bonded pool at 47 (1505210000) + the gov module's deposit burn at
 // 54 (10000000), not the protorev, mint and superfluid modules' own burns.
 func TestSupplyOnLocalnet(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, ch := osmosistest.New(t)
 	cfg := &config.Config{Chains: []config.Chain{ch}}

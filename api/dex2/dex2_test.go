@@ -61,6 +61,7 @@ type trade struct {
 // recorded Neutron localnet: liquidity against the node's own reserves,
 // fills against the dex's own message events, prices against the amounts.
 func TestDex2OnRecordedLocalnet(t *testing.T) {
+	t.Parallel()
 	srv, db := indexed(t)
 	ctx := context.Background()
 
@@ -421,6 +422,7 @@ func TestDex2OnRecordedLocalnet(t *testing.T) {
 // TestDex2Errors: bad input is 400, a chain that is not configured or a
 // range after the data 503.
 func TestDex2Errors(t *testing.T) {
+	t.Parallel()
 	srv, _ := indexed(t)
 	for _, c := range []struct {
 		path   string

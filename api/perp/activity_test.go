@@ -23,6 +23,7 @@ import (
 // (C) started in an earlier week and one (E) the week before, over three
 // hours of Monday 2026-03-02.
 func TestActivityDistributions(t *testing.T) {
+	t.Parallel()
 	db, _ := testdb.New(t)
 	ctx := context.Background()
 	const chain = "synth-dydx"
@@ -109,6 +110,7 @@ func TestActivityDistributions(t *testing.T) {
 // 2026-03-29): the week is still found (adding "7 days" to a timestamptz
 // in that zone lands an hour before the UTC week start).
 func TestRetentionAcrossDST(t *testing.T) {
+	t.Parallel()
 	base, url := testdb.New(t)
 	ctx := context.Background()
 	var name string
@@ -158,6 +160,7 @@ func TestRetentionAcrossDST(t *testing.T) {
 // yet, so the perp reports (positions replayed in order) stop before the
 // first one and go on once it is indexed.
 func TestDeadLetterHoldsTheReports(t *testing.T) {
+	t.Parallel()
 	db, ch := dydxtest.New(t)
 	cfg := &config.Config{Chains: []config.Chain{ch}}
 	ctx := context.Background()
@@ -203,6 +206,7 @@ func TestDeadLetterHoldsTheReports(t *testing.T) {
 // NATIVE sent by the rewards_treasury module account counts, other senders
 // and other denoms do not; USD values use each day's last oracle price.
 func TestTradingRewards(t *testing.T) {
+	t.Parallel()
 	db, _ := testdb.New(t)
 	ctx := context.Background()
 	const chain = "synth-dydx"
@@ -338,6 +342,7 @@ func TestTradingRewards(t *testing.T) {
 // be checked before the catalogs and reports exist; that is 503 (data not
 // indexed yet), not a 400 naming a valid market.
 func TestFiltersBeforeAnythingIsIndexed(t *testing.T) {
+	t.Parallel()
 	db, _ := testdb.New(t)
 	now := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
 	for name, cfg := range map[string]*config.Config{

@@ -20,6 +20,7 @@ import (
 // unbonding: after a rebuild it is no longer listed, and no NATIVE is
 // bonded on the day (staking supply, share by validator).
 func TestBondStatusFromSnapshots(t *testing.T) {
+	t.Parallel()
 	db, ch := dydxtest.New(t)
 	ctx := t.Context()
 	var val struct {

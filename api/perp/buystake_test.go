@@ -16,6 +16,7 @@ import (
 // address: at the last hour its delegated and liquid NATIVE and its USDC
 // equal the node's own delegation and bank queries at the last height.
 func TestBuyStakeMetrics(t *testing.T) {
+	t.Parallel()
 	const bob = "dydx10fx7sy6ywd5senxae9dwytf8jxek3t2gcen2vs"
 	db, ch := dydxtest.New(t)
 	cfg := &config.Config{Chains: []config.Chain{ch}, Perp: config.Perp{BuyStakeAddress: bob}}

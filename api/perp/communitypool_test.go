@@ -30,6 +30,7 @@ import (
 // it once, at the height the node's own bank balances show the payments;
 // a proposal the validator rejects is not listed.
 func TestCommunityPoolUsageOnDevnet(t *testing.T) {
+	t.Parallel()
 	n, ctx, addr := devnettest.Start(t, 3*time.Minute)
 	client, err := cometbft.New([]string{n.RPCURL()}, cometbft.Retry{}, nil)
 	if err != nil {

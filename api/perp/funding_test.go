@@ -17,6 +17,7 @@ import (
 // and ETH-USD (-15,000 ppm), by perpetual id and by ticker; total and
 // unknown markets are 400.
 func TestFundingRate(t *testing.T) {
+	t.Parallel()
 	db, ch := dydxtest.New(t)
 	cfg := &config.Config{Chains: []config.Chain{ch}}
 	apitest.RunJobs(t, db, cfg)

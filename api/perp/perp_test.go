@@ -135,6 +135,7 @@ var tickers = map[int64]string{0: "BTC-USD", 1: "ETH-USD"}
 // of its 135 fills (truth/fills.json, fees from its copy of each match
 // event) and the README's counts.
 func TestPerpEndpointsOnLocalnet(t *testing.T) {
+	t.Parallel()
 	db, ch := dydxtest.New(t)
 	cfg := &config.Config{Chains: []config.Chain{ch}}
 	ctx := context.Background()

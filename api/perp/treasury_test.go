@@ -63,6 +63,7 @@ func dydxWalletTruth(t *testing.T, name string) walletTruth {
 // are aggregated from the first height; wallets removed drop out; the
 // buy-and-stake address follows its configuration the same way.
 func TestTreasurySubDAO(t *testing.T) {
+	t.Parallel()
 	db, ch := dydxtest.New(t)
 	var tip time.Time
 	if err := db.NewRaw("SELECT time FROM blocks WHERE chain_id = ? AND height = ?", ch.ID, dydxtest.LastHeight).Scan(t.Context(), &tip); err != nil {

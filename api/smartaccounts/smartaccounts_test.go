@@ -55,6 +55,7 @@ func truthAuth(t *testing.T, id int64, raw map[string]map[string]string) auth {
 // TestSmartAccountsOnRecordedLocalnet checks the four endpoints over HTTP
 // against the node's own state at the last height (truth/*.json).
 func TestSmartAccountsOnRecordedLocalnet(t *testing.T) {
+	t.Parallel()
 	db, _ := testdb.New(t)
 	ch := localnet.XION.Index(t, db)
 	cfg := &config.Config{Chains: []config.Chain{ch}}

@@ -8,6 +8,7 @@ import (
 // TestTypedOfKeepsDigits: a grant's numbers above 2^53 are served as
 // stored (they went through float64 and lost digits).
 func TestTypedOfKeepsDigits(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ in, want string }{
 		{`{"@type":"/cosmos.feegrant.v1beta1.BasicAllowance","spend_limit":[{"denom":"uxion","amount":"5"}],"n":9007199254740993}`,
 			`{"type_url":"/cosmos.feegrant.v1beta1.BasicAllowance","value":{"n":9007199254740993,"spend_limit":[{"amount":"5","denom":"uxion"}]}}`},

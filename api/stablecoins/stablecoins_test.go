@@ -81,6 +81,7 @@ func readTruth(t *testing.T, name string, v any) {
 // HTTP against the recording's own ground truth (truth/*.json, made from
 // the generator's action log and cross-checked with eth_call).
 func TestStablecoinsOnRecordedDevnet(t *testing.T) {
+	t.Parallel()
 	now := lastBlock.Add(24 * time.Second) // 22:20:00
 	srv, _, _ := indexed(t, now)
 
@@ -612,6 +613,7 @@ func checkCategories(t *testing.T, srv apitest.Server) {
 // TestStablecoinsNotIndexed: 503 for a chain that is not indexed, and for
 // a window that starts after the last aggregated block.
 func TestStablecoinsNotIndexed(t *testing.T) {
+	t.Parallel()
 	srv, _, _ := indexed(t, lastBlock.Add(2*time.Hour))
 	for _, c := range []struct {
 		path   string
@@ -638,6 +640,7 @@ func TestStablecoinsNotIndexed(t *testing.T) {
 // price revalues the history; a block at the watermark that the indexer
 // replaced (a reorg) rebuilds the reports rather than adding to them.
 func TestStablecoinsRebuild(t *testing.T) {
+	t.Parallel()
 	now := lastBlock.Add(24 * time.Second)
 	_, db, cfg := indexed(t, now)
 	total := func() string {
@@ -677,6 +680,7 @@ func TestStablecoinsRebuild(t *testing.T) {
 // not run leaves the default answers to the chains that are there, and
 // answers 503 when it is asked for by name.
 func TestStablecoinsWithAChainNotAggregated(t *testing.T) {
+	t.Parallel()
 	_, db, cfg := indexed(t, lastBlock.Add(24*time.Second))
 	late := evmtest.Chain("http://127.0.0.1:1")
 	late.ID, late.EVMChainID = "base-8453", 0
@@ -696,6 +700,7 @@ func TestStablecoinsWithAChainNotAggregated(t *testing.T) {
 // 22:16, so the 22:00 hour bucket (which started before it) is not in the
 // answer, while the minute buckets from 22:16 on are.
 func TestOverTimeBucketsStartInTheWindow(t *testing.T) {
+	t.Parallel()
 	srv, _, _ := indexed(t, time.Date(2026, 11, 21, 23, 16, 0, 0, time.UTC))
 	var hour, minutes []map[string]any
 	srv.GetJSON(t, "/stablecoins/issuing/over-time?time_range=1h&time_agg=1h", &hour)

@@ -36,6 +36,7 @@ const (
 // chain-events.md §8.3. The dex chain's receipts and hourly prices are
 // stored as its indexer and dex_prices job do.
 func TestRevenueShareByConsumer(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, _ := testdb.New(t)
 	hub := localnet.Hub.Index(t, db)
@@ -212,6 +213,7 @@ func mustExec(t *testing.T, db *bun.DB, query string, args ...any) {
 // A receipt by another account, or over a channel not configured, is none;
 // a receipt with a reward event counts once (by its event).
 func TestRewardsBeforeICSEvents(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, _ := testdb.New(t)
 	hub := localnet.Hub.Index(t, db)

@@ -80,6 +80,7 @@ func actionFlows(t *testing.T) []expectedFlow {
 // TestFlowByProvider checks the daily flows of every provider and of all
 // of them against the driver's own log of the providers' transactions.
 func TestFlowByProvider(t *testing.T) {
+	t.Parallel()
 	want := actionFlows(t)
 	if len(want) < 20 {
 		t.Fatalf("%d provider flows in actions.md", len(want))
@@ -174,6 +175,7 @@ func TestFlowByProvider(t *testing.T) {
 // against a real node in indexer/snapshot) at two heights of one day and
 // one of the next, and reads each provider's balance at each day's last.
 func TestShareByProvider(t *testing.T) {
+	t.Parallel()
 	db, _ := testdb.New(t)
 	ch := localnet.Hub.Index(t, db)
 	ctx := context.Background()

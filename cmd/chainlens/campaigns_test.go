@@ -27,6 +27,7 @@ const campaignFile = `{
 }`
 
 func TestCampaignsCommand(t *testing.T) {
+	t.Parallel()
 	_, dbURL := testdb.New(t)
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "c.yaml")

@@ -28,11 +28,10 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	bin, devBin = filepath.Join(dir, "chainlens"), filepath.Join(dir, "chainlens-dev")
-	for out, pkg := range map[string]string{bin: ".", devBin: "../chainlens-dev"} {
-		if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "build %s: %v\n%s", pkg, err, b)
-			os.Exit(1)
-		}
+	// One go build for both: it links them in parallel.
+	if b, err := exec.Command("go", "build", "-o", dir+"/", ".", "../chainlens-dev").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build the binaries: %v\n%s", err, b)
+		os.Exit(1)
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
@@ -69,6 +68,7 @@ func waitHTTP(t *testing.T, url string) {
 }
 
 func TestHelpListsSubcommands(t *testing.T) {
+	t.Parallel()
 	out, _, code := run(t, "--help")
 	if code != 0 {
 		t.Fatalf("exit %d", code)
@@ -96,6 +96,7 @@ func TestHelpListsSubcommands(t *testing.T) {
 }
 
 func TestBrokenConfigExitsNamingTheKey(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cases := []struct{ yaml, want string }{
 		{"database: {url: postgres://x@127.0.0.1/x}\nchains:\n  - {id: a, kind: osmosis, rpc: [http://127.0.0.1:1], batch_sise: 3}\n", `unknown key "batch_sise"`},
@@ -119,6 +120,7 @@ func TestBrokenConfigExitsNamingTheKey(t *testing.T) {
 // TestContractInvocations runs the invocations outside tests rely on against
 // real Postgres and a replay node serving the recorded Osmosis localnet.
 func TestContractInvocations(t *testing.T) {
+	t.Parallel()
 	_, dbURL := testdb.New(t)
 	nodeAddr, apiAddr := freeAddr(t), freeAddr(t)
 	node := exec.Command(devBin, "replay-node", "--data", "../../testdata/localnet/osmosis", "--listen", nodeAddr)
@@ -200,6 +202,7 @@ chains:
 // following a chain: its /metrics shows the indexed height and the lag, and
 // SIGTERM stops it with exit 0.
 func TestIndexerProcessMetricsAndShutdown(t *testing.T) {
+	t.Parallel()
 	_, dbURL := testdb.New(t)
 	nodeAddr, metricsAddr := freeAddr(t), freeAddr(t)
 	node := exec.Command(devBin, "replay-node", "--data", "../../testdata/localnet/osmosis", "--listen", nodeAddr)
@@ -297,6 +300,7 @@ func runFor(t *testing.T, d time.Duration, args ...string) (string, string, int)
 // one connection for work: each chain's lock holds a connection of its own.
 // It then checks the --chain, reindex and --until refusals.
 func TestIndexSeveralChains(t *testing.T) {
+	t.Parallel()
 	_, dbURL := testdb.New(t)
 	osmo := startNode(t, "../../testdata/localnet/osmosis")
 	ntrn := startNode(t, "../../testdata/localnet/neutron")
@@ -378,6 +382,7 @@ func TestIndexSeveralChains(t *testing.T) {
 // import half a file, drop tables unasked) with a message and a non-zero
 // exit, and change nothing.
 func TestBadInputIsRefused(t *testing.T) {
+	t.Parallel()
 	db, dbURL := testdb.New(t)
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "c.yaml")

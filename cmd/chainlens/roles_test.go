@@ -3,6 +3,7 @@ package main
 import "testing"
 
 func TestHeightRanges(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		in   []int64
 		want string

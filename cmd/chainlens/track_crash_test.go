@@ -23,6 +23,7 @@ import (
 // from many connections and SIGKILLs it mid-load, three times: every event
 // answered 200 is in the database exactly once.
 func TestTrackSurvivesSIGKILL(t *testing.T) {
+	t.Parallel()
 	db, dbURL := testdb.New(t)
 	apiAddr := freeAddr(t)
 	cfg := filepath.Join(t.TempDir(), "c.yaml")

@@ -30,6 +30,7 @@ func checkpoint(t testing.TB, db *bun.DB) int64 {
 // balance rebuilt from erc20_transfers equals balanceOf by eth_call at the
 // same block, and mints - burns equals totalSupply.
 func TestIndexDevnode(t *testing.T) {
+	t.Parallel()
 	n := startNode(t, nodeOptions{})
 	db, _ := testdb.New(t)
 	e := &expected{n: n}
@@ -132,6 +133,7 @@ func TestIndexDevnode(t *testing.T) {
 // while the indexer follows the tip, then when a branch of the same height
 // replaces the indexed tip and no new block follows.
 func TestReorg(t *testing.T) {
+	t.Parallel()
 	n := startNode(t, nodeOptions{})
 	db, _ := testdb.New(t)
 	e := &expected{n: n}
@@ -265,6 +267,7 @@ func adaptiveChain(t *testing.T, n *devNode) (contract, *expected, int64) {
 // range halves down to what is accepted, grows back, and the rows are
 // exact.
 func TestAdaptiveRange(t *testing.T) {
+	t.Parallel()
 	t.Run("proxy", func(t *testing.T) {
 		n := startNode(t, nodeOptions{})
 		dai, e, h := adaptiveChain(t, n)
@@ -340,6 +343,7 @@ func TestAdaptiveRange(t *testing.T) {
 // indexed, Run(until) reports the failing block; once the node answers
 // again, the next run retries the dead letter and the rows are complete.
 func TestDeadLetter(t *testing.T) {
+	t.Parallel()
 	n := startNode(t, nodeOptions{})
 	db, _ := testdb.New(t)
 	e := &expected{n: n}

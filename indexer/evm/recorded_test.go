@@ -25,6 +25,7 @@ import (
 // token (the USDT owner from config, not eth_call) and every CCTP deposit
 // and receive with its domain.
 func TestIndexRecordedDevnet(t *testing.T) {
+	t.Parallel()
 	url := evmtest.Start(t, evmreplay.Options{})
 	db, _ := testdb.New(t)
 	cfg := evmtest.Chain(url)
@@ -141,6 +142,7 @@ func readRecorded(t *testing.T, name string, v any) {
 // never eth_getLogs fails a run with GiveUpAfter (index --until) instead
 // of being waited for ever.
 func TestGiveUpOnUnreadableBlocks(t *testing.T) {
+	t.Parallel()
 	url := evmtest.Start(t, evmreplay.Options{})
 	db, _ := testdb.New(t)
 	p := newProxy(t, url)

@@ -183,6 +183,7 @@ var delegatedSoFar int64
 // checks every kind against the genesis and independent queries, then
 // stores it twice.
 func TestTakeAndStoreOnDevnet(t *testing.T) {
+	t.Parallel()
 	n, c := startNet(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -411,6 +412,7 @@ func TestTakeAndStoreOnDevnet(t *testing.T) {
 // TestSnapshotterOnDevnet indexes the devnet and checks that snapshots
 // exist exactly at multiples of SnapshotEvery, with their block times.
 func TestSnapshotterOnDevnet(t *testing.T) {
+	t.Parallel()
 	n, client := startNet(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

@@ -24,6 +24,7 @@ import (
 // perpetuals); the unchanged markets add none, and taking the snapshot
 // again adds nothing.
 func TestSnapshotFollowsTheDydxCatalog(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, cfg, q := indexedCatalog(t)
 	q.Perpetuals = append(q.Perpetuals, dydxtest.Perpetual(302, "NEW-USD", 302, -7, 150, 1, 2))
@@ -145,6 +146,7 @@ func TestSnapshotFollowsTheDydxCatalog(t *testing.T) {
 // liquidity tier the node does not list) costs the snapshot its state
 // tables only: the rest is stored, and the next snapshot retries them.
 func TestSnapshotKeptWhenTheCatalogFails(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, cfg, q := indexedCatalog(t)
 	q.Perpetuals = append(q.Perpetuals, dydxtest.Perpetual(302, "NEW-USD", 302, -7, 0, 77, 2))
@@ -185,6 +187,7 @@ func indexedCatalog(t *testing.T) (*bun.DB, config.Chain, *dydxtest.CatalogQueri
 // column and a bigint column take their literals; equal rows at a later
 // height add nothing, a changed one (NULL to a value counts) adds a row.
 func TestStoreStateTypesByTheTable(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, _ := testdb.New(t)
 	if _, err := db.ExecContext(ctx, `CREATE TABLE st (chain_id text NOT NULL, height bigint NOT NULL, id integer NOT NULL,

@@ -125,6 +125,7 @@ func osmosisLike(t *testing.T) *fakeNode {
 // both pages of supply and validators, module addresses of §12, mint, the
 // protocolpool community pool and the markers.
 func TestTakeFollowsPagesAndFallbacks(t *testing.T) {
+	t.Parallel()
 	node := osmosisLike(t)
 	rows, err := snapshot.Take(context.Background(), node, "osmosis-1", 100, "osmo", []string{"fee_collector", "distribution", "fee_collector"}, nil)
 	if err != nil {
@@ -215,6 +216,7 @@ func assertRows(t *testing.T, got, want []snapshots.Row) {
 }
 
 func TestDue(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		last, indexed, every int64
 		maxPending           int
