@@ -186,3 +186,47 @@ func TestAdminAPI(t *testing.T) {
 		}
 	}
 }
+
+// TestCreativeURLSchemesAreNormalised: a scheme in any case is the same
+// scheme (RFC 3986), so a creative URL written HTTPS:// or Https:// is
+// stored, answered and clicked as https:// instead of failing the
+// database's check (a 500 before).
+func TestCreativeURLSchemesAreNormalised(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	ctx := context.Background()
+	admin, _, err := apikey.Create(ctx, e.db, apikey.Spec{Name: "ops", Kind: apikey.Secret, Scopes: []string{"admin"},
+		QuotaCredits: 1000, QuotaPeriod: time.Hour, RatePerSec: 100, RateBurst: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := map[string]string{"Authorization": "Bearer " + admin, "Content-Type": "application/json"}
+	for i, c := range []struct{ url, logo, want, wantLogo string }{
+		{"HTTPS://acme.example/Launch?x=Y", "Http://cdn.example/l.png", "https://acme.example/Launch?x=Y", "http://cdn.example/l.png"},
+		{"Https://acme.example/", "", "https://acme.example/", ""},
+		{"https://acme.example/", "", "https://acme.example/", ""},
+	} {
+		logo := ""
+		if c.logo != "" {
+			logo = fmt.Sprintf(`, "logo": %q`, c.logo)
+		}
+		file := fmt.Sprintf(`{"audiences": [{"name": "all%d", "kind": "global"}],
+		 "campaigns": [{"owner": "acme", "name": "launch %d", "start_date": %q, "end_date": %q, "audiences": ["all%d"],
+		   "creatives": [{"position_id": "keplr_home", "title": "Hi", "url": %q%s}],
+		   "goals": [{"kind": "event", "event": "open_position"}]}]}`, i, i, day(-1), day(5), i, c.url, logo)
+		resp, b := e.do(t, "POST", "/admin/campaigns", strings.NewReader(file), h)
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s: %d %s", c.url, resp.StatusCode, b)
+		}
+		var got struct {
+			URL, Logo string
+		}
+		if err := e.db.NewRaw("SELECT url, logo FROM creatives c JOIN campaigns k ON k.id = c.campaign_id WHERE k.name = ?",
+			fmt.Sprintf("launch %d", i)).Scan(ctx, &got.URL, &got.Logo); err != nil {
+			t.Fatal(err)
+		}
+		if got.URL != c.want || got.Logo != c.wantLogo {
+			t.Errorf("%s: stored %q, %q; want %q, %q", c.url, got.URL, got.Logo, c.want, c.wantLogo)
+		}
+	}
+}

@@ -162,7 +162,8 @@ func (f *File) Validate() error {
 			errs = append(errs, g.validate(fmt.Sprintf("%s.goals[%d]", p, j))...)
 		}
 		positions := map[string]bool{}
-		for j, cr := range c.Creatives {
+		for j := range c.Creatives {
+			cr := &c.Creatives[j] // its URLs are normalised in place
 			q := fmt.Sprintf("%s.creatives[%d]", p, j)
 			if strings.TrimSpace(cr.PositionID) == "" {
 				bad(q+".position_id", "must not be empty")
@@ -170,31 +171,37 @@ func (f *File) Validate() error {
 				bad(q+".position_id", "%q has two creatives", cr.PositionID)
 			}
 			positions[cr.PositionID] = true
-			if err := checkURL(cr.URL); err != nil {
+			var err error
+			if cr.URL, err = normalURL(cr.URL); err != nil {
 				bad(q+".url", "%v", err)
 			}
 			if cr.Logo != "" {
-				if err := checkURL(cr.Logo); err != nil {
+				if cr.Logo, err = normalURL(cr.Logo); err != nil {
 					bad(q+".logo", "%v", err)
 				}
 			}
 			if cr.BannerURL != nil {
-				if err := checkURL(*cr.BannerURL); err != nil {
+				u, err := normalURL(*cr.BannerURL)
+				if err != nil {
 					bad(q+".banner_url", "%v", err)
 				}
+				cr.BannerURL = &u
 			}
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// checkURL accepts absolute http(s) URLs with a host.
-func checkURL(s string) error {
+// normalURL accepts absolute http(s) URLs with a host and returns them
+// with the scheme in lower case (schemes are case-insensitive: HTTPS://
+// is https://), the rest as written: the stored URL is what /campaign
+// answers and /click compares.
+func normalURL(s string) (string, error) {
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("%q must be an absolute http or https URL", s)
+		return s, fmt.Errorf("%q must be an absolute http or https URL", s)
 	}
-	return nil
+	return u.Scheme + s[len(u.Scheme):], nil
 }
 
 // ImportResult says what an import wrote.
