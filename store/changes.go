@@ -120,6 +120,9 @@ func (c *Changes) Run(ctx context.Context, db *bun.DB, log *slog.Logger) error {
 func (c *Changes) listen(ctx context.Context, db *bun.DB) (confirmed bool, err error) {
 	ln := pgdriver.NewListener(db)
 	defer ln.Close()
+	// A receive waits up to the window whatever ctx says: closing the
+	// listener when ctx ends cuts it short (a server stops at once).
+	defer context.AfterFunc(ctx, func() { _ = ln.Close() })()
 	if err := ln.Listen(ctx, ChangesChannel); err != nil {
 		return false, fmt.Errorf("listen %s: %w", ChangesChannel, err)
 	}
