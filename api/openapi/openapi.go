@@ -3,6 +3,8 @@
 package openapi
 
 import (
+	"github.com/chainlens/chainlens/chains/cosmos"
+
 	"net/http"
 	"strconv"
 	"strings"
@@ -130,8 +132,11 @@ func parameter(p route.Param) map[string]any {
 	default:
 		s["type"] = "string"
 	}
-	if p.Type == route.Date {
+	switch p.Type {
+	case route.Date:
 		s["description"] = "YYYY-MM-DD HH:MM:SS, YYYY-MM-DD or RFC 3339 (UTC)"
+	case route.Denom:
+		s["pattern"] = cosmos.DenomPattern
 	}
 	if len(p.Enum) > 0 {
 		s["enum"] = enumValues(p)

@@ -5,6 +5,8 @@
 package params
 
 import (
+	"github.com/chainlens/chainlens/chains/cosmos"
+
 	"fmt"
 	"math"
 	"net/http"
@@ -173,6 +175,10 @@ func (v *Values) check(p route.Param, vals []string) string {
 	case route.Boolean:
 		if s != "true" && s != "false" {
 			return "must be true or false"
+		}
+	case route.Denom:
+		if cosmos.ValidDenom(s) != nil {
+			return "must be a denom: a letter, then 2 to 127 letters, digits or / : . _ -"
 		}
 	case route.Date:
 		t, dateOnly, err := ParseDate(s)

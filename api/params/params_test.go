@@ -217,3 +217,44 @@ func TestUndeclaredNamePanics(t *testing.T) {
 		})
 	}
 }
+
+// TestDenomParameters: a denom parameter takes what the Cosmos SDK takes
+// for a denom, and anything else is a 400 naming the parameter before a
+// handler sees it.
+func TestDenomParameters(t *testing.T) {
+	op := route.Operation{Method: "GET", Path: "/dex/price/{denom0}", Params: []route.Param{
+		{Name: "denom0", In: route.InPath, Type: route.Denom, Required: true}}}
+	for _, c := range []struct {
+		path string
+		ok   bool
+	}{
+		{"untrn", true},
+		{"ibc%2F27394FB092D2ECCD56123C74F36E4C1F926001CEADA9CA97EA622B25F41E5EB2", true},
+		{"factory%2Fneutron1abc%2Fnewt", true},
+		{"uatom", true},
+		{"x", false},
+		{"a%20b", false},
+		{"%27%3B%20drop%20table%20blocks%3B%20--", false},
+		{"..%2F..%2Fetc%2Fpasswd", false},
+		{strings.Repeat("9", 400), false},
+		{"9atom", false},
+		{strings.Repeat("a", 129), false},
+	} {
+		t.Run(c.path, func(t *testing.T) {
+			mux := http.NewServeMux()
+			var err error
+			mux.HandleFunc(op.Pattern(), func(w http.ResponseWriter, r *http.Request) { _, err = Parse(op, r) })
+			mux.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/dex/price/"+c.path, nil))
+			if c.ok {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			var p *problem.Error
+			if !errors.As(err, &p) || p.Status != http.StatusBadRequest || !strings.Contains(err.Error(), "denom0") {
+				t.Fatalf("err = %v, want a 400 naming denom0", err)
+			}
+		})
+	}
+}

@@ -80,7 +80,7 @@ func dexOps() []Operation {
 		get(Dex, "/rewards/token/{address}/{denom}", "Rewards estimation for an address and a denomination",
 			[]Param{
 				pathParam("address", "wallet address"),
-				pathParam("denom", "reward denom, percent-encoded when it contains /"),
+				{Name: "denom", In: InPath, Type: Denom, Required: true, Description: "reward denom, percent-encoded when it contains /"},
 			},
 			Arr(Desc(obj(each(Str, "timestamp", "cl_amount", "gamm_amount", "staking_amount")),
 				"one row per UTC day; amounts in base units"))),

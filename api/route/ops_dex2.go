@@ -59,8 +59,8 @@ func dex2Ops() []Operation {
 // denomPair are the two denom path parameters.
 func denomPair() []Param {
 	return []Param{
-		pathParam("denom0", "chain denom, percent-encoded"),
-		pathParam("denom1", "chain denom, percent-encoded"),
+		{Name: "denom0", In: InPath, Type: Denom, Required: true, Description: "chain denom, percent-encoded"},
+		{Name: "denom1", In: InPath, Type: Denom, Required: true, Description: "chain denom, percent-encoded"},
 	}
 }
 

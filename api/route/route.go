@@ -71,6 +71,9 @@ const (
 	Number  ParamType = "number"
 	Boolean ParamType = "boolean"
 	Date    ParamType = "date" // YYYY-MM-DD HH:MM:SS, YYYY-MM-DD or RFC 3339
+	// Denom is a Cosmos SDK denom (cosmos.ValidDenom): anything else is a
+	// 400 naming the parameter, before any handler sees it.
+	Denom ParamType = "denom"
 )
 
 // Param describes one request parameter.
