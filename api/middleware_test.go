@@ -107,9 +107,9 @@ func TestParse(t *testing.T) {
 			if c.cached {
 				cl.cached = &respcache.Entry{}
 			}
-			r := httptest.NewRequest("GET", "/dex/trades/a/b?"+c.query, nil)
-			r.SetPathValue("denom0", "a")
-			r.SetPathValue("denom1", "b")
+			r := httptest.NewRequest("GET", "/dex/trades/uatom/untrn?"+c.query, nil)
+			r.SetPathValue("denom0", "uatom")
+			r.SetPathValue("denom1", "untrn")
 			rec := serve(s.parse(o), r, cl)
 			if rec.Code != c.status {
 				t.Fatalf("status %d, want %d: %s", rec.Code, c.status, rec.Body)

@@ -215,7 +215,9 @@ func TestPortfolioOnLocalnet(t *testing.T) {
 		{"the zero account", "/users/portfolio/current?address=osmo1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqmcn030", 200, `{"usd":742.262638975173357956}`},
 		{"another chain's address", "/users/portfolio/current?address=cosmos1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqnrql8a", 400, "address"},
 		{"not an address", "/users/portfolio/current?address=osmo1abc", 400, "address"},
-		{"upper case", "/users/portfolio/current?address=" + strings.ToUpper(named.Users["alice"]), 400, "address"},
+		// BIP-173: an all-upper-case bech32 string is the same address.
+		{"upper case", "/users/portfolio/current?address=" + strings.ToUpper(named.Users["alice"]), 200, `{"usd":30084992.333422129175095489}`},
+		{"mixed case", "/users/portfolio/current?address=" + strings.ToUpper(named.Users["alice"][:6]) + named.Users["alice"][6:], 400, "address"},
 		{"missing address", "/users/portfolio/current", 400, "address"},
 		{"bad range", "/users/portfolio/over_time?range=2d&address=" + named.Users["alice"], 400, "range"},
 	} {

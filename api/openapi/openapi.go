@@ -137,6 +137,8 @@ func parameter(p route.Param) map[string]any {
 		s["description"] = "YYYY-MM-DD HH:MM:SS, YYYY-MM-DD or RFC 3339 (UTC)"
 	case route.Denom:
 		s["pattern"] = cosmos.DenomPattern
+	case route.Bech32:
+		s["description"] = "a bech32 address (all lower or all upper case)"
 	}
 	if len(p.Enum) > 0 {
 		s["enum"] = enumValues(p)

@@ -180,6 +180,12 @@ func (v *Values) check(p route.Param, vals []string) string {
 		if cosmos.ValidDenom(s) != nil {
 			return "must be a denom: a letter, then 2 to 127 letters, digits or / : . _ -"
 		}
+	case route.Bech32:
+		lower, err := cosmos.NormalBech32(s)
+		if err != nil {
+			return "must be a bech32 address"
+		}
+		vals[0] = lower // kept by Parse
 	case route.Date:
 		t, dateOnly, err := ParseDate(s)
 		if err != nil {

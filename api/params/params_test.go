@@ -11,6 +11,7 @@ import (
 
 	"github.com/chainlens/chainlens/api/problem"
 	"github.com/chainlens/chainlens/api/route"
+	"github.com/cosmos/cosmos-sdk/types/bech32"
 )
 
 func testOp() route.Operation {
@@ -254,6 +255,51 @@ func TestDenomParameters(t *testing.T) {
 			var p *problem.Error
 			if !errors.As(err, &p) || p.Status != http.StatusBadRequest || !strings.Contains(err.Error(), "denom0") {
 				t.Fatalf("err = %v, want a 400 naming denom0", err)
+			}
+		})
+	}
+}
+
+// TestBech32Parameters: an address parameter takes a bech32 string in
+// lower case or, as BIP-173 allows, all upper case (lower-cased before a
+// handler reads it); mixed case, a bad checksum or junk is a 400.
+func TestBech32Parameters(t *testing.T) {
+	addr, err := bech32.ConvertAndEncode("osmo", make([]byte, 20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := route.Operation{Method: "GET", Path: "/portfolio", Params: []route.Param{
+		{Name: "address", In: route.InQuery, Type: route.Bech32, Required: true}}}
+	mixed := strings.ToUpper(addr[:6]) + addr[6:]
+	badSum := addr[:len(addr)-1] + map[bool]string{true: "q", false: "p"}[addr[len(addr)-1] != 'q']
+	for _, c := range []struct {
+		value, want string // want "": a 400
+	}{
+		{addr, addr},
+		{strings.ToUpper(addr), addr},
+		{mixed, ""},
+		{badSum, ""},
+		{"osmo1", ""},
+		{"%27%3B%20drop", ""},
+	} {
+		t.Run(c.value, func(t *testing.T) {
+			mux := http.NewServeMux()
+			var v Values
+			var err error
+			mux.HandleFunc(op.Pattern(), func(w http.ResponseWriter, r *http.Request) { v, err = Parse(op, r) })
+			mux.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/portfolio?address="+c.value, nil))
+			if c.want == "" {
+				var p *problem.Error
+				if !errors.As(err, &p) || p.Status != http.StatusBadRequest || !strings.Contains(err.Error(), "address") {
+					t.Fatalf("err = %v, want a 400 naming address", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := v.String("address"); got != c.want {
+				t.Fatalf("address %q, want %q", got, c.want)
 			}
 		})
 	}

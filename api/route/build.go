@@ -73,6 +73,11 @@ func pathParam(name, desc string) Param {
 	return Param{Name: name, In: InPath, Type: String, Required: true, Description: desc}
 }
 
+// addressPath is a path parameter holding a bech32 address.
+func addressPath(name, desc string) Param {
+	return Param{Name: name, In: InPath, Type: Bech32, Required: true, Description: desc}
+}
+
 // query is an optional query parameter without default, values or bounds.
 func query(name string, t ParamType, desc string) Param {
 	return Param{Name: name, In: InQuery, Type: t, Description: desc}

@@ -100,7 +100,7 @@ func crmBounds() []Param {
 func crmParams() []Param {
 	return concat(
 		[]Param{
-			query("address", String, "exact user address"),
+			query("address", Bech32, "exact user address"),
 			{Name: "sort_by", In: InQuery, Type: String, Default: "all_time_volume_usdc", Enum: crmSortFields(),
 				Description: "field to sort by; nulls sort last"},
 			{Name: "sort_order", In: InQuery, Type: String, Default: "DESC", Enum: []string{"ASC", "DESC", "asc", "desc"},

@@ -7,7 +7,7 @@ func smartAccountOps() []Operation {
 	return []Operation{
 		get(SmartAccount, "/v3/smartAccount/{smart_account}/authenticators", "Authenticators of an abstract account",
 			[]Param{
-				pathParam("smart_account", "xion1... account contract address"),
+				addressPath("smart_account", "xion1... account contract address"),
 				query("auth_id", String, "keep only the authenticator with this index"),
 			},
 			smartAccount()),
@@ -27,7 +27,7 @@ func smartAccountOps() []Operation {
 			Arr(smartAccount())),
 		get(SmartAccount, "/v3/address/{address}/permissions", "Smart account permissions of an address",
 			[]Param{
-				pathParam("address", "xion1... address"),
+				addressPath("address", "xion1... address"),
 				{Name: "role", In: InQuery, Type: String, Required: true, Enum: []string{"granter", "grantee"},
 					Description: "role of the address in the grants"},
 			},

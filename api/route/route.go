@@ -74,6 +74,10 @@ const (
 	// Denom is a Cosmos SDK denom (cosmos.ValidDenom): anything else is a
 	// 400 naming the parameter, before any handler sees it.
 	Denom ParamType = "denom"
+	// Bech32 is a bech32 address (BIP-173: all lower or all upper case;
+	// an upper-case one is lower-cased before a handler sees it). Which
+	// prefix the chain's addresses have is the handler's check.
+	Bech32 ParamType = "bech32"
 )
 
 // Param describes one request parameter.

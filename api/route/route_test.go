@@ -399,7 +399,7 @@ func TestPathParams(t *testing.T) {
 		for _, p := range op.Params {
 			if p.In == InPath {
 				inPath[p.Name]++
-				if !p.Required || (p.Type != String && p.Type != Denom) || p.Multi || p.Default != "" {
+				if !p.Required || (p.Type != String && p.Type != Denom && p.Type != Bech32) || p.Multi || p.Default != "" {
 					t.Errorf("%s: path param %q must be a required single string (or denom) without default", op.ID(), p.Name)
 				}
 			}
@@ -453,7 +453,7 @@ func TestParams(t *testing.T) {
 			if p.In != InPath && p.In != InQuery {
 				t.Errorf("%s: In = %q", where, p.In)
 			}
-			if !slices.Contains([]ParamType{String, Integer, Number, Boolean, Date, Denom}, p.Type) {
+			if !slices.Contains([]ParamType{String, Integer, Number, Boolean, Date, Denom, Bech32}, p.Type) {
 				t.Errorf("%s: Type = %q", where, p.Type)
 			}
 			if p.Description == "" {
