@@ -10,6 +10,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/chainlens/chainlens/config"
+	"github.com/chainlens/chainlens/store"
 )
 
 // Family is what a chain family supplies to the run loop every indexer
@@ -77,8 +78,43 @@ type Follow struct {
 // maxBackoff bounds the wait between retries of an unavailable node.
 const maxBackoff = 30 * time.Second
 
-// Run runs fam until ctx ends (or until is reached).
+// Run runs fam until ctx ends (or until is reached). A database outage
+// (a restart, a failover: store.Unavailable) does not end it: it waits
+// with backoff, takes the lock again and resumes from the checkpoint
+// (nothing past it was committed), logging one line when the outage
+// begins and one when it ends. A run to a target height gives up once
+// the outage has lasted GiveUpAfter.
 func (f Follow) Run(ctx context.Context, fam Family, until int64) error {
+	var outage time.Time
+	wait := f.Chain.PollInterval.D()
+	for {
+		err := f.run(ctx, fam, until)
+		if err == nil || ctx.Err() != nil || !store.Unavailable(err) {
+			if err == nil && !outage.IsZero() {
+				f.Log.Info("database back; resumed from the checkpoint", "outage", time.Since(outage).Round(time.Millisecond))
+			}
+			return err
+		}
+		if outage.IsZero() {
+			outage = time.Now()
+			f.Log.Warn("database unavailable; resuming from the checkpoint once it is back", "err", err)
+		}
+		if until > 0 && f.GiveUpAfter > 0 && time.Since(outage) >= f.GiveUpAfter {
+			return fmt.Errorf("indexer %s: the database was unavailable for %s: %w", f.Chain.ID, f.GiveUpAfter, err)
+		}
+		if Sleep(ctx, wait) != nil {
+			return stopped(ctx, until)
+		}
+		wait = min(max(2*wait, 10*time.Millisecond), maxBackoff)
+		if f.DB.PingContext(ctx) == nil {
+			f.Log.Info("database back; resuming from the checkpoint", "outage", time.Since(outage).Round(time.Millisecond))
+			outage, wait = time.Time{}, f.Chain.PollInterval.D()
+		}
+	}
+}
+
+// run is one run of Run: from taking the lock to the end or an error.
+func (f Follow) run(ctx context.Context, fam Family, until int64) error {
 	id := f.Chain.ID
 	release, err := LockChain(ctx, f.DB, id)
 	if err != nil {

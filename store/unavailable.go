@@ -1,0 +1,34 @@
+package store
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"io"
+	"net"
+	"strings"
+	"syscall"
+
+	"github.com/uptrace/bun/driver/pgdriver"
+)
+
+// Unavailable reports whether err means the database could not be reached
+// or went away (a restart, a failover, a dropped connection), as opposed
+// to a statement it refused: a process that meets it reconnects and
+// resumes rather than exits. Connection errors (class 08), shutdowns and
+// "cannot connect now" (57P01–57P03) and "too many connections" (53300)
+// are; so are refused, reset or closed connections.
+func Unavailable(err error) bool {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false // a context's end is no outage (context.DeadlineExceeded is a net.Error)
+	}
+	var pe pgdriver.Error
+	if errors.As(err, &pe) {
+		code := pe.Field('C')
+		return strings.HasPrefix(code, "08") || code == "57P01" || code == "57P02" || code == "57P03" || code == "53300"
+	}
+	var ne net.Error
+	return errors.Is(err, driver.ErrBadConn) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, net.ErrClosed) || errors.As(err, &ne)
+}
