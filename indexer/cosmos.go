@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -329,7 +331,16 @@ func (x *Cosmos) catchUp(ctx context.Context, next, target int64, st cometbft.St
 	defer cancel()
 
 	formed := next // the first height not yet in a batch
+	// The lowest height the node could not be reached for (its retries
+	// spent), and why: the heights below it are committed, none at or
+	// above it (no dead letters for an outage), and the run loop retries
+	// from there (see Follow).
+	var unreachable int64
+	var unreachableErr error
 	for next <= target {
+		if unreachableErr != nil && len(inflight) == 0 && formed >= unreachable {
+			return next, unreachableErr
+		}
 		var head <-chan struct{}
 		if len(inflight) > 0 {
 			head = inflight[0].done
@@ -339,7 +350,15 @@ func (x *Cosmos) catchUp(ctx context.Context, next, target int64, st cometbft.St
 			if errors.Is(f.err, errFatal) {
 				return next, f.err
 			}
-			pending[f.height] = f
+			if errors.Is(f.err, ErrNodeUnavailable) {
+				// Kept out of the batches; those below it still form.
+				if unreachableErr == nil || f.height < unreachable {
+					unreachable, unreachableErr = f.height, f.err
+				}
+				f.release()
+			} else {
+				pending[f.height] = f
+			}
 		case <-head:
 			c := inflight[0]
 			inflight = inflight[1:]
@@ -358,7 +377,14 @@ func (x *Cosmos) catchUp(ctx context.Context, next, target int64, st cometbft.St
 		}
 		// Start every batch that is ready: several may be after one result.
 		for len(inflight) < commitsInFlight {
-			batch := readyBatch(pending, formed, target, x.cfg.BatchSize, int(window))
+			upTo := target
+			if unreachableErr != nil {
+				upTo = unreachable - 1 // the last batch before the unreachable height may be short
+			}
+			batch := readyBatch(pending, formed, upTo, x.cfg.BatchSize, int(window))
+			if batch != nil && batch[0].height > upTo {
+				batch = nil
+			}
 			if batch == nil {
 				break
 			}
@@ -550,6 +576,17 @@ func readyBatch(pending map[int64]*fetched, next, target int64, size, window int
 	return batch
 }
 
+// noAnswer reports whether err is the transport's: no answer came at all
+// (the connection refused, reset or timed out), as opposed to an answer
+// the node gave (an error status, a JSON-RPC error, a bad body).
+func noAnswer(err error) bool {
+	if errors.Is(err, context.Canceled) {
+		return false
+	}
+	var ne net.Error
+	return errors.As(err, &ne) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET)
+}
+
 // errFatal marks failures that stop the indexer (a pruned height).
 var errFatal = errors.New("fatal")
 
@@ -596,6 +633,13 @@ func fetchFailed(h int64, err error) *fetched {
 	var he *cometbft.HeightError
 	if errors.As(err, &he) && he.Pruned {
 		f.err = fmt.Errorf("%w: %v", errFatal, err)
+		return f
+	}
+	if noAnswer(err) {
+		// No answer at all (refused, reset, timed out) after the client's
+		// retries: the node is gone, not the height bad. A node that
+		// answers other heights and fails this one makes a dead letter.
+		f.err = fmt.Errorf("%w: fetch height %d: %w", ErrNodeUnavailable, h, err)
 		return f
 	}
 	f.err = fmt.Errorf("fetch height %d: %w", h, err)

@@ -89,7 +89,7 @@ func (f Follow) Run(ctx context.Context, fam Family, until int64) error {
 	wait := f.Chain.PollInterval.D()
 	for {
 		err := f.run(ctx, fam, until)
-		if err == nil || ctx.Err() != nil || !store.Unavailable(err) {
+		if err == nil || ctx.Err() != nil || errors.Is(err, ErrNodeUnavailable) || !store.Unavailable(err) {
 			if err == nil && !outage.IsZero() {
 				f.Log.Info("database back; resumed from the checkpoint", "outage", time.Since(outage).Round(time.Millisecond))
 			}

@@ -1,12 +1,21 @@
 package indexer_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/chainlens/chainlens/devchain/replaynode"
 	"github.com/chainlens/chainlens/internal/testdb"
 )
 
@@ -73,6 +82,75 @@ func TestDatabaseOutageIsSurvived(t *testing.T) {
 		{"SELECT count(*) FROM txs WHERE chain_id = ?", ln.txs},
 		{"SELECT count(*) FROM dead_letters WHERE chain_id = ?", 0},
 		{"SELECT next_height FROM sync_state WHERE chain_id = ?", ln.blocks + 1},
+	} {
+		if got := count(t, db, c.query, ln.chainID); got != c.want {
+			t.Errorf("%s = %d, want %d", c.query, got, c.want)
+		}
+	}
+}
+
+// TestNodeGoneMidRunGivesUp: a run to a target height whose node goes away
+// for good mid-run (every connection dropped from some height on) ends
+// with an error soon after GiveUpAfter, with every height below the first
+// unreachable one committed and nothing at or past it: no dead letters
+// for an outage. Before, each height burned its retries and became a dead
+// letter, and the run went on for minutes.
+func TestNodeGoneMidRunGivesUp(t *testing.T) {
+	t.Parallel()
+	db, _ := testdb.New(t)
+	ln := localnets[0] // osmosis
+	rec, err := replaynode.Load(filepath.Join("..", "testdata", "localnet", ln.dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	node := replaynode.New(rec, replaynode.Options{}).Handler()
+	var gone atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		var call struct {
+			Params struct {
+				Height json.RawMessage `json:"height"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(body, &call) == nil {
+			if h, err := strconv.ParseInt(strings.Trim(string(call.Params.Height), `"`), 10, 64); err == nil && h >= 60 {
+				gone.Store(true)
+			}
+		}
+		if gone.Load() {
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				_ = conn.Close() // no answer at all
+			}
+			return
+		}
+		node.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	x := newIndexer(t, db, chainConfig(ln, srv.URL))
+	x.GiveUpAfter = 500 * time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	start := time.Now()
+	err = x.Run(ctx, ln.blocks)
+	took := time.Since(start)
+	if err == nil || !strings.Contains(err.Error(), "for 500ms") {
+		t.Fatalf("err = %v, want the run to give up after 500ms", err)
+	}
+	if took > 20*time.Second {
+		t.Errorf("gave up after %s", took)
+	}
+	next := count(t, db, "SELECT next_height FROM sync_state WHERE chain_id = ?", ln.chainID)
+	if next > 60 || next < 2 {
+		t.Errorf("checkpoint at %d, want past the heights served and not past 60", next)
+	}
+	for _, c := range []struct {
+		query string
+		want  int64
+	}{
+		{"SELECT count(*) FROM blocks WHERE chain_id = ?", next - 1},
+		{"SELECT count(*) FROM dead_letters WHERE chain_id = ?", 0},
 	} {
 		if got := count(t, db, c.query, ln.chainID); got != c.want {
 			t.Errorf("%s = %d, want %d", c.query, got, c.want)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/url"
 	"strings"
 	"syscall"
 
@@ -21,6 +22,10 @@ import (
 func Unavailable(err error) bool {
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false // a context's end is no outage (context.DeadlineExceeded is a net.Error)
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return false // an HTTP request's (a chain node's), not the database's
 	}
 	var pe pgdriver.Error
 	if errors.As(err, &pe) {
