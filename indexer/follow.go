@@ -197,6 +197,25 @@ func (f Follow) run(ctx context.Context, fam Family, until int64) error {
 			}
 		}
 		if until > 0 && next > until {
+			// The target is reached; the stored tip may have been replaced
+			// since (a reorg while no indexer ran): AtTip checks it first.
+			n, err := fam.AtTip(ctx, next)
+			switch {
+			case err == nil:
+			case ctx.Err() != nil:
+				return stopped(ctx, until)
+			case errors.Is(err, ErrNodeUnavailable):
+				if err := retry(&failing, err, "the stored tip could not be checked"); err != nil || ctx.Err() != nil {
+					return orStopped(ctx, until, err)
+				}
+				continue
+			default:
+				return err
+			}
+			if n < next {
+				next = n
+				continue
+			}
 			return FinishDeadLetters(ctx, f.DB, id, until, func(ctx context.Context) error { return fam.RetryDeadLetters(ctx, tip, false) })
 		}
 		if time.Since(lastRetry) >= f.RetryEvery {

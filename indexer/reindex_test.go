@@ -151,7 +151,12 @@ func TestDeadLettersAreRetried(t *testing.T) {
 	x.RetryEvery = 10 * time.Millisecond
 	done := make(chan error, 1)
 	go func() { done <- x.Run(follow, 0) }()
-	for deadline := time.Now().Add(20 * time.Second); count("SELECT count(*) FROM dead_letters") > 0 && time.Now().Before(deadline); {
+	// Until the rows are gone and the gauges, refreshed after the retries'
+	// commits, say so (stopping in between would leave them unrefreshed).
+	gauges := func() float64 {
+		return testutil.ToFloat64(m.deadLetters.WithLabelValues(cfg.ID)) + testutil.ToFloat64(m.lowestDead.WithLabelValues(cfg.ID))
+	}
+	for deadline := time.Now().Add(20 * time.Second); (count("SELECT count(*) FROM dead_letters") > 0 || gauges() != 0) && time.Now().Before(deadline); {
 		time.Sleep(20 * time.Millisecond)
 	}
 	stop()

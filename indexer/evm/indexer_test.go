@@ -236,6 +236,24 @@ func TestReorg(t *testing.T) {
 	sameRows(t, "node's logs after the tip replacement", nodeRows(t, n, 9, dai), e.rows)
 	checkBlocks(t, n, db, 9)
 	checkBalances(t, n, db, dai, 9)
+
+	// A run to a target already reached still compares the stored tip
+	// with the node's: a branch of the same height replaced it while no
+	// indexer ran.
+	n.fork(8)
+	e.truncate(8)
+	e.want(n.tx("carol", dai, "transfer", n.addr("alice"), units(3, 17)), dai, "transfer", "carol", "alice", units(3, 17))
+	n.commit() // 9, fourth branch
+	e.resolve()
+	if err := x.Run(ctx, 9); err != nil {
+		t.Fatal(err)
+	}
+	if got := rec.find("chain reorganisation"); len(got) != 4 || !strings.Contains(got[3], "common_ancestor=8") {
+		t.Fatalf("reorg log lines: %q", got)
+	}
+	sameRows(t, "rows after a reorg below the target", dbRows(t, db), e.rows)
+	checkBlocks(t, n, db, 9)
+	checkBalances(t, n, db, dai, 9)
 }
 
 // adaptiveChain builds 32 blocks with DAI transfers in most of them.
