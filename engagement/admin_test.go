@@ -22,11 +22,7 @@ import (
 func TestAdminAPI(t *testing.T) {
 	e := newEnv(t, nil)
 	ctx := context.Background()
-	admin, _, err := apikey.Create(ctx, e.db, apikey.Spec{Name: "ops", Kind: apikey.Secret, Scopes: []string{"admin"},
-		QuotaCredits: 1000, QuotaPeriod: time.Hour, RatePerSec: 100, RateBurst: 100})
-	if err != nil {
-		t.Fatal(err)
-	}
+	admin := adminKey(t, e)
 	as := func(key string) map[string]string {
 		return map[string]string{"Authorization": "Bearer " + key, "Content-Type": "application/json"}
 	}
@@ -195,11 +191,7 @@ func TestCreativeURLSchemesAreNormalised(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, nil)
 	ctx := context.Background()
-	admin, _, err := apikey.Create(ctx, e.db, apikey.Spec{Name: "ops", Kind: apikey.Secret, Scopes: []string{"admin"},
-		QuotaCredits: 1000, QuotaPeriod: time.Hour, RatePerSec: 100, RateBurst: 100})
-	if err != nil {
-		t.Fatal(err)
-	}
+	admin := adminKey(t, e)
 	h := map[string]string{"Authorization": "Bearer " + admin, "Content-Type": "application/json"}
 	for i, c := range []struct{ url, logo, want, wantLogo string }{
 		{"HTTPS://acme.example/Launch?x=Y", "Http://cdn.example/l.png", "https://acme.example/Launch?x=Y", "http://cdn.example/l.png"},
@@ -229,4 +221,15 @@ func TestCreativeURLSchemesAreNormalised(t *testing.T) {
 			t.Errorf("%s: stored %q, %q; want %q, %q", c.url, got.URL, got.Logo, c.want, c.wantLogo)
 		}
 	}
+}
+
+// adminKey creates a secret key with the admin scope.
+func adminKey(t *testing.T, e *env) string {
+	t.Helper()
+	k, _, err := apikey.Create(context.Background(), e.db, apikey.Spec{Name: "ops", Kind: apikey.Secret, Scopes: []string{"admin"},
+		QuotaCredits: 1000, QuotaPeriod: time.Hour, RatePerSec: 100, RateBurst: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
 }

@@ -261,13 +261,4 @@ func orStopped(ctx context.Context, until int64, err error) error {
 }
 
 // Sleep waits d, or less when ctx ends (its error).
-func Sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
+func Sleep(ctx context.Context, d time.Duration) error { return sleepOrWake(ctx, d, nil) }

@@ -34,21 +34,9 @@ db="chainlens_answers_$$"
 admin=$(scripts/db.sh ensure postgres)
 url=$(scripts/db.sh ensure "$db")
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-cat > "$work/c.yaml" <<CFG
-database: {url: "$url"}
-api: {listen: "127.0.0.1:$port", cache_ttl: 0s, rate_limit: {per_second: 1000000, burst: 1000000}, quota: {credits: 1000000000000}}
-log: {level: error}
-chains:
-  - {id: synthosmosis, kind: osmosis, rpc: ["http://127.0.0.1:9"],
-     assets: [{denom: uusdc, symbol: USDC, name: USD Coin, display: usdc, exponent: 6},
-              {denom: uosmo, symbol: OSMO, name: Osmosis, display: osmo, exponent: 6, main: true},
-              {denom: uatom, symbol: ATOM, name: Cosmos Hub, display: atom, exponent: 6},
-              {denom: uweth, symbol: WETH, name: Wrapped Ether, display: weth, exponent: 6},
-              {denom: uion, symbol: ION, name: Ion, display: ion, exponent: 6},
-              {denom: utia, symbol: TIA, name: Celestia, display: tia, exponent: 6}]}
-CFG
+. scripts/dex-synth.sh
+dex_config "$work/c.yaml" "$url" "$port"
 base="http://127.0.0.1:$port"
-. scripts/dex-urls.sh
 dex_urls "$base" "$work/plain.txt" "$work/chart.txt"
 
 # answers BIN OUT: every URL's answer, one line each.

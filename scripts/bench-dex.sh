@@ -37,19 +37,8 @@ db="chainlens_bench_dex_$$"
 admin=$(scripts/db.sh ensure postgres)
 url=$(scripts/db.sh ensure "$db")
 api_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-cat > "$work/c.yaml" <<CFG
-database: {url: "$url", max_conns: 20}
-api: {listen: "127.0.0.1:$api_port", cache_ttl: ${CACHE_TTL:-0s}, cache_stale: ${CACHE_STALE:-0s}, rate_limit: {per_second: 1000000, burst: 1000000}, quota: {credits: 1000000000000}}
-log: {level: error}
-chains:
-  - {id: synthosmosis, kind: osmosis, rpc: ["http://127.0.0.1:9"],
-     assets: [{denom: uusdc, symbol: USDC, name: USD Coin, display: usdc, exponent: 6},
-              {denom: uosmo, symbol: OSMO, name: Osmosis, display: osmo, exponent: 6, main: true},
-              {denom: uatom, symbol: ATOM, name: Cosmos Hub, display: atom, exponent: 6},
-              {denom: uweth, symbol: WETH, name: Wrapped Ether, display: weth, exponent: 6},
-              {denom: uion, symbol: ION, name: Ion, display: ion, exponent: 6},
-              {denom: utia, symbol: TIA, name: Celestia, display: tia, exponent: 6}]}
-CFG
+. scripts/dex-synth.sh
+dex_config "$work/c.yaml" "$url" "$api_port"
 "$BIN" migrate up --config "$work/c.yaml" >/dev/null
 "$BIN" bench dex-history --config "$work/c.yaml" --days "$DAYS" >&2
 t0=$(date +%s)
@@ -69,7 +58,6 @@ pids+=($!)
 pids+=($!)
 
 base="http://127.0.0.1:$api_port"
-. scripts/dex-urls.sh
 dex_urls "$base" "$work/plain.txt" "$work/chart.txt"
 # Every URL must answer 200 before it is measured.
 while read -r label u; do

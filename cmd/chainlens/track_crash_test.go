@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/chainlens/chainlens/internal/testdb"
+	"github.com/uptrace/bun"
 )
 
 // TestTrackSurvivesSIGKILL posts events to a real `chainlens serve` process
@@ -25,21 +26,7 @@ import (
 // answered 200 is in the database exactly once.
 func TestTrackSurvivesSIGKILL(t *testing.T) {
 	t.Parallel()
-	db, dbURL := testdb.New(t)
-	apiAddr := freeAddr(t)
-	cfg := filepath.Join(t.TempDir(), "c.yaml")
-	_ = os.WriteFile(cfg, []byte(fmt.Sprintf(`database: {url: %q}
-api: {listen: %s, rate_limit: {per_second: 1000000, burst: 1000000}, quota: {credits: 1000000000000}}
-log: {level: error}
-`, dbURL, apiAddr)), 0o644)
-	if _, stderr, code := run(t, "migrate", "up", "--config", cfg); code != 0 {
-		t.Fatalf("migrate: %s", stderr)
-	}
-	key, stderr, code := run(t, "keys", "create", "--config", cfg, "--name", "site", "--scopes", "engagement")
-	if code != 0 {
-		t.Fatalf("keys create: %s", stderr)
-	}
-	key = strings.TrimSpace(key)
+	db, cfg, apiAddr, key := trackServer(t)
 
 	var (
 		mu    sync.Mutex
@@ -72,27 +59,19 @@ log: {level: error}
 					msg := fmt.Sprintf("m-%d", i)
 					body := fmt.Sprintf(`{"name":"trade_made","identity":{"type":"address","id":"osmo1w%d"},"meta":{"messageId":%q},"timestamp":%d}`,
 						i, msg, time.Now().UnixMilli())
-					req, _ := http.NewRequest("POST", "http://"+apiAddr+"/track", strings.NewReader(body))
-					req.Header.Set("Authorization", "Bearer "+key)
-					req.Header.Set("Content-Type", "application/json")
-					resp, err := client.Do(req)
+					status, id, b, err := postTrack(client, apiAddr, key, body)
 					if err != nil {
 						return // the server is gone
 					}
-					b, _ := io.ReadAll(resp.Body)
-					resp.Body.Close()
-					if resp.StatusCode != 200 {
+					if status != 200 {
 						continue // 503 when the queue is full: not acknowledged
 					}
-					var a struct {
-						ID string `json:"id"`
-					}
-					if err := json.Unmarshal(b, &a); err != nil || a.ID == "" {
+					if id == "" {
 						t.Errorf("answer %s", b)
 						return
 					}
 					mu.Lock()
-					acked[a.ID] = msg
+					acked[id] = msg
 					mu.Unlock()
 					roundAcks.Add(1)
 				}
@@ -144,21 +123,7 @@ log: {level: error}
 // event stored.
 func TestServeStopsOnSIGTERM(t *testing.T) {
 	t.Parallel()
-	db, dbURL := testdb.New(t)
-	apiAddr := freeAddr(t)
-	cfg := filepath.Join(t.TempDir(), "c.yaml")
-	_ = os.WriteFile(cfg, []byte(fmt.Sprintf(`database: {url: %q}
-api: {listen: %s, rate_limit: {per_second: 1000000, burst: 1000000}, quota: {credits: 1000000000000}}
-log: {level: error}
-`, dbURL, apiAddr)), 0o644)
-	if _, stderr, code := run(t, "migrate", "up", "--config", cfg); code != 0 {
-		t.Fatalf("migrate: %s", stderr)
-	}
-	key, stderr, code := run(t, "keys", "create", "--config", cfg, "--name", "site", "--scopes", "engagement")
-	if code != 0 {
-		t.Fatalf("keys create: %s", stderr)
-	}
-	key = strings.TrimSpace(key)
+	db, cfg, apiAddr, key := trackServer(t)
 	client := &http.Client{Timeout: 10 * time.Second}
 	for _, c := range []struct {
 		name    string
@@ -186,20 +151,12 @@ log: {level: error}
 					for i := 0; ctx.Err() == nil; i++ {
 						body := fmt.Sprintf(`{"name":"trade_made","identity":{"type":"address","id":"osmo1s%d"},"meta":{"messageId":"s-%d-%d"},"timestamp":%d}`,
 							w, w, i, time.Now().UnixMilli())
-						req, _ := http.NewRequest("POST", "http://"+apiAddr+"/track", strings.NewReader(body))
-						req.Header.Set("Authorization", "Bearer "+key)
-						req.Header.Set("Content-Type", "application/json")
-						resp, err := client.Do(req)
+						status, id, _, err := postTrack(client, apiAddr, key, body)
 						if err != nil {
 							return // the server is gone
 						}
-						b, _ := io.ReadAll(resp.Body)
-						resp.Body.Close()
-						var a struct {
-							ID string `json:"id"`
-						}
-						if resp.StatusCode == 200 && json.Unmarshal(b, &a) == nil && a.ID != "" {
-							acked.Store(a.ID, true)
+						if status == 200 && id != "" {
+							acked.Store(id, true)
 							acks.Add(1)
 						}
 					}
@@ -233,4 +190,45 @@ log: {level: error}
 			t.Errorf("%s: %d of %d acknowledged events not stored", c.name, missing, acks.Load())
 		}
 	}
+}
+
+// trackServer prepares a `chainlens serve` for /track load: a migrated
+// database, a config with no rate limit and its listen address, and an
+// engagement key.
+func trackServer(t *testing.T) (db *bun.DB, cfg, apiAddr, key string) {
+	t.Helper()
+	db, dbURL := testdb.New(t)
+	apiAddr = freeAddr(t)
+	cfg = filepath.Join(t.TempDir(), "c.yaml")
+	_ = os.WriteFile(cfg, []byte(fmt.Sprintf(`database: {url: %q}
+api: {listen: %s, rate_limit: {per_second: 1000000, burst: 1000000}, quota: {credits: 1000000000000}}
+log: {level: error}
+`, dbURL, apiAddr)), 0o644)
+	if _, stderr, code := run(t, "migrate", "up", "--config", cfg); code != 0 {
+		t.Fatalf("migrate: %s", stderr)
+	}
+	key, stderr, code := run(t, "keys", "create", "--config", cfg, "--name", "site", "--scopes", "engagement")
+	if code != 0 {
+		t.Fatalf("keys create: %s", stderr)
+	}
+	return db, cfg, apiAddr, strings.TrimSpace(key)
+}
+
+// postTrack posts one event to /track and returns the answer's status,
+// the event id it acknowledged ("" when none) and its body.
+func postTrack(client *http.Client, apiAddr, key, body string) (status int, id string, answer []byte, err error) {
+	req, _ := http.NewRequest("POST", "http://"+apiAddr+"/track", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, "", nil, err
+	}
+	defer resp.Body.Close()
+	answer, _ = io.ReadAll(resp.Body)
+	var a struct {
+		ID string `json:"id"`
+	}
+	_ = json.Unmarshal(answer, &a)
+	return resp.StatusCode, a.ID, answer, nil
 }

@@ -1,6 +1,28 @@
-# dex-urls.sh, sourced by the dex scripts: dex_urls BASE PLAIN CHART writes
-# the URL sets of the synthetic dex history (scripts/bench-dex.sh) to the
-# files PLAIN (non-chart endpoints) and CHART, one "label url" per line.
+# dex-synth.sh, sourced by the scripts over the synthetic dex history
+# (`chainlens bench dex-history`): its config and its URL sets.
+
+# dex_config FILE DB_URL PORT writes the config of a server over the
+# synthetic chain: no rate limit, the response cache as CACHE_TTL and
+# CACHE_STALE say (off by default), the six priced assets.
+dex_config() {
+	cat > "$1" <<CFG
+database: {url: "$2", max_conns: 20}
+api: {listen: "127.0.0.1:$3", cache_ttl: ${CACHE_TTL:-0s}, cache_stale: ${CACHE_STALE:-0s}, rate_limit: {per_second: 1000000, burst: 1000000}, quota: {credits: 1000000000000}}
+log: {level: error}
+chains:
+  - {id: synthosmosis, kind: osmosis, rpc: ["http://127.0.0.1:9"],
+     assets: [{denom: uusdc, symbol: USDC, name: USD Coin, display: usdc, exponent: 6},
+              {denom: uosmo, symbol: OSMO, name: Osmosis, display: osmo, exponent: 6, main: true},
+              {denom: uatom, symbol: ATOM, name: Cosmos Hub, display: atom, exponent: 6},
+              {denom: uweth, symbol: WETH, name: Wrapped Ether, display: weth, exponent: 6},
+              {denom: uion, symbol: ION, name: Ion, display: ion, exponent: 6},
+              {denom: utia, symbol: TIA, name: Celestia, display: tia, exponent: 6}]}
+CFG
+}
+
+# dex_urls BASE PLAIN CHART writes the URL sets of the synthetic history
+# to the files PLAIN (non-chart endpoints) and CHART, one "label url" per
+# line.
 dex_urls() {
 	local base=$1 plain=$2 chart=$3
 	day() { date -u -d "$1 days ago" +%Y-%m-%d; }
