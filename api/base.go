@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/chainlens/chainlens/api/problem"
+	"github.com/chainlens/chainlens/store"
 )
 
 // MaxBodyBytes bounds request bodies (the engagement event limit).
@@ -56,6 +57,11 @@ func (s *Server) base(next http.Handler) http.Handler {
 
 // writeError answers err as problem+json.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	if problem.ToStatus(err) == http.StatusInternalServerError && store.Unavailable(err) {
+		// The database is down or failing over (a key lookup, an answer's
+		// read): the request may succeed shortly, and nothing is broken here.
+		err = problem.Unavailable("the database is unavailable; retry shortly", databaseRetryAfter, err)
+	}
 	p := problem.From(err, r.URL.Path)
 	p.RequestID = RequestID(r.Context())
 	if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
@@ -66,6 +72,10 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	problem.Write(w, p)
 }
+
+// databaseRetryAfter is the Retry-After of an answer the database's outage
+// prevented.
+const databaseRetryAfter = 5 * time.Second
 
 // fallback answers paths no operation matched: 405 with Allow when another
 // method matches, else 404.
@@ -120,7 +130,12 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 		defer cancel()
 		if err := s.opt.Ready(ctx); err != nil {
 			s.opt.Log.Warn("not ready", "err", err)
-			s.writeError(w, r, problem.Status(http.StatusServiceUnavailable, "not ready: the database is unreachable or its migrations are not current"))
+			// The cause goes to the log, not to the answer (it may name hosts).
+			reason := "the database is unreachable"
+			if !store.Unavailable(err) {
+				reason = "the database is unreachable or its migrations are not current"
+			}
+			s.writeError(w, r, problem.Unavailable("not ready: "+reason, databaseRetryAfter, nil))
 			return
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"io"
@@ -22,6 +23,8 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+	"github.com/uptrace/bun/driver/pgdriver"
 
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/apikey"
@@ -726,5 +729,29 @@ func TestBearerSchemeAndReadiness(t *testing.T) {
 	ready = nil
 	if resp, body := e.do(t, "GET", "/readyz", "", nil); resp.StatusCode != 200 || string(body) != "{\"status\":\"ready\"}\n" {
 		t.Errorf("readyz when ready: %d %s", resp.StatusCode, body)
+	}
+}
+
+// TestDatabaseOutageAnswers503: a keyed request whose key cannot be looked
+// up because the database is gone (refused: a restart, a failover) is a
+// 503 with Retry-After, not a 500, and /readyz says the database is
+// unreachable.
+func TestDatabaseOutageAnswers503(t *testing.T) {
+	t.Parallel()
+	gone := bun.NewDB(sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN("postgres://postgres@127.0.0.1:1/none?sslmode=disable"))), pgdialect.New())
+	t.Cleanup(func() { _ = gone.Close() })
+	e := newEnvWith(t, func(o *api.Options, _ *bun.DB) {
+		o.Handlers.JSON["GET /activity/active_whales"] = whalesHandler
+		o.Auth = apikey.NewAuthenticator(gone)
+		o.Ready = func(ctx context.Context) error { return gone.PingContext(ctx) }
+	})
+	for _, path := range []string{"/activity/active_whales", "/readyz"} {
+		resp, body := e.do(t, "GET", path, e.key, nil)
+		if resp.StatusCode != 503 || resp.Header.Get("Retry-After") != "5" || resp.Header.Get("Content-Type") != "application/problem+json" {
+			t.Errorf("%s: %d Retry-After %q %s", path, resp.StatusCode, resp.Header.Get("Retry-After"), body)
+		}
+		if want := "the database is unreachable"; !strings.Contains(string(body), want) && path == "/readyz" {
+			t.Errorf("%s: %s, want it to say %q", path, body, want)
+		}
 	}
 }
