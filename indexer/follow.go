@@ -54,11 +54,11 @@ type Tip struct {
 // the run loop retries with backoff until GiveUpAfter.
 var ErrNodeUnavailable = errors.New("node unavailable")
 
-// Follow is one run of an indexer: it takes the chain's lock, starts where
-// fam says, and follows the node until ctx ends. With until > 0 it
-// returns nil once every height through until is committed and no dead
-// letter at or below it remains, or an error naming the heights that
-// still fail.
+// Follow is the run loop of an indexer (see Run): it takes the chain's
+// lock, starts where fam says, and follows the node until ctx ends. With
+// until > 0 it returns nil once every height through until is committed
+// and no dead letter at or below it remains, or an error naming the
+// heights that still fail.
 type Follow struct {
 	DB     *bun.DB
 	Chain  config.Chain
@@ -82,18 +82,22 @@ const maxBackoff = 30 * time.Second
 // (a restart, a failover: store.Unavailable) does not end it: it waits
 // with backoff, takes the lock again and resumes from the checkpoint
 // (nothing past it was committed), logging one line when the outage
-// begins and one when it ends. A run to a target height gives up once
-// the outage has lasted GiveUpAfter.
+// begins and one each time the database answers again. Runs that fail again
+// within maxBackoff of their start belong to the same outage (a database
+// that answers a ping but not the indexer keeps backing off); a run to a
+// target height gives up once the outage has lasted GiveUpAfter.
 func (f Follow) Run(ctx context.Context, fam Family, until int64) error {
-	var outage time.Time
-	wait := f.Chain.PollInterval.D()
+	poll := f.Chain.PollInterval.D()
+	var outage time.Time // when the current outage began; zero: none
+	wait := poll
 	for {
+		began := time.Now()
 		err := f.run(ctx, fam, until)
 		if err == nil || ctx.Err() != nil || errors.Is(err, ErrNodeUnavailable) || !store.Unavailable(err) {
-			if err == nil && !outage.IsZero() {
-				f.Log.Info("database back; resumed from the checkpoint", "outage", time.Since(outage).Round(time.Millisecond))
-			}
 			return err
+		}
+		if !outage.IsZero() && time.Since(began) >= maxBackoff {
+			outage, wait = time.Time{}, poll // it ran a while since: a new outage
 		}
 		if outage.IsZero() {
 			outage = time.Now()
@@ -102,14 +106,19 @@ func (f Follow) Run(ctx context.Context, fam Family, until int64) error {
 		if until > 0 && f.GiveUpAfter > 0 && time.Since(outage) >= f.GiveUpAfter {
 			return fmt.Errorf("indexer %s: the database was unavailable for %s: %w", f.Chain.ID, f.GiveUpAfter, err)
 		}
-		if Sleep(ctx, wait) != nil {
-			return stopped(ctx, until)
+		for {
+			if Sleep(ctx, wait) != nil {
+				return stopped(ctx, until)
+			}
+			wait = min(max(2*wait, 10*time.Millisecond), maxBackoff)
+			if f.DB.PingContext(ctx) == nil {
+				break
+			}
+			if until > 0 && f.GiveUpAfter > 0 && time.Since(outage) >= f.GiveUpAfter {
+				return fmt.Errorf("indexer %s: the database was unavailable for %s: %w", f.Chain.ID, f.GiveUpAfter, err)
+			}
 		}
-		wait = min(max(2*wait, 10*time.Millisecond), maxBackoff)
-		if f.DB.PingContext(ctx) == nil {
-			f.Log.Info("database back; resuming from the checkpoint", "outage", time.Since(outage).Round(time.Millisecond))
-			outage, wait = time.Time{}, f.Chain.PollInterval.D()
-		}
+		f.Log.Info("database answers again; resuming from the checkpoint", "after", time.Since(outage).Round(time.Millisecond))
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -70,6 +71,7 @@ func (s *scripted) AtTip(_ context.Context, next int64) (int64, error) {
 func TestFollow(t *testing.T) {
 	t.Parallel()
 	unavailable := fmt.Errorf("%w: connection refused", ErrNodeUnavailable)
+	tooMany := fmt.Errorf("commit: %w", syscall.ECONNREFUSED)
 	for _, c := range []struct {
 		name    string
 		fam     *scripted
@@ -90,6 +92,12 @@ func TestFollow(t *testing.T) {
 			"indexer c1: blocks from 1 could not be read for 20ms: node unavailable: connection refused", ""},
 		{"a database failure while indexing ends the run", &scripted{latest: 3, catchUpErrs: []error{errors.New("disk full")}}, 3,
 			"disk full", "tip, catch up 1 fails"},
+		// A database that answers a ping but keeps failing the run (too
+		// many connections) is one outage: a run to a target gives up.
+		{"gives up on a database that keeps failing", &scripted{latest: 3, catchUpErrs: []error{tooMany, tooMany, tooMany, tooMany, tooMany, tooMany, tooMany, tooMany}}, 3,
+			"indexer c1: the database was unavailable for 20ms: commit: connection refused", ""},
+		{"resumes after a database outage", &scripted{latest: 3, catchUpErrs: []error{tooMany}}, 3, "",
+			"tip, catch up 1 fails, tip, catch up 1-3"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
