@@ -34,6 +34,7 @@ const (
 type Service struct {
 	db     *bun.DB
 	market report.Market
+	chain  config.Chain
 	ok     bool // a dex chain is configured
 }
 
@@ -41,7 +42,7 @@ type Service struct {
 // without one every endpoint answers 503.
 func New(cfg *config.Config, db *bun.DB) *Service {
 	ch, ok := report.Chain(cfg)
-	return &Service{db: db, market: report.NewMarket(ch), ok: ok}
+	return &Service{db: db, market: report.NewMarket(ch), chain: ch, ok: ok}
 }
 
 // Handlers binds the built operations to the service.
@@ -104,7 +105,7 @@ func Freshness(ctx context.Context, db bun.IDB, chainID string) (api.Freshness, 
 // begin checks that a dex chain is configured and indexed and returns its freshness.
 func (s *Service) begin(ctx context.Context) (api.Freshness, error) {
 	if !s.ok {
-		return api.Freshness{}, fmt.Errorf("no chain of kind osmosis is configured: %w", problem.ErrNotIndexed)
+		return api.Freshness{}, api.NoChainOfKind("osmosis")
 	}
 	return Freshness(ctx, api.Reader(ctx, s.db), s.market.ChainID)
 }
@@ -114,7 +115,7 @@ func (s *Service) begin(ctx context.Context) (api.Freshness, error) {
 // and the chain's first indexed block); 503 before it has run.
 func (s *Service) beginJob(ctx context.Context, job string) (api.Freshness, error) {
 	if !s.ok {
-		return api.Freshness{}, fmt.Errorf("no chain of kind osmosis is configured: %w", problem.ErrNotIndexed)
+		return api.Freshness{}, api.NoChainOfKind("osmosis")
 	}
 	h, err := api.JobHeight(ctx, api.Reader(ctx, s.db), s.market.ChainID, job)
 	if err != nil {

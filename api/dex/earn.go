@@ -28,6 +28,12 @@ const (
 // lpShareDecimals is the exponent of gamm LP shares (1 share = 10^18).
 const lpShareDecimals = 18
 
+// errNoStrategies answers every earn endpoint when the operator declared
+// no strategy.
+func errNoStrategies() error {
+	return problem.NotConfigured("earn.strategies", "no earn strategy is configured")
+}
+
 // EarnService answers the earn endpoints from the dex_earn job's tables
 // (earn_strategy_state, earn_strategy_assets, earn_strategy_balances) for
 // the strategies declared in config.
@@ -126,8 +132,12 @@ type state struct {
 	denoms      []string
 }
 
-// strategy finds a declared strategy; an undeclared id is 404.
+// strategy finds a declared strategy; an undeclared id is 404 (503
+// not-configured when no strategy is declared at all).
 func (e *EarnService) strategy(id string) (config.Strategy, error) {
+	if len(e.strategies) == 0 {
+		return config.Strategy{}, errNoStrategies()
+	}
 	for _, s := range e.strategies {
 		if s.ID == id {
 			return s, nil
@@ -201,6 +211,9 @@ func (e *EarnService) list(ctx context.Context, _ *api.Request) (*api.Response, 
 	fresh, err := e.begin(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if len(e.strategies) == 0 {
+		return nil, errNoStrategies()
 	}
 	out := make([]Strategy, 0, len(e.strategies))
 	for _, s := range e.strategies {

@@ -201,15 +201,15 @@ func TestEarnBeforeTheJob(t *testing.T) {
 }
 
 // TestEarnOrdersIBCWithoutChains: without a dex chain the earn and order
-// endpoints answer 503; without any chain or channel every IBC chain name
-// is unknown (404).
+// endpoints answer 503; without any channel the IBC status answers 503
+// naming ibc.channels.
 func TestEarnOrdersIBCWithoutChains(t *testing.T) {
 	t.Parallel()
 	db, _ := testdb.New(t)
 	s := serveConfig(t, db, &config.Config{Earn: config.Earn{Strategies: earnStrategies}}, time.Now())
 	for path, want := range map[string]int{
 		"/earn/strategies": 503, "/earn/strategies/atom-osmo-lp/tvl": 503, "/earn/strategies/atom-osmo-lp/apr": 503,
-		"/users/limit_orders/history/closed?address=" + bob: 503, "/ibc/v1/source/osmosis/destination/cosmoshub": 404,
+		"/users/limit_orders/history/closed?address=" + bob: 503, "/ibc/v1/source/osmosis/destination/cosmoshub": 503,
 	} {
 		if resp, body := s.get(t, path); resp.StatusCode != want {
 			t.Errorf("%s: %d %s", path, resp.StatusCode, body)

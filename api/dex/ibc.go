@@ -71,6 +71,9 @@ type ChannelStatus struct {
 // carries is 404; a source that is not an indexed chain is 503 (its sends
 // are not known).
 func (s *IBCService) status(ctx context.Context, req *api.Request) (*api.Response, error) {
+	if len(s.channels) == 0 {
+		return nil, problem.NotConfigured("ibc.channels", "no IBC transfer channel is configured")
+	}
 	src, dst := req.Params.String("source"), req.Params.String("destination")
 	for _, name := range []string{src, dst} {
 		if !s.known[name] {
@@ -79,7 +82,7 @@ func (s *IBCService) status(ctx context.Context, req *api.Request) (*api.Respons
 	}
 	ch, ok := s.chains[src]
 	if !ok {
-		return nil, fmt.Errorf("chain %s is not indexed: %w", src, problem.ErrNotIndexed)
+		return nil, problem.NotConfigured("chains", "chain "+src+" is named by ibc.channels but no configured chain indexes it")
 	}
 	fresh, err := Freshness(ctx, api.Reader(ctx, s.db), ch.ID)
 	if err != nil {

@@ -11,7 +11,6 @@ import (
 	"cosmossdk.io/math"
 
 	"github.com/chainlens/chainlens/api"
-	"github.com/chainlens/chainlens/api/problem"
 )
 
 // OpSupply is the supply metrics operation.
@@ -28,7 +27,8 @@ type SupplyMetrics struct {
 // supply answers the staking token's supply in display units from the
 // latest osmosis_supply row (dex_supply job): total, burnt over the indexed
 // history, and circulating = total − the community pool. lastUpdate is the
-// time of the block the row is at. No row yet (no supply snapshot) → 503.
+// time of the block the row is at. No row yet (no supply snapshot) → 503,
+// of type not-configured naming snapshot_every when snapshots are off.
 func (s *Service) supply(ctx context.Context, req *api.Request) (*api.Response, error) {
 	fresh, err := s.begin(ctx)
 	if err != nil {
@@ -44,7 +44,7 @@ func (s *Service) supply(ctx context.Context, req *api.Request) (*api.Response, 
 	err = api.Reader(ctx, s.db).NewRaw(`SELECT time, denom, total::text AS total, burnt::text AS burnt, community_pool::text AS community_pool
 		FROM osmosis_supply WHERE chain_id = ? ORDER BY height DESC LIMIT 1`, s.market.ChainID).Scan(ctx, &row)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("no supply snapshot of %s yet (snapshot_every): %w", s.market.ChainID, problem.ErrNotIndexed)
+		return nil, api.NoSnapshot(s.chain, "supply snapshot")
 	}
 	if err != nil {
 		return nil, fmt.Errorf("supply: %w", err)

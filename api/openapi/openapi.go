@@ -252,6 +252,7 @@ func problemSchema() map[string]any {
 		"properties": map[string]any{
 			"type": str, "title": str, "status": map[string]any{"type": "integer"}, "detail": str, "instance": str,
 			"message": str, "request_id": str,
+			"config_key": map[string]any{"type": "string", "description": "the configuration key whose absence is the cause (type /problems/not-configured)"},
 			"invalid_params": map[string]any{"type": "array", "items": map[string]any{
 				"type": "object", "required": []any{"name", "reason"},
 				"properties": map[string]any{"name": str, "reason": str},

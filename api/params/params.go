@@ -292,7 +292,10 @@ type Range struct{ Start, End time.Time }
 // DateRange resolves start_date/end_date by the common rules: a date-only
 // end means the end of that day, end defaults to now and start to end minus
 // 30 days; start after end is a 400; with hourly buckets the range is
-// limited to 92 days.
+// limited to 92 days. A range that starts after now is a 400 naming the
+// parameter that put it there: it can hold no data yet, and the 503 of a
+// range the indexer has not reached would have clients retry it for as long
+// as the range is in the future.
 func (v Values) DateRange(now time.Time, hourly bool) (Range, error) {
 	end, ok := v.Time("end_date")
 	switch {
@@ -302,8 +305,12 @@ func (v Values) DateRange(now time.Time, hourly bool) (Range, error) {
 		end = end.Add(24*time.Hour - time.Nanosecond)
 	}
 	start, ok := v.Time("start_date")
+	late := "start_date"
 	if !ok {
-		start = end.Add(-DefaultRange)
+		start, late = end.Add(-DefaultRange), "end_date"
+	}
+	if start.After(now) {
+		return Range{}, problem.BadParam(late, "puts the range's start after the present ("+now.UTC().Format(time.RFC3339)+")")
 	}
 	if start.After(end) {
 		return Range{}, problem.BadParam("start_date", "must not be after end_date")

@@ -125,6 +125,12 @@ func TestDateRange(t *testing.T) {
 		{"&start_date=2026-02-01&end_date=2026-01-31", false, time.Time{}, time.Time{}, "must not be after end_date"},
 		{"&start_date=2025-01-01&end_date=2026-01-31", true, time.Time{}, time.Time{}, "limited to 92 days"},
 		{"&start_date=2025-01-01&end_date=2026-01-31", false, time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 1, 31, 23, 59, 59, 999999999, time.UTC), ""},
+		// A range in the future can hold nothing yet: 400, not the 503 a
+		// client would retry.
+		{"&start_date=2026-11-21T12:00:01Z", false, time.Time{}, time.Time{}, "start_date puts the range's start after the present (2026-11-21T12:00:00Z)"},
+		{"&start_date=2026-11-22&end_date=2026-11-23", false, time.Time{}, time.Time{}, "start_date puts the range's start after"},
+		{"&end_date=9999-12-31", false, time.Time{}, time.Time{}, "end_date puts the range's start after"},
+		{"&start_date=2026-11-21T12:00:00Z&end_date=2026-12-31", false, now, time.Date(2026, 12, 31, 23, 59, 59, 999999999, time.UTC), ""},
 	}
 	for _, c := range cases {
 		v, err := parse(t, "/pools/1/x?percent=2"+c.query)

@@ -29,7 +29,7 @@ const OpBuyStake = "GET /perp/tokenomics/buystake_address_metrics"
 // distribution module's state does).
 func (s *Service) buyStake(ctx context.Context, req *api.Request) (*api.Response, error) {
 	if s.buyStakeAddress == "" {
-		return nil, fmt.Errorf("no perp.buystake_address is configured: %w", problem.ErrNotIndexed)
+		return nil, problem.NotConfigured("perp.buystake_address", "no buy-and-stake address is configured")
 	}
 	// Hourly rows by design, with no resolution parameter: the 92-day
 	// limit of a client-chosen hourly resolution does not apply.

@@ -96,7 +96,7 @@ func (s *Service) Handlers() map[string]api.Handler {
 // and its block time; 503 while one has not run.
 func (s *Service) begin(ctx context.Context, tables ...string) (api.Freshness, error) {
 	if !s.ok {
-		return api.Freshness{}, fmt.Errorf("no chain of kind dydx is configured: %w", problem.ErrNotIndexed)
+		return api.Freshness{}, api.NoChainOfKind("dydx")
 	}
 	jobs := make([]string, len(tables))
 	for i, t := range tables {
@@ -143,7 +143,7 @@ func (s *Service) market(ctx context.Context, name, value string) (id int64, all
 		return 0, true, nil
 	}
 	if !s.ok {
-		return 0, false, fmt.Errorf("no chain of kind dydx is configured: %w", problem.ErrNotIndexed)
+		return 0, false, api.NoChainOfKind("dydx")
 	}
 	markets, err := s.markets(ctx)
 	if err != nil {

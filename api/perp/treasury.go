@@ -27,7 +27,7 @@ const OpTreasurySubDAO = "GET /tokenomics/wallets/treasury_subdao"
 // native amount before the first oracle price is null as well.
 func (s *Service) treasurySubDAO(ctx context.Context, req *api.Request) (*api.Response, error) {
 	if len(s.treasury) == 0 {
-		return nil, fmt.Errorf("no perp.treasury_subdao wallets are configured: %w", problem.ErrNotIndexed)
+		return nil, problem.NotConfigured("perp.treasury_subdao", "no treasury sub-DAO wallet is configured")
 	}
 	fresh, bs, err := s.window(ctx, req, "day", report.PriceHourly, report.WalletDaily)
 	if err != nil {

@@ -31,6 +31,9 @@ type Problem struct {
 	Message       string         `json:"message"`
 	RequestID     string         `json:"request_id,omitempty"`
 	InvalidParams []InvalidParam `json:"invalid_params,omitempty"`
+	// ConfigKey names the configuration key whose absence is the cause
+	// (a /problems/not-configured answer).
+	ConfigKey string `json:"config_key,omitempty"`
 	// RetryAfter, when positive, is sent as the Retry-After header.
 	RetryAfter time.Duration `json:"-"`
 }
@@ -45,6 +48,21 @@ type Error struct {
 	// Type and Title replace the status's default problem type (e.g. a 503
 	// that is not about indexing).
 	Type, Title string
+	// ConfigKey is the configuration key a NotConfigured answer names.
+	ConfigKey string
+}
+
+// NotConfiguredType is the problem type of an answer that needs
+// configuration the operator has not given.
+const NotConfiguredType = "/problems/not-configured"
+
+// NotConfigured is the 503 of an answer that needs the configuration key
+// key (config/<file>.yaml's path, e.g. perp.buystake_address), which is
+// not set: indexing longer will not bring it, so it carries no Retry-After,
+// and it is told apart from a range not indexed yet by its type.
+func NotConfigured(key, detail string) *Error {
+	return &Error{Status: http.StatusServiceUnavailable, Detail: detail + " (configuration key " + key + ")", ConfigKey: key,
+		Type: NotConfiguredType, Title: "Not configured"}
 }
 
 // Unavailable is a 503 of a service that cannot take the request now
@@ -140,7 +158,7 @@ func From(err error, instance string) *Problem {
 	var pe *Error
 	switch {
 	case errors.As(err, &pe):
-		p.Detail, p.InvalidParams, p.RetryAfter = pe.Detail, pe.InvalidParams, pe.RetryAfter
+		p.Detail, p.InvalidParams, p.RetryAfter, p.ConfigKey = pe.Detail, pe.InvalidParams, pe.RetryAfter, pe.ConfigKey
 		if pe.Type != "" {
 			p.Type, p.Title = pe.Type, pe.Title
 		}

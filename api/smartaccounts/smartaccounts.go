@@ -68,7 +68,7 @@ type state struct {
 
 func (s *Service) begin(ctx context.Context) (state, error) {
 	if !s.ok {
-		return state{}, fmt.Errorf("no chain of kind xion is configured: %w", problem.ErrNotIndexed)
+		return state{}, api.NoChainOfKind("xion")
 	}
 	h, err := api.JobHeight(ctx, api.Reader(ctx, s.db), s.chainID, report.Job)
 	if err != nil {

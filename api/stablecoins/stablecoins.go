@@ -140,7 +140,7 @@ var buckets = map[string]time.Duration{"1m": time.Minute, "2m": 2 * time.Minute,
 func (s *Service) begin(ctx context.Context, req *api.Request, otherSide bool) (*query, error) {
 	q := &query{byAddr: map[string]token{}, allSelf: s.chains, to: req.Now.UTC()}
 	if len(s.chains) == 0 {
-		return nil, fmt.Errorf("no chain of kind evm is configured: %w", problem.ErrNotIndexed)
+		return nil, api.NoChainOfKind("evm")
 	}
 	q.chains = s.chains
 	if c := req.Params.Optional("chain_id"); c != "" && !otherSide {

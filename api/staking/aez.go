@@ -37,7 +37,10 @@ func (s *Service) revenueShareByConsumer(ctx context.Context, req *api.Request) 
 		return nil, err
 	}
 	if !s.ok {
-		return nil, fmt.Errorf("no chain of kind cosmoshub is configured: %w", problem.ErrNotIndexed)
+		return nil, api.NoChainOfKind("cosmoshub")
+	}
+	if s.consumers == 0 {
+		return nil, problem.NotConfigured("staking.consumer_channels", "no consumer chain channel is configured")
 	}
 	h, err := api.JobHeight(ctx, api.Reader(ctx, s.db), s.chainID, report.JobICSRewards)
 	if err != nil {

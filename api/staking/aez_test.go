@@ -140,7 +140,7 @@ func TestRevenueShareByConsumer(t *testing.T) {
 	}
 	match(dex, localnet.Hub.LastHeight)
 
-	cfg := &config.Config{Chains: []config.Chain{hub, dex}}
+	cfg := &config.Config{Chains: []config.Chain{hub, dex}, Staking: config.Staking{ConsumerChannels: map[string]string{"channel-569": "neutron-1"}}}
 	cfg.API = apitest.DefaultAPI(t, true)
 	srv := apitest.Serve(t, db, cfg, day.Add(48*time.Hour))
 	label := day.Format(time.DateTime)

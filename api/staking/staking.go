@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chainlens/chainlens/api/problem"
 	report "github.com/chainlens/chainlens/report/staking"
 
 	dexreport "github.com/chainlens/chainlens/report/dex"
@@ -23,7 +24,6 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/chainlens/chainlens/api"
-	"github.com/chainlens/chainlens/api/problem"
 	"github.com/chainlens/chainlens/config"
 )
 
@@ -35,17 +35,25 @@ const (
 
 // Service answers the staking endpoints.
 type Service struct {
-	db       *bun.DB
-	chainID  string
-	ok       bool
-	exponent int // display exponent of the bond denom
-	dex      dexreport.Market
+	db      *bun.DB
+	chainID string
+	chain   config.Chain
+	ok      bool
+	// providers and consumers count the configured liquid staking
+	// providers and consumer chain channels: without any, their endpoints
+	// answer not-configured.
+	providers, consumers int
+	exponent             int // display exponent of the bond denom
+	dex                  dexreport.Market
 }
 
 // New returns the service of the first configured chain of kind cosmoshub.
 func New(cfg *config.Config, db *bun.DB) *Service {
 	ch, ok := report.Chain(cfg)
-	s := &Service{db: db, chainID: ch.ID, ok: ok, exponent: 6}
+	s := &Service{db: db, chainID: ch.ID, chain: ch, ok: ok, exponent: 6}
+	if cfg != nil {
+		s.providers, s.consumers = len(cfg.Staking.Providers), len(cfg.Staking.ConsumerChannels)
+	}
 	if d, ok := dexreport.Chain(cfg); ok {
 		s.dex = dexreport.NewMarket(d)
 	}
@@ -69,7 +77,10 @@ func (s *Service) Handlers() map[string]api.Handler {
 
 func (s *Service) begin(ctx context.Context) (api.Freshness, error) {
 	if !s.ok {
-		return api.Freshness{}, fmt.Errorf("no chain of kind cosmoshub is configured: %w", problem.ErrNotIndexed)
+		return api.Freshness{}, api.NoChainOfKind("cosmoshub")
+	}
+	if s.providers == 0 {
+		return api.Freshness{}, problem.NotConfigured("staking.providers", "no liquid staking provider is configured")
 	}
 	h, err := api.JobHeight(ctx, api.Reader(ctx, s.db), s.chainID, report.JobLiquidStaking)
 	if err != nil {
@@ -185,6 +196,17 @@ func (s *Service) shareByProvider(ctx context.Context, req *api.Request) (*api.R
 		ORDER BY day, provider`, "1e-"+strconv.Itoa(s.exponent), s.chainID, days[0].Format(time.DateOnly),
 		days[len(days)-1].Format(time.DateOnly)).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("provider balances: %w", err)
+	}
+	if len(rows) == 0 {
+		// No snapshot day at or before the range's end: when the chain
+		// has none at all, the cause is the snapshots, as for the supply.
+		var some bool
+		if err := api.Reader(ctx, s.db).NewRaw(`SELECT EXISTS (SELECT 1 FROM liquid_provider_daily WHERE chain_id = ?)`, s.chainID).Scan(ctx, &some); err != nil {
+			return nil, fmt.Errorf("provider balances: %w", err)
+		}
+		if !some {
+			return nil, api.NoSnapshot(s.chain, "delegation snapshot")
+		}
 	}
 	var at map[string]string // provider → amount at the latest snapshot day so far
 	i := 0

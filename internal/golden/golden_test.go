@@ -19,42 +19,19 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/uptrace/bun"
-
 	"github.com/chainlens/chainlens/api/route"
-	"github.com/chainlens/chainlens/chains/kinds"
 	"github.com/chainlens/chainlens/config"
-	"github.com/chainlens/chainlens/devchain/evmreplay"
 	"github.com/chainlens/chainlens/internal/apitest"
-	"github.com/chainlens/chainlens/internal/dydxtest"
-	"github.com/chainlens/chainlens/internal/evmtest"
-	"github.com/chainlens/chainlens/internal/localnet"
-	"github.com/chainlens/chainlens/internal/osmosistest"
-	"github.com/chainlens/chainlens/internal/replaytest"
-	"github.com/chainlens/chainlens/internal/testdb"
 )
 
 var update = flag.Bool("rewrite", false, "rewrite testdata/answers.txt with today's answers")
 
 const answersFile = "testdata/answers.txt"
-
-// recordings are the localnets indexed, by chain id of config/local.yaml.
-var recordings = map[string]struct {
-	folder string
-	last   int64
-}{
-	"localosmosis":      {"osmosis", osmosistest.LastHeight},
-	"localdydxprotocol": {"dydx", dydxtest.LastHeight},
-	"localneutron":      {localnet.Neutron.Folder, localnet.Neutron.LastHeight},
-	"localxion":         {localnet.XION.Folder, localnet.XION.LastHeight},
-	"localcosmos":       {localnet.Hub.Folder, localnet.Hub.LastHeight},
-}
 
 // values are the candidate values of parameters, by "group name" and then
 // by name: the first is used by default, every one is tried in turn.
@@ -69,7 +46,7 @@ var values = map[string][]string{
 	"dex address":                 {"osmo19cntltr3qf7pcny7xeq4lm7cl64xn54hvswrdh", "osmo1rlnwmr3j2hkgvsaf0ldere6u0ca8rdg7xvx0sk", "osmo19e2mf7cywkv7zaug6nk5f87d07fxrdgrladvym"},
 	"bech32Address":               {"osmo19cntltr3qf7pcny7xeq4lm7cl64xn54hvswrdh", "osmo1rlnwmr3j2hkgvsaf0ldere6u0ca8rdg7xvx0sk"},
 	"positionId":                  {"1", "2", "3", "99"},
-	"strategy":                    {"osmosis-cl", "nope"},
+	"strategy":                    {"atom-osmo-lp", "ion-osmo-usdc-lp", "nope"},
 	"source":                      {"osmosis", "cosmoshub", "neutron"},
 	"destination":                 {"cosmoshub", "osmosis", "dydx"},
 	"lower_tick":                  {"-108000000", "900000", "1200000"},
@@ -195,27 +172,7 @@ func TestEveryAnswerUnchanged(t *testing.T) {
 	if testing.Short() {
 		t.Skip("indexes every recording")
 	}
-	raw, err := os.ReadFile(filepath.Join("..", "..", "config", "local.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.Parse(raw, filepath.Join("..", "..", "config"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, _ := testdb.New(t)
-	var chains []config.Chain
-	for _, ch := range cfg.Chains {
-		switch {
-		case ch.Kind == "evm":
-			chains = append(chains, indexEVM(t, db, ch))
-		case recordings[ch.ID].folder != "":
-			chains = append(chains, indexLocalnet(t, db, ch))
-		}
-	}
-	cfg.Chains = chains
-	cfg.API.CacheTTL = 0
-	apitest.RunJobs(t, db, cfg)
+	db, cfg := indexed(t)
 
 	// The clock is fixed just after the last block of any chain.
 	var now time.Time
@@ -339,26 +296,4 @@ func readLines(t *testing.T, path string) []string {
 		}
 	}
 	return out
-}
-
-// indexLocalnet indexes the recording of ch through the real indexer with
-// ch's own settings (its rpc replaced by the replay node).
-func indexLocalnet(t *testing.T, db *bun.DB, ch config.Chain) config.Chain {
-	t.Helper()
-	rec := recordings[ch.ID]
-	dir := filepath.Join("..", "..", "testdata", "localnet", rec.folder)
-	last := rec.last
-	ad, err := kinds.Adapter(ch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ch.PollInterval = config.Duration(20 * time.Millisecond)
-	return replaytest.Index(t, db, dir, ch, ad, last)
-}
-
-// indexEVM indexes the recorded EVM devnet with its recorded block times.
-func indexEVM(t *testing.T, db *bun.DB, ch config.Chain) config.Chain {
-	t.Helper()
-	ch.RPC = []string{evmtest.Start(t, evmreplay.Options{})}
-	return evmtest.IndexInto(t, db, ch)
 }
