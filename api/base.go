@@ -21,14 +21,12 @@ const MaxBodyBytes = 32 << 10
 // handler does not say otherwise: about the aggregators' cadence.
 const DefaultMaxAge = 30 * time.Second
 
-type ctxKey int
-
-const requestIDKey ctxKey = iota
-
 // RequestID returns the request id of ctx, or "".
 func RequestID(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey).(string)
-	return id
+	if c, ok := ctx.Value(callKey{}).(*call); ok {
+		return c.id
+	}
+	return ""
 }
 
 // base runs around every request of a listener: request id and panic
@@ -38,10 +36,12 @@ func (s *Server) base(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.Header.Get("X-Request-Id")
 		if id == "" || len(id) > 64 || strings.ContainsFunc(id, func(c rune) bool { return c < 0x21 || c > 0x7e }) {
-			id = fmt.Sprintf("%016x", mrand.Uint64()) // unique enough to correlate logs; no secret
+			id = newRequestID()
 		}
-		w.Header().Set("X-Request-Id", id)
-		r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
+		w.Header()["X-Request-Id"] = []string{id}
+		// The call is the request's one context value: its id, and what
+		// an operation's steps learn (one WithContext, one copy of r).
+		r = withCall(r, &call{id: id})
 		defer func() {
 			if v := recover(); v != nil {
 				if v == http.ErrAbortHandler {
@@ -53,6 +53,18 @@ func (s *Server) base(next http.Handler) http.Handler {
 		}()
 		next.ServeHTTP(w, r)
 	})
+}
+
+// newRequestID is 16 random hex digits: unique enough to correlate logs;
+// no secret.
+func newRequestID() string {
+	var b [16]byte
+	v := mrand.Uint64()
+	for i := len(b) - 1; i >= 0; i-- {
+		b[i] = "0123456789abcdef"[v&0xf]
+		v >>= 4
+	}
+	return string(b[:])
 }
 
 // writeError answers err as problem+json.

@@ -51,6 +51,7 @@ func encode(op route.Operation, resp *Response, compress bool) (*respcache.Entry
 	sum := fnv.New128a()
 	_, _ = sum.Write(e.Body)
 	e.ETag = `"` + hex.EncodeToString(sum.Sum(nil)) + `"`
+	e.Header["Etag"] = []string{e.ETag}
 	if compress && len(e.Body) >= 1024 {
 		var gz bytes.Buffer
 		zw, _ := gzip.NewWriterLevel(&gz, gzip.BestSpeed)
@@ -58,27 +59,41 @@ func encode(op route.Operation, resp *Response, compress bool) (*respcache.Entry
 		_ = zw.Close()
 		e.Gzipped = gz.Bytes()
 	}
+	e.Length = []string{strconv.Itoa(len(e.Body))}
+	e.GzippedLength = []string{strconv.Itoa(len(e.Gzipped))}
 	return e, nil
 }
+
+// Header values shared by every answer; net/http only reads them.
+var (
+	varyEncoding = []string{"Accept-Encoding"}
+	gzipEncoding = []string{"gzip"}
+)
 
 // writeEncoded sends an encoded answer, 304 when If-None-Match matches.
 func writeEncoded(w http.ResponseWriter, r *http.Request, e *respcache.Entry) {
 	h := w.Header()
-	for k, v := range e.Header {
+	for k, v := range e.Header { // Content-Type, Cache-Control, ETag, freshness
 		h[k] = v
 	}
-	h.Set("ETag", e.ETag)
-	h.Add("Vary", "Accept-Encoding")
+	if v := h["Vary"]; len(v) == 0 {
+		h["Vary"] = varyEncoding
+	} else {
+		h["Vary"] = append(v[:len(v):len(v)], "Accept-Encoding") // after CORS's Origin
+	}
 	if match := r.Header.Get("If-None-Match"); match != "" && etagMatches(match, e.ETag) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	body := e.Body
+	body, length := e.Body, e.Length
 	if e.Gzipped != nil && acceptsGzip(r) {
-		h.Set("Content-Encoding", "gzip")
-		body = e.Gzipped
+		h["Content-Encoding"] = gzipEncoding
+		body, length = e.Gzipped, e.GzippedLength
 	}
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	if length == nil { // an entry built elsewhere (a test)
+		length = []string{strconv.Itoa(len(body))}
+	}
+	h["Content-Length"] = length
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(body)
 }

@@ -14,12 +14,13 @@ import (
 // parameter parsing (credits are still charged).
 func (s *Server) lookup(op route.Operation) middleware {
 	return func(next http.Handler) http.Handler {
-		if _, isJSON := s.opt.Handlers.JSON[op.ID()]; !op.Analytics() || !isJSON {
+		id := op.ID()
+		if _, isJSON := s.opt.Handlers.JSON[id]; !op.Analytics() || !isJSON {
 			return next
 		}
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			c := callOf(r)
-			c.ckey = respcache.Key(op.ID(), r)
+			c.ckey = s.cache.Key(id, r)
 			c.cached, c.state = s.cache.Get(c.ckey, time.Now())
 			next.ServeHTTP(w, r)
 		})

@@ -22,9 +22,10 @@ func (s *Server) meter(op route.Operation) middleware {
 			}
 			d := s.opt.Meter.Allow(key, cost)
 			h := w.Header()
-			h.Set("X-RateLimit-Limit", strconv.FormatInt(d.Limit, 10))
-			h.Set("X-RateLimit-Remaining", strconv.FormatInt(d.Remaining, 10))
-			h.Set("X-RateLimit-Reset", strconv.FormatInt(d.Reset.Unix(), 10))
+			// Canonical names assigned directly: no canonicalisation per request.
+			h["X-Ratelimit-Limit"] = []string{strconv.FormatInt(d.Limit, 10)}
+			h["X-Ratelimit-Remaining"] = []string{strconv.FormatInt(d.Remaining, 10)}
+			h["X-Ratelimit-Reset"] = []string{strconv.FormatInt(d.Reset.Unix(), 10)}
 			if !d.Allowed {
 				s.writeError(w, r, &problem.Error{Status: http.StatusTooManyRequests, Detail: d.Reason, RetryAfter: d.RetryAfter})
 				return

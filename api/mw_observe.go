@@ -10,13 +10,16 @@ import (
 // observe records each request's latency and status by operation, and
 // starts its call.
 func (s *Server) observe(op route.Operation) middleware {
-	id := op.ID()
+	m := s.metrics.forOperation(op.ID())
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()
 			sw := &statusWriter{ResponseWriter: w}
-			defer func() { s.metrics.observe(id, sw.status, time.Since(start)) }()
-			next.ServeHTTP(sw, withCall(r, &call{}))
+			defer func() { m.observe(sw.status, time.Since(start)) }()
+			if r.Context().Value(callKey{}) == nil {
+				r = withCall(r, &call{}) // not behind base (a handler tested alone)
+			}
+			next.ServeHTTP(sw, r)
 		})
 	}
 }

@@ -37,6 +37,7 @@ func (s *Server) operation(op route.Operation, public bool) http.Handler {
 
 // call is what the steps of one request learn, for the later ones.
 type call struct {
+	id     string      // the request id (X-Request-Id)
 	key    *apikey.Key // nil for public groups and keyless operations
 	vals   params.Values
 	ckey   string           // response cache key; "" when not cacheable

@@ -34,7 +34,7 @@ import (
 )
 
 // testConfig is the API config after defaults, as config.Load would give it.
-func testConfig(t *testing.T) config.API {
+func testConfig(t testing.TB) config.API {
 	t.Helper()
 	cfg, err := config.Parse([]byte("database: {url: postgres://postgres@127.0.0.1:5432/x}\n"), "", nil)
 	if err != nil {

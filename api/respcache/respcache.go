@@ -29,8 +29,11 @@ type Entry struct {
 	Body    []byte
 	Gzipped []byte      // nil when the body is too small to be worth compressing
 	ETag    string      // quoted
-	Header  http.Header // Content-Type, Cache-Control, freshness
-	Chains  []string    // the chains the answer was computed from
+	Header  http.Header // Content-Type, Cache-Control, ETag, freshness
+	// Length and GzippedLength are the Content-Length values of Body and
+	// Gzipped, rendered once.
+	Length, GzippedLength []string
+	Chains                []string // the chains the answer was computed from
 	// computed is when the computation started, seq the change sequence
 	// then (see Put).
 	computed time.Time
@@ -63,6 +66,10 @@ type Cache struct {
 	feed       Feed // nil: answers are kept for min(ttl, UnannouncedTTL)
 	mu         sync.Mutex
 	m          map[string]*Entry
+	// canon remembers the canonical form of each raw query seen (at most
+	// MaxEntries, counted by canonN), so a hit does not parse its query.
+	canon  sync.Map // raw query → canonical query
+	canonN atomic.Int64
 }
 
 // New returns a cache keeping answers for ttl, sent stale for stale more.
@@ -74,6 +81,25 @@ func New(ttl, stale time.Duration, feed Feed) *Cache {
 // its parameters in a canonical order.
 func Key(operationID string, r *http.Request) string {
 	return operationID + "|" + r.URL.Path + "?" + r.URL.Query().Encode()
+}
+
+// Key is the package's Key, with the canonical query of a raw query seen
+// before remembered.
+func (c *Cache) Key(operationID string, r *http.Request) string {
+	raw := r.URL.RawQuery
+	if raw == "" {
+		return operationID + "|" + r.URL.Path + "?"
+	}
+	if q, ok := c.canon.Load(raw); ok {
+		return operationID + "|" + r.URL.Path + "?" + q.(string)
+	}
+	q := r.URL.Query().Encode()
+	if c.canonN.Add(1) > MaxEntries {
+		c.canon.Clear()
+		c.canonN.Store(0)
+	}
+	c.canon.Store(raw, q)
+	return operationID + "|" + r.URL.Path + "?" + q
 }
 
 // Enabled reports whether answers are kept at all (cache_ttl > 0).

@@ -73,3 +73,22 @@ func TestFullCacheEmpties(t *testing.T) {
 		t.Fatalf("%d entries after overflowing, want 1", n)
 	}
 }
+
+// TestKey: the cache key of a request is its operation, path and canonical
+// query, whether the raw query was seen before (remembered) or not.
+func TestKey(t *testing.T) {
+	c := New(time.Minute, 0, nil)
+	for _, round := range []string{"first", "remembered"} {
+		for _, tc := range []struct{ target, want string }{
+			{"/a", "GET /a|/a?"},
+			{"/a?x=1&b=2", "GET /a|/a?b=2&x=1"},
+			{"/a?b=2&x=1", "GET /a|/a?b=2&x=1"},
+			{"/a?x=%20y", "GET /a|/a?x=+y"},
+			{"/b?x=1&b=2", "GET /a|/b?b=2&x=1"},
+		} {
+			if got := c.Key("GET /a", httptest.NewRequest("GET", tc.target, nil)); got != tc.want || got != Key("GET /a", httptest.NewRequest("GET", tc.target, nil)) {
+				t.Errorf("%s %s: %q, want %q", round, tc.target, got, tc.want)
+			}
+		}
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -47,6 +49,21 @@ func newRegistry() *prometheus.Registry {
 	return reg
 }
 
+// apiGCPercent is the API's garbage collection target when GOGC is not set.
+// An answer from the cache allocates a few KB (net/http's request and
+// headers) over a small live heap, so at the default 100 the collector runs
+// many times a second under load and takes a tenth of the throughput
+// (docs/PERFORMANCE.md, "Cached answers"); 400 lets the heap grow to five
+// times the live data instead of two. GOGC and GOMEMLIMIT still rule.
+const apiGCPercent = 400
+
+// serverGC sets the API's garbage collection target unless GOGC is set.
+func serverGC() {
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(apiGCPercent)
+	}
+}
+
 // part is a long-running component of a role.
 type part struct {
 	name string
@@ -55,6 +72,7 @@ type part struct {
 
 // apiParts wires the API server and the key usage meter.
 func apiParts(cfg *config.Config, log *slog.Logger, db *bun.DB, reg *prometheus.Registry) ([]part, error) {
+	serverGC()
 	meter := apikey.NewMeter(db, log)
 	changes := store.NewChanges()
 	srv, err := api.New(api.Options{
