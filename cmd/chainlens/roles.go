@@ -217,13 +217,13 @@ func newStatusCmd(g *globals) *cobra.Command {
 				// State snapshots (and the dYdX catalog, which follows them).
 				snap := "off"
 				if ch.SnapshotEvery > 0 {
-					last, err := snapshots.LastHeight(ctx, db, ch.ID)
+					first, last, err := snapshots.Range(ctx, db, ch.ID)
 					if err != nil {
 						return err
 					}
 					snap = fmt.Sprintf("every %d, none yet", ch.SnapshotEvery)
 					if last > 0 {
-						snap = fmt.Sprintf("every %d, last at %d", ch.SnapshotEvery, last)
+						snap = fmt.Sprintf("every %d, %d..%d", ch.SnapshotEvery, first, last)
 					}
 				}
 				fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\n", ch.ID, ch.Kind, cp.NextHeight-1, contiguous, cp.TipHeight, max(0, cp.TipHeight-(cp.NextHeight-1)),

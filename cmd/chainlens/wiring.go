@@ -82,7 +82,7 @@ func indexerParts(cfg *config.Config, log *slog.Logger, db *bun.DB, reg *prometh
 				x.GiveUpAfter = o.giveUpAfter
 			}
 			run = func(ctx context.Context) error { return x.Run(ctx, until) }
-			if ch.SnapshotEvery > 0 && until == 0 {
+			if ch.SnapshotEvery > 0 {
 				snap := snapshot.NewSnapshotter(db, client, ch, log)
 				if st, ok := adapter.(chains.StateAdapter); ok {
 					snap.State = st
@@ -92,7 +92,20 @@ func indexerParts(cfg *config.Config, log *slog.Logger, db *bun.DB, reg *prometh
 						snap.Delegators = append(snap.Delegators, accounts...)
 					}
 				}
-				parts = append(parts, part{"snapshots " + ch.ID, supervise(log.With("chain", ch.ID, "component", "snapshots"), snap.Run)})
+				if until > 0 {
+					// A backfill snapshots every height it indexes that the
+					// node serves state for, and finishes them before exiting.
+					indexed := make(chan error, 1)
+					index := run
+					run = func(ctx context.Context) error {
+						err := index(ctx)
+						indexed <- err
+						return err
+					}
+					parts = append(parts, part{"snapshots " + ch.ID, func(ctx context.Context) error { return snap.RunBackfill(ctx, indexed) }})
+				} else {
+					parts = append(parts, part{"snapshots " + ch.ID, supervise(log.With("chain", ch.ID, "component", "snapshots"), snap.Run)})
+				}
 			}
 		}
 		if until == 0 {

@@ -59,6 +59,12 @@ type Snapshotter struct {
 	// dYdX market catalog): its queries are taken with every snapshot
 	// and its rows stored in the snapshot's transaction.
 	State chains.StateAdapter
+
+	// backfill is set by RunBackfill: a due height whose state the node
+	// has pruned moves the start to the first height it serves (from)
+	// instead of failing the poll.
+	backfill bool
+	from     int64
 }
 
 // NewSnapshotter returns the snapshotter of chain (its ID, Bech32Prefix,
@@ -121,14 +127,33 @@ func (s *Snapshotter) Poll(ctx context.Context) ([]int64, error) {
 	if err != nil {
 		return nil, err
 	}
-	heights, passed := Due(last, cp.NextHeight-1, s.every, max(s.MaxPending, 1))
+	heights, passed := Due(max(last, s.from-1), cp.NextHeight-1, s.every, max(s.MaxPending, 1))
 	if passed > 0 {
 		s.log.Warn("snapshotter fell behind; taking only the latest due height", "last", last,
 			"indexed", cp.NextHeight-1, "height", heights[0], "passed_over", passed)
 	}
 	var taken []int64
 	for _, h := range heights {
-		if err := s.takeAt(ctx, h); err != nil {
+		if h < s.from {
+			continue
+		}
+		err := s.takeAt(ctx, h)
+		if err != nil && s.backfill && IsStatePruned(err) {
+			latest := heights[len(heights)-1]
+			first, ferr := s.firstServed(ctx, h, latest)
+			if ferr != nil {
+				return taken, ferr
+			}
+			if first == 0 {
+				s.log.Warn("the node serves no state of the heights indexed so far (pruned); no snapshot of them", "from", h, "to", latest)
+				s.from = latest + 1
+				return taken, nil
+			}
+			s.log.Warn("the node does not serve state before this height (pruned); snapshots start there", "from", first, "pruned_at", h)
+			s.from = first
+			continue
+		}
+		if err != nil {
 			return taken, err
 		}
 		taken = append(taken, h)

@@ -71,6 +71,16 @@ func LastHeight(ctx context.Context, db bun.IDB, chainID string) (int64, error) 
 	return h, nil
 }
 
+// Range returns the heights of the first and the newest stored snapshot of
+// chainID (0, 0 when there is none): where a pruned node let them start.
+func Range(ctx context.Context, db bun.IDB, chainID string) (first, last int64, err error) {
+	if err := db.NewRaw("SELECT coalesce(min(height), 0), coalesce(max(height), 0) FROM state_snapshots WHERE chain_id = ?", chainID).
+		Scan(ctx, &first, &last); err != nil {
+		return 0, 0, fmt.Errorf("snapshots of %s: %w", chainID, err)
+	}
+	return first, last, nil
+}
+
 // ErrNoSnapshot means no snapshot of the kind exists at or before the time asked.
 var ErrNoSnapshot = errors.New("no snapshot")
 
