@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -63,6 +64,10 @@ type Event struct {
 	// MissingRecommended lists the recommended attributes of a standard
 	// event that the event lacks (never a reason to reject it).
 	MissingRecommended []string
+	// Warnings name the reserved members whose value was not of their
+	// type: the event is stored as sent, the value is ignored (for
+	// valuation, deduplication, attribution) and the answer lists them.
+	Warnings []string
 }
 
 // recommended lists the recommended attributes of the standard events.
@@ -246,38 +251,69 @@ func ParseTimestamp(v any, now time.Time, numberOnly bool) (time.Time, error) {
 // checkStandard validates the shapes of the standard attributes tokens and
 // amount_usd wherever they appear, and lists the recommended attributes a
 // standard event lacks.
-func checkStandard(name string, attrs map[string]any) ([]string, error) {
+func checkStandard(name string, attrs map[string]any) (missing, warnings []string) {
+	const ignored = "; stored as sent, not used for valuation"
 	if v, ok := attrs["tokens"]; ok {
-		arr, ok := v.([]any)
-		if !ok {
-			return nil, bad("attributes.tokens", "must be an array of {amount: number, denom: string}")
-		}
-		for i, it := range arr {
-			f := fmt.Sprintf("attributes.tokens[%d]", i)
-			o, ok := it.(map[string]any)
-			if !ok {
-				return nil, bad(f, "must be an object {amount: number, denom: string}")
-			}
-			if _, ok := o["amount"].(json.Number); !ok {
-				return nil, bad(f+".amount", "must be a number")
-			}
-			if d, ok := o["denom"].(string); !ok || strings.TrimSpace(d) == "" {
-				return nil, bad(f+".denom", "must be a non-empty string")
-			}
+		if w := tokensProblem(v); w != "" {
+			warnings = append(warnings, w+ignored)
 		}
 	}
 	if v, ok := attrs["amount_usd"]; ok {
 		if _, ok := v.(json.Number); !ok {
-			return nil, bad("attributes.amount_usd", "must be a number")
+			warnings = append(warnings, "attributes.amount_usd must be a number"+ignored)
 		}
 	}
-	var missing []string
 	for _, a := range recommended[name] {
 		if _, ok := attrs[a]; !ok {
 			missing = append(missing, a)
 		}
 	}
-	return missing, nil
+	return missing, warnings
+}
+
+// tokensProblem says what is wrong with a tokens attribute ("" if nothing).
+func tokensProblem(v any) string {
+	arr, ok := v.([]any)
+	if !ok {
+		return "attributes.tokens must be an array of {amount: number, denom: string}"
+	}
+	for i, it := range arr {
+		f := fmt.Sprintf("attributes.tokens[%d]", i)
+		o, ok := it.(map[string]any)
+		if !ok {
+			return f + " must be an object {amount: number, denom: string}"
+		}
+		if _, ok := o["amount"].(json.Number); !ok {
+			return f + ".amount must be a number"
+		}
+		if d, ok := o["denom"].(string); !ok || strings.TrimSpace(d) == "" {
+			return f + ".denom must be a non-empty string"
+		}
+	}
+	return ""
+}
+
+// metaString reads an optional string member of meta used by the service
+// (messageId, click_id): a value of another type, empty, too long or with
+// NUL characters is ignored with a warning, never a refusal.
+func metaString(ev *Event, meta map[string]any, name string) string {
+	v, ok := meta[name]
+	if !ok || v == nil {
+		return ""
+	}
+	s, ok := v.(string)
+	if !ok {
+		ev.Warnings = append(ev.Warnings, "meta."+name+" must be a string; ignored")
+		return ""
+	}
+	if s == "" {
+		return ""
+	}
+	if err := checkString("meta."+name, s, MaxIDLen); err != nil {
+		ev.Warnings = append(ev.Warnings, err.Error()+"; ignored")
+		return ""
+	}
+	return s
 }
 
 // DecodeTrack validates the body of POST /track received at now.
@@ -364,34 +400,13 @@ func finish(ev *Event, m map[string]any, now time.Time, numberOnly bool) (*Event
 	if err != nil {
 		return nil, err
 	}
-	if ev.MissingRecommended, err = checkStandard(ev.Name, attrs); err != nil {
-		return nil, err
-	}
+	ev.MissingRecommended, ev.Warnings = checkStandard(ev.Name, attrs)
 	if ev.Timestamp, err = ParseTimestamp(m["timestamp"], now, numberOnly); err != nil {
 		return nil, err
 	}
-	messageID := ""
-	if v, ok := meta["messageId"]; ok && v != nil {
-		s, ok := v.(string)
-		if !ok {
-			return nil, bad("meta.messageId", "must be a string")
-		}
-		if err := checkString("meta.messageId", s, MaxIDLen); err != nil {
-			return nil, err
-		}
-		messageID = s
-	}
-	if v, ok := meta["click_id"]; ok && v != nil {
-		s, ok := v.(string)
-		if !ok {
-			return nil, bad("meta.click_id", "must be a string")
-		}
-		if s != "" {
-			if err := checkString("meta.click_id", s, MaxIDLen); err != nil {
-				return nil, err
-			}
-			ev.ClickID = &s
-		}
+	messageID := metaString(ev, meta, "messageId")
+	if id := ClickIDOf(meta, metaString(ev, meta, "click_id")); id != "" {
+		ev.ClickID = &id
 	}
 	if ev.Attributes, err = json.Marshal(attrs); err != nil {
 		return nil, fmt.Errorf("encode attributes: %w", err)
@@ -412,4 +427,39 @@ func finish(ev *Event, m map[string]any, now time.Time, numberOnly bool) (*Event
 		ev.DedupeKey = "h:" + hex.EncodeToString(h.Sum(nil))
 	}
 	return ev, nil
+}
+
+// ClickIDOf is the click id of an event, found where browsers carry it:
+// meta.click_id (given), else the click_id query parameter of the landing
+// page's URL (meta.page.url), else of its query string (meta.page.search),
+// else of the referrer (meta.page.referrer: the page that redirected to the
+// landing page); "" when none has one. A value that cannot be a click id
+// (too long, NUL) is passed over.
+func ClickIDOf(meta map[string]any, given string) string {
+	if given != "" {
+		return given
+	}
+	page, _ := meta["page"].(map[string]any)
+	for _, member := range []string{"url", "search", "referrer"} {
+		raw, _ := page[member].(string)
+		if raw == "" {
+			continue
+		}
+		query := raw
+		if member != "search" {
+			u, err := url.Parse(raw)
+			if err != nil {
+				continue
+			}
+			query = u.RawQuery
+		}
+		values, err := url.ParseQuery(strings.TrimPrefix(query, "?"))
+		if err != nil && len(values) == 0 {
+			continue
+		}
+		if id := values.Get("click_id"); id != "" && checkString("click_id", id, MaxIDLen) == nil {
+			return id
+		}
+	}
+	return ""
 }

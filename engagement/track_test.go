@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -21,8 +23,9 @@ import (
 )
 
 type trackAnswer struct {
-	OK bool   `json:"ok"`
-	ID string `json:"id"`
+	OK       bool     `json:"ok"`
+	ID       string   `json:"id"`
+	Warnings []string `json:"warnings"`
 }
 
 func (e *env) track(t testing.TB, body string) (int, trackAnswer, []byte) {
@@ -77,18 +80,12 @@ func TestTrackValidation(t *testing.T) {
 		{"25 h in the future, ISO", ev(base + `,"timestamp":"` + now.Add(25*time.Hour).Format(time.RFC3339) + `"`), 400, "timestamp"},
 		{"huge timestamp", ev(base + `,"timestamp":1e300`), 400, "timestamp"},
 		{"attributes string", ev(base + `,"attributes":"x","timestamp":1`), 400, "attributes"},
-		{"tokens not array", ev(base + `,"attributes":{"tokens":"x"},"timestamp":1`), 400, "attributes.tokens"},
-		{"token not object", ev(base + `,"attributes":{"tokens":[1]},"timestamp":1`), 400, "attributes.tokens[0]"},
-		{"token amount string", ev(base + `,"attributes":{"tokens":[{"amount":"1","denom":"uosmo"}]},"timestamp":1`), 400, "attributes.tokens[0].amount"},
-		{"token denom missing", ev(base + `,"attributes":{"tokens":[{"amount":1}]},"timestamp":1`), 400, "attributes.tokens[0].denom"},
-		{"amount_usd string", ev(base + `,"attributes":{"amount_usd":"5"},"timestamp":1`), 400, "attributes.amount_usd"},
 		{"number out of range", ev(base + `,"attributes":{"big":1e400},"timestamp":1`), 400, "attributes.big"},
 		{"number with 20,000 decimals", ev(base + `,"attributes":{"f":0.` + strings.Repeat("0", 20000) + `1},"timestamp":1`), 400, "attributes.f"},
 		{"tiny exponent", ev(base + `,"attributes":{"f":1e-20000},"timestamp":1`), 400, "attributes.f"},
 		{"year 0", ev(base + `,"timestamp":"0000-01-01T00:00:00Z"`), 400, "timestamp"},
 		{"NUL in attribute", ev(base + `,"attributes":{"s":"a\u0000b"},"timestamp":1`), 400, "attributes.s"},
 		{"meta array", ev(base + `,"meta":[],"timestamp":1`), 400, "meta"},
-		{"messageId number", ev(base + `,"meta":{"messageId":5},"timestamp":1`), 400, "meta.messageId"},
 		{"too deep", ev(base + `,"attributes":{"a":` + strings.Repeat(`[`, 40) + strings.Repeat(`]`, 40) + `},"timestamp":1`), 400, "attributes.a" + strings.Repeat("[0]", 31)},
 	}
 	for _, c := range cases {
@@ -102,6 +99,40 @@ func TestTrackValidation(t *testing.T) {
 	}
 	if n := e.count(t, `SELECT count(*) FROM tracked_events`); n != 8 {
 		t.Errorf("%d events stored, want 8", n)
+	}
+
+	// A reserved member of the wrong type never refuses the event: it is
+	// stored as sent, ignored, and the answer says so.
+	for i, c := range []struct {
+		name, fields string
+		warnings     []string
+	}{
+		{"tokens not array", `,"attributes":{"tokens":"x"}`, []string{"attributes.tokens must be an array of {amount: number, denom: string}; stored as sent, not used for valuation"}},
+		{"token not object", `,"attributes":{"tokens":[1]}`, []string{"attributes.tokens[0] must be an object {amount: number, denom: string}; stored as sent, not used for valuation"}},
+		{"token amount string", `,"attributes":{"tokens":[{"amount":"1","denom":"uosmo"}]}`, []string{"attributes.tokens[0].amount must be a number; stored as sent, not used for valuation"}},
+		{"token denom missing", `,"attributes":{"tokens":[{"amount":1}]}`, []string{"attributes.tokens[0].denom must be a non-empty string; stored as sent, not used for valuation"}},
+		{"amount_usd string", `,"attributes":{"amount_usd":"5"}`, []string{"attributes.amount_usd must be a number; stored as sent, not used for valuation"}},
+		{"messageId number", `,"meta":{"messageId":5}`, []string{"meta.messageId must be a string; ignored"}},
+		{"click_id object", `,"meta":{"click_id":{"a":1}}`, []string{"meta.click_id must be a string; ignored"}},
+		{"two of them", `,"attributes":{"amount_usd":true},"meta":{"click_id":7}`, []string{"attributes.amount_usd must be a number; stored as sent, not used for valuation", "meta.click_id must be a string; ignored"}},
+	} {
+		status, a, body := e.track(t, ev(base+c.fields+fmt.Sprintf(`,"timestamp":%d`, 1000+i)))
+		if status != 200 || !a.OK || !slices.Equal(a.Warnings, c.warnings) {
+			t.Errorf("%s: %d %s, want 200 with warnings %q", c.name, status, body, c.warnings)
+		}
+		var stored struct {
+			Attributes json.RawMessage `bun:"attributes"`
+			Meta       json.RawMessage `bun:"meta"`
+		}
+		if err := e.db.NewRaw(`SELECT attributes, meta FROM tracked_events WHERE id = ?`, a.ID).Scan(context.Background(), &stored); err != nil {
+			t.Fatal(err)
+		}
+		var sent, got map[string]any
+		_ = json.Unmarshal([]byte(`{"attributes":{},"meta":{}`+c.fields+`}`), &sent)
+		_ = json.Unmarshal([]byte(`{"attributes":`+string(stored.Attributes)+`,"meta":`+string(stored.Meta)+`}`), &got)
+		if !reflect.DeepEqual(sent, got) {
+			t.Errorf("%s: stored %v, want the members as sent %v", c.name, got, sent)
+		}
 	}
 
 	auth := "Bearer " + e.sk
@@ -453,5 +484,50 @@ func TestTrickyBodiesNeverFail(t *testing.T) {
 	resp, b := e.do(t, "POST", "/track", strings.NewReader("\xff\xfe{"), map[string]string{"Authorization": "Bearer " + e.sk, "Content-Type": "application/json"})
 	if resp.StatusCode != 400 {
 		t.Errorf("binary body: %d %s", resp.StatusCode, b)
+	}
+}
+
+// TestClickIDFromTheLandingPage: an SDK event without meta.click_id takes
+// the click id from the landing page's URL, its query string, or the
+// referrer, in that order, and it is stored with the event.
+func TestClickIDFromTheLandingPage(t *testing.T) {
+	for _, c := range []struct {
+		name, meta, want string
+	}{
+		{"meta.click_id first", `{"click_id":"clk_meta","page":{"url":"https://a.example/?click_id=clk_url"}}`, "clk_meta"},
+		{"page url", `{"page":{"url":"https://a.example/land?utm_source=x&click_id=clk_url#top","search":"?click_id=clk_search"}}`, "clk_url"},
+		{"page search", `{"page":{"url":"https://a.example/land","search":"?utm_campaign=c&click_id=clk_search"}}`, "clk_search"},
+		{"referrer after a redirect", `{"page":{"url":"https://a.example/app","referrer":"https://a.example/land?click_id=clk_ref"}}`, "clk_ref"},
+		{"none", `{"page":{"url":"https://a.example/?x=1","search":"","referrer":""}}`, ""},
+		{"an empty one passed over", `{"page":{"url":"https://a.example/?click_id=","search":"click_id=clk_search"}}`, "clk_search"},
+		{"not a click id (too long)", `{"page":{"url":"https://a.example/?click_id=` + strings.Repeat("x", 300) + `"}}`, ""},
+		{"page not an object", `{"page":"https://a.example/?click_id=clk"}`, ""},
+	} {
+		body := `{"name":"page","anonymousId":"anon-1","timestamp":1763726400000,"meta":` + c.meta + `}`
+		ev, err := engagement.DecodeSDK([]byte(body), now)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		got := ""
+		if ev.ClickID != nil {
+			got = *ev.ClickID
+		}
+		if got != c.want {
+			t.Errorf("%s: click id %q, want %q", c.name, got, c.want)
+		}
+	}
+
+	e := newEnv(t, nil)
+	body := `{"name":"page","anonymousId":"anon-2","timestamp":1763726400000,"meta":{"page":{"url":"https://site.example/?click_id=clk_42"}}}`
+	resp, b := e.do(t, "POST", "/sdk/track", strings.NewReader(body),
+		map[string]string{"Authorization": "Bearer " + e.pk, "Content-Type": "text/plain;charset=UTF-8", "Origin": "https://site.example"})
+	var a trackAnswer
+	_ = json.Unmarshal(b, &a)
+	if resp.StatusCode != 200 {
+		t.Fatalf("%d %s", resp.StatusCode, b)
+	}
+	var click string
+	if err := e.db.NewRaw(`SELECT click_id FROM tracked_events WHERE id = ?`, a.ID).Scan(context.Background(), &click); err != nil || click != "clk_42" {
+		t.Errorf("stored click id %q (%v), want clk_42", click, err)
 	}
 }

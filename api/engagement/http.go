@@ -178,7 +178,8 @@ func readBody(r *http.Request, allowed ...string) ([]byte, error) {
 }
 
 // record validates a decoded event's outcome and stores it, answering
-// 200 {"ok": true, "id": ...} after the commit.
+// 200 {"ok": true, "id": ..., "warnings": [...]} after the commit
+// (warnings: the reserved members ignored for their type, when any).
 func (s *Service) record(w http.ResponseWriter, req *api.Request, ev *eng.Event, err error) error {
 	var fe *eng.FieldError
 	if errors.As(err, &fe) {
@@ -202,9 +203,10 @@ func (s *Service) record(w http.ResponseWriter, req *api.Request, ev *eng.Event,
 	h.Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
 	return json.NewEncoder(w).Encode(struct {
-		OK bool   `json:"ok"`
-		ID string `json:"id"`
-	}{true, id})
+		OK       bool     `json:"ok"`
+		ID       string   `json:"id"`
+		Warnings []string `json:"warnings,omitempty"`
+	}{true, id, ev.Warnings})
 }
 
 // track serves POST /track.

@@ -70,7 +70,8 @@ func campaign() *Schema {
 
 // trackAnswer is the answer of POST /track and POST /sdk/track.
 func trackAnswer() *Schema {
-	return Obj(P("ok", Bool()), P("id", Desc(Str(), "event id; the first event's id for a duplicate")))
+	return Obj(P("ok", Bool()), P("id", Desc(Str(), "event id; the first event's id for a duplicate")),
+		Opt("warnings", Desc(Arr(Str()), "reserved members whose value was not of their type: the event is stored as sent and the value ignored (valuation, deduplication, attribution)")))
 }
 
 // tokenAmount is an item of the standard tokens attribute.

@@ -155,8 +155,8 @@ func TestResponseSpotChecks(t *testing.T) {
 		get   func(*Schema) *Schema
 		names []string
 	}{
-		{"POST /track", func(s *Schema) *Schema { return s }, []string{"ok", "id"}},
-		{"POST /sdk/track", func(s *Schema) *Schema { return s }, []string{"ok", "id"}},
+		{"POST /track", func(s *Schema) *Schema { return s }, []string{"ok", "id", "warnings"}},
+		{"POST /sdk/track", func(s *Schema) *Schema { return s }, []string{"ok", "id", "warnings"}},
 		{"GET /campaign/{address}", func(s *Schema) *Schema { return s.Items }, []string{"campaign_id", "campaign_owner",
 			"campaign_name", "campaign_topic", "audience_id", "audience_name", "address", "creatives", "start_date", "end_date"}},
 		{"GET /stream/pool/v1/all", func(s *Schema) *Schema { return s }, []string{"pagination", "pools"}},
