@@ -101,7 +101,13 @@ func (c *Clicks) Record(ctx context.Context, r ClickRequest, now time.Time) (str
 	if err != nil {
 		return "", err
 	}
-	norm := normalizeLoose(r.Address)
+	// A click from a global placement (address=global) is nobody's: it is
+	// stored as global with no wallet, as a global view is, so no report
+	// counts "global" as a wallet and no wallet's conversion matches it.
+	address, norm := r.Address, normalizeLoose(r.Address)
+	if strings.EqualFold(strings.TrimSpace(address), Global) {
+		address, norm = Global, ""
+	}
 	var id string
 	err = c.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		// Serialise clicks of the same user on the same campaign so that two
@@ -121,7 +127,7 @@ func (c *Clicks) Record(ctx context.Context, r ClickRequest, now time.Time) (str
 		id = "clk_" + newULID(now)
 		if _, err := tx.ExecContext(ctx, `INSERT INTO clicks (click_id, campaign_id, audience_id, position_id, address, address_norm, url,
 			ip_hash, user_agent, referrer, clicked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			id, r.CampaignID, r.AudienceID, r.PositionID, r.Address, norm, r.URL, ipHash, Clip(r.UserAgent, 512), Clip(r.Referrer, 2048), now); err != nil {
+			id, r.CampaignID, r.AudienceID, r.PositionID, address, norm, r.URL, ipHash, Clip(r.UserAgent, 512), Clip(r.Referrer, 2048), now); err != nil {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE campaigns SET clicks = clicks + 1 WHERE id = ?`, r.CampaignID)

@@ -99,6 +99,26 @@ func TestClickRedirectsAndRecords(t *testing.T) {
 	if n := e.count(t, `SELECT count(*) FROM clicks`); n != before {
 		t.Errorf("HEAD/bots recorded %d clicks", n-before)
 	}
+
+	// A click from a global placement is nobody's: stored as global with no
+	// wallet, however the placement spells it.
+	for _, spelled := range []string{"global", "GLOBAL"} {
+		resp, _ = e.do(t, "GET", clickPath(f, "g-high", "everyone", "keplr_home", "https://g-high.example/?utm_source=wallet", spelled),
+			nil, map[string]string{"User-Agent": "Mozilla/5.0", "X-Forwarded-For": "198.51.100." + strconv.Itoa(len(spelled))})
+		if resp.StatusCode != 302 {
+			t.Fatalf("global click: %d", resp.StatusCode)
+		}
+	}
+	var globals []string
+	if err := e.db.NewRaw(`SELECT address || '/' || address_norm FROM clicks WHERE campaign_id = ? ORDER BY clicked_at`, f.ids["g-high"]).
+		Scan(context.Background(), &globals); err != nil || len(globals) == 0 {
+		t.Fatal(globals, err)
+	}
+	for _, g := range globals {
+		if g != "global/" {
+			t.Errorf("global click stored as %q, want address global and no wallet", g)
+		}
+	}
 }
 
 func TestClickRefusals(t *testing.T) {

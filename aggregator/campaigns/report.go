@@ -29,7 +29,9 @@ type Report struct {
 func (Report) Name() string { return "engagement_reports" }
 
 // Version is the version of the job's rows (see aggregator.Job).
-func (Report) Version() string { return "1" }
+// Version 2: clicks recorded as the wallet "global" (before clicks from
+// global placements were stored without a wallet) count as nobody.
+func (Report) Version() string { return "2" }
 
 // Tables are the tables the job writes: the per-campaign reports, derived
 // from the conversions and events whole.
@@ -61,8 +63,8 @@ CROSS JOIN LATERAL (
     FROM conversions v WHERE v.campaign_id = c.id) conv
 CROSS JOIN LATERAL (
     SELECT count(*) AS n FROM (
-        SELECT address_norm FROM impressions WHERE campaign_id = c.id AND address_norm <> ''
-        UNION SELECT address_norm FROM clicks WHERE campaign_id = c.id AND address_norm <> '') u) wal
+        SELECT address_norm FROM impressions WHERE campaign_id = c.id AND address_norm NOT IN ('', 'global')
+        UNION SELECT address_norm FROM clicks WHERE campaign_id = c.id AND address_norm NOT IN ('', 'global')) u) wal
 CROSS JOIN LATERAL (
     SELECT count(*) FILTER (WHERE f.first <= p.now - interval '7 days') AS base7,
            count(*) FILTER (WHERE f.first <= p.now - interval '7 days' AND f.last >= f.first + interval '7 days') AS back7,
