@@ -25,7 +25,9 @@ const TxLookupWindow = 24 * time.Hour
 
 // Website attributes /track and /sdk/track events to campaigns with an
 // event goal of that name: through the click the event names
-// (meta.click_id), else through a view or click of the campaign by the
+// (engagement.ClickIDOf: meta.click_id or the landing page's URL, else the
+// latest one an earlier event of the same anonymousId carried within the
+// window), else through a view or click of the campaign by the
 // event's address within the attribution window before the event. It first
 // checks the tx hash an event carries (attributes.tx_hash) against the
 // indexed chains. Events are marked attributed_at once processed, so no
@@ -193,6 +195,7 @@ type websiteEvent struct {
 	Name        string    `bun:"name"`
 	IdentityNrm string    `bun:"identity_norm"`
 	ClickID     *string   `bun:"click_id"`
+	AnonymousID *string   `bun:"anonymous_id"`
 	Timestamp   time.Time `bun:"timestamp"`
 	Verified    bool      `bun:"verified"`
 	// AmountUSD is the event's attributes.amount_usd (the standard events'
@@ -209,7 +212,7 @@ type eventGoal struct {
 
 func (j Website) attribute(ctx context.Context, tx bun.Tx) (int64, error) {
 	var evs []websiteEvent
-	if err := tx.NewRaw(`SELECT id, name, identity_norm, click_id, timestamp, coalesce(tx_status = 'verified', false) AS verified,
+	if err := tx.NewRaw(`SELECT id, name, identity_norm, click_id, anonymous_id, timestamp, coalesce(tx_status = 'verified', false) AS verified,
 			CASE WHEN jsonb_typeof(attributes->'amount_usd') = 'number' AND (attributes->>'amount_usd')::numeric >= 0
 				THEN (attributes->>'amount_usd')::numeric::text END AS amount_usd
 		FROM tracked_events WHERE attributed_at IS NULL ORDER BY received_at LIMIT ?`, j.batch()).Scan(ctx, &evs); err != nil && !errors.Is(err, sql.ErrNoRows) {
@@ -253,6 +256,41 @@ func (j Website) attribute(ctx context.Context, tx bun.Tx) (int64, error) {
 	return n, nil
 }
 
+// inheritClickIDs gives an event without a click id the latest one an
+// earlier event of the same anonymous visitor carried within window (the
+// landing page's event had it in its URL; the visitor's later events, on
+// other pages, do not).
+func inheritClickIDs(ctx context.Context, tx bun.Tx, evs []websiteEvent, window time.Duration) error {
+	var ids []string
+	at := map[string]int{}
+	for i, e := range evs {
+		if e.ClickID == nil && e.AnonymousID != nil {
+			ids = append(ids, e.ID)
+			at[e.ID] = i
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	var rows []struct {
+		ID      string `bun:"id"`
+		ClickID string `bun:"click_id"`
+	}
+	if err := tx.NewRaw(`SELECT t.id, p.click_id FROM tracked_events t
+		CROSS JOIN LATERAL (SELECT click_id FROM tracked_events p
+			WHERE p.anonymous_id = t.anonymous_id AND p.click_id IS NOT NULL AND p.anonymous_id IS NOT NULL
+				AND p.timestamp <= t.timestamp AND p.timestamp >= t.timestamp - ?::interval
+			ORDER BY p.timestamp DESC LIMIT 1) p
+		WHERE t.id = ANY(?::text[])`, fmt.Sprintf("%d seconds", int64(window/time.Second)), pgdialect.Array(ids)).Scan(ctx, &rows); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("click ids of anonymous visitors: %w", err)
+	}
+	for _, r := range rows {
+		id := r.ClickID
+		evs[at[r.ID]].ClickID = &id
+	}
+	return nil
+}
+
 func (j Website) match(ctx context.Context, tx bun.Tx, evs []websiteEvent, goals []eventGoal) ([]conversion, error) {
 	campaignSet := map[int64]bool{}
 	var campaigns []int64
@@ -263,6 +301,9 @@ func (j Website) match(ctx context.Context, tx bun.Tx, evs []websiteEvent, goals
 			campaigns = append(campaigns, g.CampaignID)
 		}
 		maxWindow = max(maxWindow, time.Duration(g.WindowS)*time.Second)
+	}
+	if err := inheritClickIDs(ctx, tx, evs, maxWindow); err != nil {
+		return nil, err
 	}
 	// The clicks the events name.
 	var clickIDs []string

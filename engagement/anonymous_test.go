@@ -1,0 +1,72 @@
+package engagement_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chainlens/chainlens/aggregator"
+	"github.com/chainlens/chainlens/aggregator/campaigns"
+	"github.com/chainlens/chainlens/config"
+)
+
+// TestAnonymousVisitorConvertsThroughTheLandingClick: a visitor lands from
+// a campaign's link (the click id in the landing page's URL) and converts
+// later on another page without it: the conversion is attributed to the
+// click through the visitor's anonymousId; another visitor's event is not,
+// nor one after the attribution window.
+func TestAnonymousVisitorConvertsThroughTheLandingClick(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	ctx := context.Background()
+	admin := adminKey(t, e)
+	file := fmt.Sprintf(`{"audiences": [{"name": "all", "kind": "global"}],
+	 "campaigns": [{"owner": "acme", "name": "launch", "start_date": %q, "end_date": %q, "audiences": ["all"], "attribution_window": "1h",
+	   "creatives": [{"position_id": "keplr_home", "title": "Hi", "url": "https://site.example/land"}],
+	   "goals": [{"kind": "event", "event": "signup"}]}]}`, day(-1), day(5))
+	if resp, b := e.do(t, "POST", "/admin/campaigns", strings.NewReader(file), map[string]string{"Authorization": "Bearer " + admin, "Content-Type": "application/json"}); resp.StatusCode != 200 {
+		t.Fatalf("import: %d %s", resp.StatusCode, b)
+	}
+	id := e.count(t, `SELECT id FROM campaigns WHERE name = 'launch'`)
+	resp, _ := e.do(t, "GET", fmt.Sprintf("/click?url=https://site.example/land&address=global&campaign_id=%d&audience_id=%d&position_id=keplr_home",
+		id, e.count(t, `SELECT id FROM audiences WHERE name = 'all'`)), nil, nil)
+	loc := resp.Header.Get("Location")
+	click := strings.TrimPrefix(loc, "https://site.example/land?click_id=")
+	if resp.StatusCode != 302 || !strings.HasPrefix(click, "clk_") {
+		t.Fatalf("click: %d %s", resp.StatusCode, loc)
+	}
+	sdk := func(anon, name string, at time.Time, meta string) string {
+		t.Helper()
+		body := fmt.Sprintf(`{"name":%q,"anonymousId":%q,"timestamp":%d,"meta":%s}`, name, anon, at.UnixMilli(), meta)
+		resp, b := e.do(t, "POST", "/sdk/track", strings.NewReader(body),
+			map[string]string{"Authorization": "Bearer " + e.pk, "Content-Type": "text/plain;charset=UTF-8", "Origin": "https://site.example"})
+		if resp.StatusCode != 200 {
+			t.Fatalf("sdk track: %d %s", resp.StatusCode, b)
+		}
+		return string(b)
+	}
+	sdk("anon-1", "page", now.Add(time.Minute), `{"page":{"url":"`+loc+`"}}`)
+	sdk("anon-1", "signup", now.Add(10*time.Minute), `{"page":{"url":"https://site.example/signup"}}`)
+	sdk("anon-2", "signup", now.Add(10*time.Minute), `{"page":{"url":"https://site.example/signup"}}`)
+	sdk("anon-3", "page", now.Add(time.Minute), `{"page":{"url":"`+loc+`"}}`)
+	sdk("anon-3", "signup", now.Add(2*time.Hour), `{}`) // the window has passed since the click
+
+	sched, err := aggregator.New(e.db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, campaigns.Website{Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sched.RunOnce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	if err := e.db.NewRaw(`SELECT e.anonymous_id || ' ' || v.attribution FROM conversions v JOIN tracked_events e ON e.id = v.event_id
+		WHERE v.campaign_id = ? ORDER BY e.anonymous_id`, id).Scan(ctx, &got); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != "[anon-1 click]" {
+		t.Errorf("conversions %v, want [anon-1 click]", got)
+	}
+}
