@@ -11,6 +11,7 @@ import (
 	"github.com/chainlens/chainlens/aggregator"
 	"github.com/chainlens/chainlens/aggregator/campaigns"
 	"github.com/chainlens/chainlens/config"
+	"github.com/chainlens/chainlens/engagement"
 )
 
 // TestAnonymousVisitorConvertsThroughTheLandingClick: a visitor lands from
@@ -68,5 +69,86 @@ func TestAnonymousVisitorConvertsThroughTheLandingClick(t *testing.T) {
 	}
 	if fmt.Sprint(got) != "[anon-1 click]" {
 		t.Errorf("conversions %v, want [anon-1 click]", got)
+	}
+}
+
+// TestAnonymousVisitorIsStitchedToTheirWallet: a wallet saw the campaign;
+// its owner browses the site anonymously, converts, and only then connects
+// the wallet (an event with both anonymousId and userId): the earlier
+// conversion is attributed to the view through the identity graph, once,
+// however often the job runs; a visitor identified in the same batch as
+// their conversion is attributed too, and one never identified is not.
+func TestAnonymousVisitorIsStitchedToTheirWallet(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	ctx := context.Background()
+	admin := adminKey(t, e)
+	alice, bob := addr(t, "osmo", key20(1)), addr(t, "osmo", key20(2))
+	file := fmt.Sprintf(`{"audiences": [{"name": "holders", "kind": "addresses", "addresses": [%q, %q]}],
+	 "campaigns": [{"owner": "acme", "name": "launch", "start_date": %q, "end_date": %q, "audiences": ["holders"], "attribution_window": "1h",
+	   "creatives": [{"position_id": "keplr_home", "title": "Hi", "url": "https://site.example/land"}],
+	   "goals": [{"kind": "event", "event": "signup"}]}]}`, alice, bob, day(-1), day(5))
+	if resp, b := e.do(t, "POST", "/admin/campaigns", strings.NewReader(file), map[string]string{"Authorization": "Bearer " + admin, "Content-Type": "application/json"}); resp.StatusCode != 200 {
+		t.Fatalf("import: %d %s", resp.StatusCode, b)
+	}
+	id := e.count(t, `SELECT id FROM campaigns WHERE name = 'launch'`)
+	for _, w := range []string{alice, bob} { // both wallets see the campaign in their wallet
+		if resp, b := e.do(t, "GET", "/campaign/"+w+"?position_id=keplr_home", nil, map[string]string{"Authorization": "Bearer " + e.sk}); resp.StatusCode != 200 {
+			t.Fatalf("view: %d %s", resp.StatusCode, b)
+		}
+	}
+	sdk := func(anon, user, name string, at time.Time) {
+		t.Helper()
+		userID := ""
+		if user != "" {
+			userID = fmt.Sprintf(`,"userId":%q`, user)
+		}
+		body := fmt.Sprintf(`{"name":%q,"anonymousId":%q%s,"timestamp":%d}`, name, anon, userID, at.UnixMilli())
+		resp, b := e.do(t, "POST", "/sdk/track", strings.NewReader(body),
+			map[string]string{"Authorization": "Bearer " + e.pk, "Content-Type": "text/plain;charset=UTF-8", "Origin": "https://site.example"})
+		if resp.StatusCode != 200 {
+			t.Fatalf("sdk track: %d %s", resp.StatusCode, b)
+		}
+	}
+	sched, err := aggregator.New(e.db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, campaigns.Website{Now: func() time.Time { return now.Add(time.Hour) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func() {
+		t.Helper()
+		if err := sched.RunOnce(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	conversions := func() string {
+		t.Helper()
+		var got []string
+		if err := e.db.NewRaw(`SELECT e.anonymous_id || ' ' || v.address_norm || ' ' || v.attribution FROM conversions v JOIN tracked_events e ON e.id = v.event_id
+			WHERE v.campaign_id = ? ORDER BY e.anonymous_id`, id).Scan(ctx, &got); err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprint(got)
+	}
+	aliceNorm, _ := engagement.Normalize(alice)
+	bobNorm, _ := engagement.Normalize(bob)
+
+	sdk("anon-a", "", "signup", now.Add(5*time.Minute))
+	sdk("anon-x", "", "signup", now.Add(5*time.Minute)) // never identified
+	run()
+	if got := conversions(); got != "[]" {
+		t.Fatalf("before any identify: %s", got)
+	}
+	sdk("anon-a", alice, "identify", now.Add(6*time.Minute))
+	sdk("anon-b", "", "signup", now.Add(7*time.Minute))
+	sdk("anon-b", bob, "identify", now.Add(8*time.Minute)) // same batch as the conversion
+	run()
+	run()
+	want := fmt.Sprintf("[anon-a %s impression anon-b %s impression]", aliceNorm, bobNorm)
+	if got := conversions(); got != want {
+		t.Errorf("conversions %s, want %s", got, want)
+	}
+	var links int64
+	if err := e.db.NewRaw(`SELECT count(*) FROM identity_links`).Scan(ctx, &links); err != nil || links != 2 {
+		t.Errorf("%d identity links (%v), want 2", links, err)
 	}
 }

@@ -55,7 +55,7 @@ func (Website) Version() string { return "1" }
 // Tables: website conversions are attributed once, and the tracked events
 // marked as attributed; nothing is owned.
 func (Website) Tables() aggregator.Tables {
-	return aggregator.Tables{Shared: []string{"conversions", "tracked_events"}}
+	return aggregator.Tables{Shared: []string{"conversions", "tracked_events", "identity_links"}}
 }
 
 func (j Website) now() time.Time {
@@ -210,17 +210,47 @@ type eventGoal struct {
 	WindowS    int64  `bun:"attribution_window_s"`
 }
 
+// websiteEventColumns are the columns of tracked_events read as a
+// websiteEvent.
+const websiteEventColumns = `id, name, identity_norm, click_id, anonymous_id, timestamp, coalesce(tx_status = 'verified', false) AS verified,
+			CASE WHEN jsonb_typeof(attributes->'amount_usd') = 'number' AND (attributes->>'amount_usd')::numeric >= 0
+				THEN (attributes->>'amount_usd')::numeric::text END AS amount_usd`
+
 func (j Website) attribute(ctx context.Context, tx bun.Tx) (int64, error) {
 	var evs []websiteEvent
-	if err := tx.NewRaw(`SELECT id, name, identity_norm, click_id, anonymous_id, timestamp, coalesce(tx_status = 'verified', false) AS verified,
-			CASE WHEN jsonb_typeof(attributes->'amount_usd') = 'number' AND (attributes->>'amount_usd')::numeric >= 0
-				THEN (attributes->>'amount_usd')::numeric::text END AS amount_usd
+	if err := tx.NewRaw(`SELECT `+websiteEventColumns+`
 		FROM tracked_events WHERE attributed_at IS NULL ORDER BY received_at LIMIT ?`, j.batch()).Scan(ctx, &evs); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return 0, fmt.Errorf("unattributed events: %w", err)
 	}
 	if len(evs) == 0 {
 		return 0, nil
 	}
+	linked, err := linkIdentities(ctx, tx, evs)
+	if err != nil {
+		return 0, err
+	}
+	if err := resolveAnonymous(ctx, tx, evs); err != nil {
+		return 0, err
+	}
+	n, err := j.convert(ctx, tx, evs)
+	if err != nil {
+		return 0, err
+	}
+	ids := make([]string, len(evs))
+	for i, e := range evs {
+		ids[i] = e.ID
+	}
+	if _, err := tx.NewRaw(`UPDATE tracked_events SET attributed_at = ? WHERE id = ANY(?::text[])`, j.now(), pgdialect.Array(ids)).Exec(ctx); err != nil {
+		return 0, fmt.Errorf("mark events attributed: %w", err)
+	}
+	back, err := j.backfill(ctx, tx, linked, ids)
+	return n + back, err
+}
+
+// convert matches events with the event goals of their names and stores
+// the conversions (each once: a conversion's key is its campaign, goal and
+// event).
+func (j Website) convert(ctx context.Context, tx bun.Tx, evs []websiteEvent) (int64, error) {
 	names := map[string]bool{}
 	var nameList []string
 	for _, e := range evs {
@@ -235,25 +265,14 @@ func (j Website) attribute(ctx context.Context, tx bun.Tx) (int64, error) {
 		pgdialect.Array(nameList)).Scan(ctx, &goals); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return 0, fmt.Errorf("event goals: %w", err)
 	}
-	var convs []conversion
-	if len(goals) > 0 {
-		var err error
-		if convs, err = j.match(ctx, tx, evs, goals); err != nil {
-			return 0, err
-		}
+	if len(goals) == 0 {
+		return 0, nil
 	}
-	n, err := insertConversions(ctx, tx, convs)
+	convs, err := j.match(ctx, tx, evs, goals)
 	if err != nil {
 		return 0, err
 	}
-	ids := make([]string, len(evs))
-	for i, e := range evs {
-		ids[i] = e.ID
-	}
-	if _, err := tx.NewRaw(`UPDATE tracked_events SET attributed_at = ? WHERE id = ANY(?::text[])`, j.now(), pgdialect.Array(ids)).Exec(ctx); err != nil {
-		return 0, fmt.Errorf("mark events attributed: %w", err)
-	}
-	return n, nil
+	return insertConversions(ctx, tx, convs)
 }
 
 // inheritClickIDs gives an event without a click id the latest one an
