@@ -23,15 +23,11 @@ func TestAnonymousVisitorConvertsThroughTheLandingClick(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, nil)
 	ctx := context.Background()
-	admin := adminKey(t, e)
 	file := fmt.Sprintf(`{"audiences": [{"name": "all", "kind": "global"}],
 	 "campaigns": [{"owner": "acme", "name": "launch", "start_date": %q, "end_date": %q, "audiences": ["all"], "attribution_window": "1h",
 	   "creatives": [{"position_id": "keplr_home", "title": "Hi", "url": "https://site.example/land"}],
 	   "goals": [{"kind": "event", "event": "signup"}]}]}`, day(-1), day(5))
-	if resp, b := e.do(t, "POST", "/admin/campaigns", strings.NewReader(file), map[string]string{"Authorization": "Bearer " + admin, "Content-Type": "application/json"}); resp.StatusCode != 200 {
-		t.Fatalf("import: %d %s", resp.StatusCode, b)
-	}
-	id := e.count(t, `SELECT id FROM campaigns WHERE name = 'launch'`)
+	id := importLaunch(t, e, file)
 	resp, _ := e.do(t, "GET", fmt.Sprintf("/click?url=https://site.example/land&address=global&campaign_id=%d&audience_id=%d&position_id=keplr_home",
 		id, e.count(t, `SELECT id FROM audiences WHERE name = 'all'`)), nil, nil)
 	loc := resp.Header.Get("Location")
@@ -41,13 +37,7 @@ func TestAnonymousVisitorConvertsThroughTheLandingClick(t *testing.T) {
 	}
 	sdk := func(anon, name string, at time.Time, meta string) string {
 		t.Helper()
-		body := fmt.Sprintf(`{"name":%q,"anonymousId":%q,"timestamp":%d,"meta":%s}`, name, anon, at.UnixMilli(), meta)
-		resp, b := e.do(t, "POST", "/sdk/track", strings.NewReader(body),
-			map[string]string{"Authorization": "Bearer " + e.pk, "Content-Type": "text/plain;charset=UTF-8", "Origin": "https://site.example"})
-		if resp.StatusCode != 200 {
-			t.Fatalf("sdk track: %d %s", resp.StatusCode, b)
-		}
-		return string(b)
+		return sdkTrack(t, e, fmt.Sprintf(`{"name":%q,"anonymousId":%q,"timestamp":%d,"meta":%s}`, name, anon, at.UnixMilli(), meta))
 	}
 	sdk("anon-1", "page", now.Add(time.Minute), `{"page":{"url":"`+loc+`"}}`)
 	sdk("anon-1", "signup", now.Add(10*time.Minute), `{"page":{"url":"https://site.example/signup"}}`)
@@ -82,16 +72,12 @@ func TestAnonymousVisitorIsStitchedToTheirWallet(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, nil)
 	ctx := context.Background()
-	admin := adminKey(t, e)
 	alice, bob := addr(t, "osmo", key20(1)), addr(t, "osmo", key20(2))
 	file := fmt.Sprintf(`{"audiences": [{"name": "holders", "kind": "addresses", "addresses": [%q, %q]}],
 	 "campaigns": [{"owner": "acme", "name": "launch", "start_date": %q, "end_date": %q, "audiences": ["holders"], "attribution_window": "1h",
 	   "creatives": [{"position_id": "keplr_home", "title": "Hi", "url": "https://site.example/land"}],
 	   "goals": [{"kind": "event", "event": "signup"}]}]}`, alice, bob, day(-1), day(5))
-	if resp, b := e.do(t, "POST", "/admin/campaigns", strings.NewReader(file), map[string]string{"Authorization": "Bearer " + admin, "Content-Type": "application/json"}); resp.StatusCode != 200 {
-		t.Fatalf("import: %d %s", resp.StatusCode, b)
-	}
-	id := e.count(t, `SELECT id FROM campaigns WHERE name = 'launch'`)
+	id := importLaunch(t, e, file)
 	for _, w := range []string{alice, bob} { // both wallets see the campaign in their wallet
 		if resp, b := e.do(t, "GET", "/campaign/"+w+"?position_id=keplr_home", nil, map[string]string{"Authorization": "Bearer " + e.sk}); resp.StatusCode != 200 {
 			t.Fatalf("view: %d %s", resp.StatusCode, b)
@@ -103,12 +89,7 @@ func TestAnonymousVisitorIsStitchedToTheirWallet(t *testing.T) {
 		if user != "" {
 			userID = fmt.Sprintf(`,"userId":%q`, user)
 		}
-		body := fmt.Sprintf(`{"name":%q,"anonymousId":%q%s,"timestamp":%d}`, name, anon, userID, at.UnixMilli())
-		resp, b := e.do(t, "POST", "/sdk/track", strings.NewReader(body),
-			map[string]string{"Authorization": "Bearer " + e.pk, "Content-Type": "text/plain;charset=UTF-8", "Origin": "https://site.example"})
-		if resp.StatusCode != 200 {
-			t.Fatalf("sdk track: %d %s", resp.StatusCode, b)
-		}
+		sdkTrack(t, e, fmt.Sprintf(`{"name":%q,"anonymousId":%q%s,"timestamp":%d}`, name, anon, userID, at.UnixMilli()))
 	}
 	sched, err := aggregator.New(e.db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, campaigns.Website{Now: func() time.Time { return now.Add(time.Hour) }})
 	if err != nil {
@@ -151,4 +132,27 @@ func TestAnonymousVisitorIsStitchedToTheirWallet(t *testing.T) {
 	if err := e.db.NewRaw(`SELECT count(*) FROM identity_links`).Scan(ctx, &links); err != nil || links != 2 {
 		t.Errorf("%d identity links (%v), want 2", links, err)
 	}
+}
+
+// importLaunch imports a campaigns file through the admin API and returns
+// the id of its campaign named launch.
+func importLaunch(t *testing.T, e *env, file string) int64 {
+	t.Helper()
+	h := map[string]string{"Authorization": "Bearer " + adminKey(t, e), "Content-Type": "application/json"}
+	if resp, b := e.do(t, "POST", "/admin/campaigns", strings.NewReader(file), h); resp.StatusCode != 200 {
+		t.Fatalf("import: %d %s", resp.StatusCode, b)
+	}
+	return int64(e.count(t, `SELECT id FROM campaigns WHERE name = 'launch'`))
+}
+
+// sdkTrack sends body to /sdk/track as the browser SDK does from
+// https://site.example and returns the answer; anything but 200 fails t.
+func sdkTrack(t *testing.T, e *env, body string) string {
+	t.Helper()
+	resp, b := e.do(t, "POST", "/sdk/track", strings.NewReader(body),
+		map[string]string{"Authorization": "Bearer " + e.pk, "Content-Type": "text/plain;charset=UTF-8", "Origin": "https://site.example"})
+	if resp.StatusCode != 200 {
+		t.Fatalf("sdk track: %d %s", resp.StatusCode, b)
+	}
+	return string(b)
 }

@@ -17,7 +17,6 @@ import (
 	"flag"
 	"fmt"
 	"net/http"
-	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -133,25 +132,7 @@ func urls(op route.Operation, prefix string) []string {
 			vary = append(vary, p)
 		}
 	}
-	build := func(set map[string]string) string {
-		path := op.Path
-		q := url.Values{}
-		for _, p := range op.Params {
-			v, ok := set[p.Name]
-			if !ok {
-				continue
-			}
-			if p.In == route.InPath {
-				path = strings.Replace(path, "{"+p.Name+"}", url.PathEscape(v), 1)
-			} else {
-				q.Set(p.Name, v)
-			}
-		}
-		if len(q) > 0 {
-			path += "?" + q.Encode()
-		}
-		return prefix + path
-	}
+	build := func(set map[string]string) string { return prefix + withParams(op, set) }
 	out := []string{build(base)}
 	for _, p := range vary {
 		for _, v := range param(op.Group, p) {

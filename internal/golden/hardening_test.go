@@ -176,6 +176,11 @@ func clone(m map[string]string) map[string]string {
 
 // target is op's URL (its group's prefix) with the parameters of set.
 func target(cfg *config.Config, op route.Operation, set map[string]string) string {
+	return cfg.API.Groups[op.Group.Base()].Prefix + withParams(op, set)
+}
+
+// withParams is op's path with the path and query parameters of set.
+func withParams(op route.Operation, set map[string]string) string {
 	path := op.Path
 	q := url.Values{}
 	for _, p := range op.Params {
@@ -192,7 +197,7 @@ func target(cfg *config.Config, op route.Operation, set map[string]string) strin
 	if len(q) > 0 {
 		path += "?" + q.Encode()
 	}
-	return cfg.API.Groups[op.Group.Base()].Prefix + path
+	return path
 }
 
 // objectOf is a JSON object with every member of schema set to v.
