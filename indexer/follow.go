@@ -225,7 +225,11 @@ func (f Follow) run(ctx context.Context, fam Family, until int64) error {
 				next = n
 				continue
 			}
-			return FinishDeadLetters(ctx, f.DB, id, until, func(ctx context.Context) error { return fam.RetryDeadLetters(ctx, tip, false) })
+			if err := FinishDeadLetters(ctx, f.DB, id, until, func(ctx context.Context) error { return fam.RetryDeadLetters(ctx, tip, false) }); err != nil {
+				return err
+			}
+			f.Log.Info("indexed through the target height", "until", until)
+			return nil
 		}
 		if time.Since(lastRetry) >= f.RetryEvery {
 			lastRetry = time.Now()
