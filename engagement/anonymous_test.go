@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -155,4 +157,61 @@ func sdkTrack(t *testing.T, e *env, body string) string {
 		t.Fatalf("sdk track: %d %s", resp.StatusCode, b)
 	}
 	return string(b)
+}
+
+// TestUTMAttribution: a campaign declares the utm values of its links;
+// /click adds them to the target (before the click id); a visitor who
+// landed with them (in the landing page's URL, or meta.campaign) and
+// converts later is attributed to the campaign (utm), one whose source
+// differs is not; the values survive export.
+func TestUTMAttribution(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	ctx := context.Background()
+	id := importLaunch(t, e, fmt.Sprintf(`{"audiences": [{"name": "all", "kind": "global"}],
+	 "campaigns": [{"owner": "acme", "name": "launch", "start_date": %q, "end_date": %q, "audiences": ["all"], "attribution_window": "1h",
+	   "utm": {"campaign": "spring sale", "source": "keplr"},
+	   "creatives": [{"position_id": "keplr_home", "title": "Hi", "url": "https://site.example/land?utm_medium=banner#top"}],
+	   "goals": [{"kind": "event", "event": "signup"}]}]}`, day(-1), day(5)))
+	resp, _ := e.do(t, "GET", fmt.Sprintf("/click?url=%s&address=global&campaign_id=%d&audience_id=%d&position_id=keplr_home",
+		url.QueryEscape("https://site.example/land?utm_medium=banner#top"), id, e.count(t, `SELECT id FROM audiences WHERE name = 'all'`)), nil, nil)
+	if loc := resp.Header.Get("Location"); resp.StatusCode != 302 ||
+		!regexp.MustCompile(`^https://site\.example/land\?utm_medium=banner&utm_campaign=spring\+sale&utm_source=keplr&click_id=clk_[0-9A-Z]{26}#top$`).MatchString(loc) {
+		t.Fatalf("click: %d %q", resp.StatusCode, loc)
+	}
+	landing := "https://site.example/land?utm_campaign=spring+sale&utm_source=keplr"
+	for _, ev := range []struct {
+		anon, name string
+		at         time.Duration
+		meta       string
+	}{
+		{"anon-u", "page", time.Minute, `{"page":{"url":"` + landing + `"}}`},
+		{"anon-u", "signup", 10 * time.Minute, `{"page":{"url":"https://site.example/signup"}}`},
+		{"anon-v", "page", time.Minute, `{"page":{"url":"https://site.example/land?utm_campaign=spring+sale&utm_source=other"}}`},
+		{"anon-v", "signup", 10 * time.Minute, `{}`},
+		{"anon-w", "signup", 10 * time.Minute, `{"campaign":{"name":"spring sale","source":"keplr","medium":"banner"}}`},
+		{"anon-z", "page", time.Minute, `{"page":{"url":"` + landing + `"}}`},
+		{"anon-z", "signup", 2 * time.Hour, `{}`}, // after the window
+	} {
+		sdkTrack(t, e, fmt.Sprintf(`{"name":%q,"anonymousId":%q,"timestamp":%d,"meta":%s}`, ev.name, ev.anon, now.Add(ev.at).UnixMilli(), ev.meta))
+	}
+	sched, err := aggregator.New(e.db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, campaigns.Website{Now: func() time.Time { return now.Add(3 * time.Hour) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sched.RunOnce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	if err := e.db.NewRaw(`SELECT e.anonymous_id || ' ' || v.attribution || ' ' || to_char(v.exposed_at - ?::timestamptz, 'MI') FROM conversions v
+		JOIN tracked_events e ON e.id = v.event_id WHERE v.campaign_id = ? ORDER BY e.anonymous_id`, now, id).Scan(ctx, &got); err != nil {
+		t.Fatal(err)
+	}
+	if want := "[anon-u utm 01 anon-w utm 10]"; fmt.Sprint(got) != want {
+		t.Errorf("conversions %v, want %s", got, want)
+	}
+	_, b := e.do(t, "GET", "/admin/campaigns/export", nil, map[string]string{"Authorization": "Bearer " + adminKey(t, e)})
+	if !strings.Contains(string(b), `"utm":{"campaign":"spring sale","source":"keplr"}`) {
+		t.Errorf("export lacks the utm values: %s", b)
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
@@ -58,10 +59,25 @@ type CampaignSpec struct {
 	// Goals are the conversions counted for the campaign (none: only
 	// impressions and clicks are reported).
 	Goals []GoalSpec `json:"goals,omitempty"`
+	// UTM are the utm values of the campaign's links: /click adds them to
+	// the target URL, and website events that carry them are attributed
+	// to the campaign.
+	UTM *UTM `json:"utm,omitempty"`
 	// Impressions and Clicks are the counters, written by export and ignored by import.
 	Impressions int64 `json:"impressions,omitempty"`
 	Clicks      int64 `json:"clicks,omitempty"`
 }
+
+// UTM are a campaign's utm values: campaign (required), source and medium
+// (optional; when set, an event must carry the same).
+type UTM struct {
+	Campaign string `json:"campaign"`
+	Source   string `json:"source,omitempty"`
+	Medium   string `json:"medium,omitempty"`
+}
+
+// MaxUTMLen bounds a utm value.
+const MaxUTMLen = 200
 
 // CreativeSpec is one creative of a campaign: at most one per position.
 type CreativeSpec struct {
@@ -145,6 +161,16 @@ func (f *File) Validate() error {
 		if c.AttributionWindow != "" {
 			if d, err := time.ParseDuration(c.AttributionWindow); err != nil || d < time.Second {
 				bad(p+".attribution_window", "must be a duration of at least 1s, e.g. 168h (got %q)", c.AttributionWindow)
+			}
+		}
+		if c.UTM != nil {
+			for _, v := range []struct{ name, value string }{{"campaign", c.UTM.Campaign}, {"source", c.UTM.Source}, {"medium", c.UTM.Medium}} {
+				switch {
+				case v.name == "campaign" && strings.TrimSpace(v.value) == "":
+					bad(p+".utm.campaign", "must not be empty")
+				case utf8.RuneCountInString(v.value) > MaxUTMLen || strings.ContainsRune(v.value, 0):
+					bad(p+".utm."+v.name, "must be at most %d characters, without NUL", MaxUTMLen)
+				}
 			}
 		}
 		if len(c.Audiences) == 0 {
@@ -276,17 +302,24 @@ func writeCampaign(ctx context.Context, tx bun.Tx, c CampaignSpec, audID map[str
 	if c.AttributionWindow != "" {
 		window, _ = time.ParseDuration(c.AttributionWindow)
 	}
-	args := []any{c.Owner, c.Name, c.Topic, start.UTC(), end.UTC(), status, c.Priority, c.ImpressionBudget, c.ClickBudget, c.FrequencyCap, int64(window / time.Second)}
+	var utmCampaign, utmSource, utmMedium *string
+	if c.UTM != nil {
+		utmCampaign, utmSource, utmMedium = &c.UTM.Campaign, nonEmpty(c.UTM.Source), nonEmpty(c.UTM.Medium)
+	}
+	args := []any{c.Owner, c.Name, c.Topic, start.UTC(), end.UTC(), status, c.Priority, c.ImpressionBudget, c.ClickBudget, c.FrequencyCap, int64(window / time.Second),
+		utmCampaign, utmSource, utmMedium}
 	id := c.ID
 	if id == 0 {
 		if err := tx.QueryRowContext(ctx, `INSERT INTO campaigns (owner, name, topic, start_date, end_date, status, priority,
-			impression_budget, click_budget, frequency_cap, attribution_window_s) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+			impression_budget, click_budget, frequency_cap, attribution_window_s, utm_campaign, utm_source, utm_medium)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 			args...).Scan(&id); err != nil {
 			return 0, err
 		}
 	} else {
 		r, err := tx.ExecContext(ctx, `UPDATE campaigns SET owner = ?, name = ?, topic = ?, start_date = ?, end_date = ?, status = ?,
-			priority = ?, impression_budget = ?, click_budget = ?, frequency_cap = ?, attribution_window_s = ?, updated_at = now()
+			priority = ?, impression_budget = ?, click_budget = ?, frequency_cap = ?, attribution_window_s = ?,
+			utm_campaign = ?, utm_source = ?, utm_medium = ?, updated_at = now()
 			WHERE id = ?`, append(args, id)...)
 		if err != nil {
 			return 0, err
@@ -413,7 +446,8 @@ func Export(ctx context.Context, db bun.IDB) (*File, error) {
 		}
 	}
 	crows, err := db.QueryContext(ctx, `SELECT id, owner, name, topic, start_date, end_date, status, priority, impression_budget,
-		click_budget, frequency_cap, attribution_window_s, impressions, clicks FROM campaigns ORDER BY id`)
+		click_budget, frequency_cap, attribution_window_s, impressions, clicks, utm_campaign, coalesce(utm_source, ''), coalesce(utm_medium, '')
+		FROM campaigns ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("export campaigns: %w", err)
 	}
@@ -421,13 +455,19 @@ func Export(ctx context.Context, db bun.IDB) (*File, error) {
 		var c CampaignSpec
 		var start, end time.Time
 		var window int64
+		var utm UTM
+		var utmCampaign *string
 		if err := crows.Scan(&c.ID, &c.Owner, &c.Name, &c.Topic, &start, &end, &c.Status, &c.Priority, &c.ImpressionBudget,
-			&c.ClickBudget, &c.FrequencyCap, &window, &c.Impressions, &c.Clicks); err != nil {
+			&c.ClickBudget, &c.FrequencyCap, &window, &c.Impressions, &c.Clicks, &utmCampaign, &utm.Source, &utm.Medium); err != nil {
 			crows.Close()
 			return nil, fmt.Errorf("export campaigns: %w", err)
 		}
 		c.StartDate, c.EndDate = start.UTC().Format(time.RFC3339), end.UTC().Format(time.RFC3339)
 		c.AttributionWindow = (time.Duration(window) * time.Second).String()
+		if utmCampaign != nil {
+			utm.Campaign = *utmCampaign
+			c.UTM = &utm
+		}
 		f.Campaigns = append(f.Campaigns, c)
 	}
 	crows.Close()
@@ -476,4 +516,12 @@ func ExportCampaign(ctx context.Context, db bun.IDB, id int64) (*File, error) {
 		return &one, nil
 	}
 	return nil, fmt.Errorf("campaign %d: %w", id, ErrNotFound)
+}
+
+// nonEmpty is s, or nil when it is empty.
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -65,6 +66,51 @@ func (c *Clicks) hashIP(ctx context.Context, ip string) ([]byte, error) {
 	h.Write(salt)
 	h.Write([]byte(ip))
 	return h.Sum(nil), nil
+}
+
+// Redirect is where a click is sent: its target with the campaign's utm
+// values and the click id.
+func (c *Clicks) Redirect(ctx context.Context, r ClickRequest, now time.Time) (string, error) {
+	var utm struct{ campaign, source, medium sql.NullString }
+	err := c.db.QueryRowContext(ctx, `SELECT utm_campaign, utm_source, utm_medium FROM campaigns WHERE id = ?`, r.CampaignID).
+		Scan(&utm.campaign, &utm.source, &utm.medium)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", ErrNotFound
+	}
+	if err != nil {
+		return "", fmt.Errorf("look up campaign: %w", err)
+	}
+	id, err := c.Record(ctx, r, now)
+	if err != nil {
+		return "", err
+	}
+	target := AppendUTM(r.URL, UTM{Campaign: utm.campaign.String, Source: utm.source.String, Medium: utm.medium.String})
+	return AppendClickID(target, id), nil
+}
+
+// AppendUTM adds the campaign's utm values to the query of u (before any
+// fragment) as utm_campaign, utm_source and utm_medium, each unless empty
+// or already in u (the target's own values win).
+func AppendUTM(u string, utm UTM) string {
+	base, frag, hasFrag := strings.Cut(u, "#")
+	_, query, _ := strings.Cut(base, "?")
+	have, _ := url.ParseQuery(query)
+	for _, p := range []struct{ name, value string }{{"utm_campaign", utm.Campaign}, {"utm_source", utm.Source}, {"utm_medium", utm.Medium}} {
+		if p.value == "" || have.Has(p.name) {
+			continue
+		}
+		switch {
+		case !strings.Contains(base, "?"):
+			base += "?"
+		case !strings.HasSuffix(base, "?") && !strings.HasSuffix(base, "&"):
+			base += "&"
+		}
+		base += p.name + "=" + url.QueryEscape(p.value)
+	}
+	if hasFrag {
+		base += "#" + frag
+	}
+	return base
 }
 
 // Record checks that the url is stored for the campaign and records the

@@ -56,11 +56,13 @@ type Event struct {
 	IdentityNorm      string
 	AnonymousID       *string
 	ClickID           *string
-	Attributes        json.RawMessage // canonical JSON object
-	Meta              json.RawMessage // canonical JSON object
-	Timestamp         time.Time
-	ReceivedAt        time.Time
-	DedupeKey         string
+	// UTM are the event's utm values (UTMOf), Campaign "" when none.
+	UTM        UTM
+	Attributes json.RawMessage // canonical JSON object
+	Meta       json.RawMessage // canonical JSON object
+	Timestamp  time.Time
+	ReceivedAt time.Time
+	DedupeKey  string
 	// MissingRecommended lists the recommended attributes of a standard
 	// event that the event lacks (never a reason to reject it).
 	MissingRecommended []string
@@ -408,6 +410,7 @@ func finish(ev *Event, m map[string]any, now time.Time, numberOnly bool) (*Event
 	if id := ClickIDOf(meta, metaString(ev, meta, "click_id")); id != "" {
 		ev.ClickID = &id
 	}
+	ev.UTM = UTMOf(meta)
 	if ev.Attributes, err = json.Marshal(attrs); err != nil {
 		return nil, fmt.Errorf("encode attributes: %w", err)
 	}
@@ -462,4 +465,46 @@ func ClickIDOf(meta map[string]any, given string) string {
 		}
 	}
 	return ""
+}
+
+// UTMOf is the utm values of an event: meta.campaign ({name, source,
+// medium}, as Segment's context.campaign), else the utm_campaign,
+// utm_source and utm_medium query parameters of the landing page
+// (meta.page.url, else meta.page.search); Campaign "" when none. Values
+// longer than MaxUTMLen or with NUL are passed over.
+func UTMOf(meta map[string]any) UTM {
+	ok := func(s string) bool {
+		return s != "" && utf8.RuneCountInString(s) <= MaxUTMLen && !strings.ContainsRune(s, 0)
+	}
+	clean := func(s string) string {
+		if ok(s) {
+			return s
+		}
+		return ""
+	}
+	if c, _ := meta["campaign"].(map[string]any); c != nil {
+		name, _ := c["name"].(string)
+		source, _ := c["source"].(string)
+		medium, _ := c["medium"].(string)
+		if ok(name) {
+			return UTM{Campaign: name, Source: clean(source), Medium: clean(medium)}
+		}
+	}
+	page, _ := meta["page"].(map[string]any)
+	for _, member := range []string{"url", "search"} {
+		raw, _ := page[member].(string)
+		query := raw
+		if member == "url" {
+			u, err := url.Parse(raw)
+			if err != nil {
+				continue
+			}
+			query = u.RawQuery
+		}
+		values, _ := url.ParseQuery(strings.TrimPrefix(query, "?"))
+		if name := values.Get("utm_campaign"); ok(name) {
+			return UTM{Campaign: name, Source: clean(values.Get("utm_source")), Medium: clean(values.Get("utm_medium"))}
+		}
+	}
+	return UTM{}
 }

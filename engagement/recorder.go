@@ -286,7 +286,7 @@ type dedupeKey struct {
 
 // eventColumns are the tracked_events columns an event is stored with (COPY).
 var eventColumns = []string{"id", "key_id", "source", "name", "identity_type", "identity_id", "identity_canonical", "identity_norm",
-	"anonymous_id", "click_id", "attributes", "meta", "timestamp", "received_at", "dedupe_key"}
+	"anonymous_id", "click_id", "attributes", "meta", "timestamp", "received_at", "dedupe_key", "utm_campaign", "utm_source", "utm_medium"}
 
 // insert stores the batch and returns the id answered for each event.
 func (r *Recorder) insert(ctx context.Context, batch []*pending) ([]string, error) {
@@ -405,7 +405,8 @@ func eventRow(ev *Event) []any {
 		key = ev.KeyID
 	}
 	return []any{ev.ID, key, ev.Source, ev.Name, ev.IdentityType, ev.IdentityID, optional(ev.IdentityCanonical), ev.IdentityNorm,
-		optional(ev.AnonymousID), optional(ev.ClickID), jsonOr(ev.Attributes), jsonOr(ev.Meta), ev.Timestamp, ev.ReceivedAt, ev.DedupeKey}
+		optional(ev.AnonymousID), optional(ev.ClickID), jsonOr(ev.Attributes), jsonOr(ev.Meta), ev.Timestamp, ev.ReceivedAt, ev.DedupeKey,
+		optional(nonEmpty(ev.UTM.Campaign)), optional(nonEmpty(ev.UTM.Source)), optional(nonEmpty(ev.UTM.Medium))}
 }
 
 func optional(s *string) any {

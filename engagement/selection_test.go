@@ -266,6 +266,11 @@ func TestImportValidation(t *testing.T) {
 		{"empty position", func(c *engagement.CampaignSpec) { c.Creatives[0].PositionID = " " }, "campaigns[0].creatives[0].position_id: must not be empty"},
 		{"unknown audience", func(c *engagement.CampaignSpec) { c.Audiences = []string{"nobody"} }, "campaigns[0].audiences[0]"},
 		{"bad status", func(c *engagement.CampaignSpec) { c.Status = "on" }, "campaigns[0].status"},
+		{"utm without campaign", func(c *engagement.CampaignSpec) { c.UTM = &engagement.UTM{Source: "keplr"} }, "campaigns[0].utm.campaign: must not be empty"},
+		{"utm source too long", func(c *engagement.CampaignSpec) {
+			c.UTM = &engagement.UTM{Campaign: "c", Source: strings.Repeat("s", 201)}
+		},
+			"campaigns[0].utm.source: must be at most 200 characters"},
 	} {
 		cs := good
 		cs.Creatives = append([]engagement.CreativeSpec(nil), good.Creatives...)

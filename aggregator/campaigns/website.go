@@ -197,6 +197,12 @@ type websiteEvent struct {
 	ClickID     *string   `bun:"click_id"`
 	AnonymousID *string   `bun:"anonymous_id"`
 	Timestamp   time.Time `bun:"timestamp"`
+	// UTMCampaign, UTMSource and UTMMedium are the event's utm values, or
+	// (inheritUTM) those of the visitor's landing event, at UTMAt.
+	UTMCampaign *string   `bun:"utm_campaign"`
+	UTMSource   *string   `bun:"utm_source"`
+	UTMMedium   *string   `bun:"utm_medium"`
+	UTMAt       time.Time `bun:"-"`
 	Verified    bool      `bun:"verified"`
 	// AmountUSD is the event's attributes.amount_usd (the standard events'
 	// value), when a number of at least 0: the conversion's value.
@@ -208,11 +214,24 @@ type eventGoal struct {
 	CampaignID int64  `bun:"campaign_id"`
 	EventName  string `bun:"event_name"`
 	WindowS    int64  `bun:"attribution_window_s"`
+	// UTMCampaign, UTMSource, UTMMedium are the campaign's utm values.
+	UTMCampaign *string `bun:"utm_campaign"`
+	UTMSource   *string `bun:"utm_source"`
+	UTMMedium   *string `bun:"utm_medium"`
+}
+
+// utmMatches reports whether e carries the utm values of g's campaign:
+// the same campaign, and the source and medium the campaign declares.
+func (g eventGoal) utmMatches(e websiteEvent) bool {
+	same := func(want, got *string) bool { return want == nil || (got != nil && *got == *want) }
+	return g.UTMCampaign != nil && e.UTMCampaign != nil && *e.UTMCampaign == *g.UTMCampaign &&
+		same(g.UTMSource, e.UTMSource) && same(g.UTMMedium, e.UTMMedium)
 }
 
 // websiteEventColumns are the columns of tracked_events read as a
 // websiteEvent.
-const websiteEventColumns = `id, name, identity_norm, click_id, anonymous_id, timestamp, coalesce(tx_status = 'verified', false) AS verified,
+const websiteEventColumns = `id, name, identity_norm, click_id, anonymous_id, timestamp, utm_campaign, utm_source, utm_medium,
+			coalesce(tx_status = 'verified', false) AS verified,
 			CASE WHEN jsonb_typeof(attributes->'amount_usd') = 'number' AND (attributes->>'amount_usd')::numeric >= 0
 				THEN (attributes->>'amount_usd')::numeric::text END AS amount_usd`
 
@@ -260,7 +279,7 @@ func (j Website) convert(ctx context.Context, tx bun.Tx, evs []websiteEvent) (in
 		}
 	}
 	var goals []eventGoal
-	if err := tx.NewRaw(`SELECT g.id, g.campaign_id, g.event_name, c.attribution_window_s FROM campaign_goals g
+	if err := tx.NewRaw(`SELECT g.id, g.campaign_id, g.event_name, c.attribution_window_s, c.utm_campaign, c.utm_source, c.utm_medium FROM campaign_goals g
 		JOIN campaigns c ON c.id = g.campaign_id WHERE g.kind = 'event' AND g.event_name = ANY(?::text[]) ORDER BY g.id`,
 		pgdialect.Array(nameList)).Scan(ctx, &goals); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return 0, fmt.Errorf("event goals: %w", err)
@@ -310,6 +329,48 @@ func inheritClickIDs(ctx context.Context, tx bun.Tx, evs []websiteEvent, window 
 	return nil
 }
 
+// inheritUTM gives an event without utm values those of the latest earlier
+// event of the same anonymous visitor that carried them within window (its
+// landing page), with that event's time as the touch; an event with its
+// own values is its own touch.
+func inheritUTM(ctx context.Context, tx bun.Tx, evs []websiteEvent, window time.Duration) error {
+	var ids []string
+	at := map[string]int{}
+	for i, e := range evs {
+		switch {
+		case e.UTMCampaign != nil:
+			evs[i].UTMAt = e.Timestamp
+		case e.AnonymousID != nil:
+			ids = append(ids, e.ID)
+			at[e.ID] = i
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	var rows []struct {
+		ID       string    `bun:"id"`
+		Campaign string    `bun:"utm_campaign"`
+		Source   *string   `bun:"utm_source"`
+		Medium   *string   `bun:"utm_medium"`
+		At       time.Time `bun:"timestamp"`
+	}
+	if err := tx.NewRaw(`SELECT t.id, p.utm_campaign, p.utm_source, p.utm_medium, p.timestamp FROM tracked_events t
+		CROSS JOIN LATERAL (SELECT utm_campaign, utm_source, utm_medium, timestamp FROM tracked_events p
+			WHERE p.anonymous_id = t.anonymous_id AND p.utm_campaign IS NOT NULL AND p.anonymous_id IS NOT NULL
+				AND p.timestamp <= t.timestamp AND p.timestamp >= t.timestamp - ?::interval
+			ORDER BY p.timestamp DESC LIMIT 1) p
+		WHERE t.id = ANY(?::text[])`, fmt.Sprintf("%d seconds", int64(window/time.Second)), pgdialect.Array(ids)).Scan(ctx, &rows); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("utm values of anonymous visitors: %w", err)
+	}
+	for _, r := range rows {
+		e := &evs[at[r.ID]]
+		campaign := r.Campaign
+		e.UTMCampaign, e.UTMSource, e.UTMMedium, e.UTMAt = &campaign, r.Source, r.Medium, r.At
+	}
+	return nil
+}
+
 func (j Website) match(ctx context.Context, tx bun.Tx, evs []websiteEvent, goals []eventGoal) ([]conversion, error) {
 	campaignSet := map[int64]bool{}
 	var campaigns []int64
@@ -322,6 +383,9 @@ func (j Website) match(ctx context.Context, tx bun.Tx, evs []websiteEvent, goals
 		maxWindow = max(maxWindow, time.Duration(g.WindowS)*time.Second)
 	}
 	if err := inheritClickIDs(ctx, tx, evs, maxWindow); err != nil {
+		return nil, err
+	}
+	if err := inheritUTM(ctx, tx, evs, maxWindow); err != nil {
 		return nil, err
 	}
 	// The clicks the events name.
@@ -384,6 +448,11 @@ func (j Website) match(ctx context.Context, tx bun.Tx, evs []websiteEvent, goals
 					out = append(out, c)
 					continue
 				}
+			}
+			if g.utmMatches(e) && !e.Timestamp.Before(e.UTMAt) && !e.Timestamp.After(e.UTMAt.Add(window)) {
+				c.Attribution, c.ExposedAt = "utm", e.UTMAt
+				out = append(out, c)
+				continue
 			}
 			if e.IdentityNrm == "" {
 				continue

@@ -131,7 +131,7 @@ func (s *Service) click(w http.ResponseWriter, req *api.Request) error {
 	}
 	ip := req.ClientIP
 	target := req.Params.String("url")
-	id, err := s.Clicks.Record(r.Context(), eng.ClickRequest{
+	location, err := s.Clicks.Redirect(r.Context(), eng.ClickRequest{
 		CampaignID: cid, AudienceID: aid, PositionID: req.Params.String("position_id"), Address: address, URL: target,
 		IP: ip, UserAgent: r.UserAgent(), Referrer: r.Referer(),
 		Record: r.Method != http.MethodHead && !eng.IsPreviewBot(r.UserAgent()),
@@ -149,7 +149,7 @@ func (s *Service) click(w http.ResponseWriter, req *api.Request) error {
 		return err
 	}
 	h := w.Header()
-	h.Set("Location", eng.AppendClickID(target, id))
+	h.Set("Location", location)
 	h.Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusFound)
 	return nil

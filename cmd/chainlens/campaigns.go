@@ -44,6 +44,8 @@ The file of "import" (and the output of "export") is one JSON object:
         "click_budget": 5000,             // optional: most clicks; omitted = unlimited
         "frequency_cap": 3,               // optional: views per address per UTC day
         "attribution_window": "168h",     // optional Go duration; default 168h
+        "utm": {"campaign": "spring", "source": "keplr", "medium": "banner"},  // optional: added to the
+                                          // links by /click; website events carrying them convert
         "audiences": ["osmo-lps", "everyone"],
         "creatives": [
           {"position_id": "keplr_home", "logo": "https://.../logo.png", "title": "...", "body": "...",

@@ -1,0 +1,1 @@
+DROP INDEX CONCURRENTLY IF EXISTS tracked_events_anonymous_utm_idx;
