@@ -294,53 +294,19 @@ func (j Website) convert(ctx context.Context, tx bun.Tx, evs []websiteEvent) (in
 	return insertConversions(ctx, tx, convs)
 }
 
-// inheritClickIDs gives an event without a click id the latest one an
-// earlier event of the same anonymous visitor carried within window (the
+// inheritTouches gives an event what the latest earlier event of the same
+// anonymous visitor within window carried and it lacks: the click id (the
 // landing page's event had it in its URL; the visitor's later events, on
-// other pages, do not).
-func inheritClickIDs(ctx context.Context, tx bun.Tx, evs []websiteEvent, window time.Duration) error {
+// other pages, do not) and the utm values, with that event's time as the
+// touch. An event with its own utm values is its own touch.
+func inheritTouches(ctx context.Context, tx bun.Tx, evs []websiteEvent, window time.Duration) error {
 	var ids []string
 	at := map[string]int{}
 	for i, e := range evs {
-		if e.ClickID == nil && e.AnonymousID != nil {
-			ids = append(ids, e.ID)
-			at[e.ID] = i
-		}
-	}
-	if len(ids) == 0 {
-		return nil
-	}
-	var rows []struct {
-		ID      string `bun:"id"`
-		ClickID string `bun:"click_id"`
-	}
-	if err := tx.NewRaw(`SELECT t.id, p.click_id FROM tracked_events t
-		CROSS JOIN LATERAL (SELECT click_id FROM tracked_events p
-			WHERE p.anonymous_id = t.anonymous_id AND p.click_id IS NOT NULL AND p.anonymous_id IS NOT NULL
-				AND p.timestamp <= t.timestamp AND p.timestamp >= t.timestamp - ?::interval
-			ORDER BY p.timestamp DESC LIMIT 1) p
-		WHERE t.id = ANY(?::text[])`, fmt.Sprintf("%d seconds", int64(window/time.Second)), pgdialect.Array(ids)).Scan(ctx, &rows); err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("click ids of anonymous visitors: %w", err)
-	}
-	for _, r := range rows {
-		id := r.ClickID
-		evs[at[r.ID]].ClickID = &id
-	}
-	return nil
-}
-
-// inheritUTM gives an event without utm values those of the latest earlier
-// event of the same anonymous visitor that carried them within window (its
-// landing page), with that event's time as the touch; an event with its
-// own values is its own touch.
-func inheritUTM(ctx context.Context, tx bun.Tx, evs []websiteEvent, window time.Duration) error {
-	var ids []string
-	at := map[string]int{}
-	for i, e := range evs {
-		switch {
-		case e.UTMCampaign != nil:
+		if e.UTMCampaign != nil {
 			evs[i].UTMAt = e.Timestamp
-		case e.AnonymousID != nil:
+		}
+		if e.AnonymousID != nil && (e.ClickID == nil || e.UTMCampaign == nil) {
 			ids = append(ids, e.ID)
 			at[e.ID] = i
 		}
@@ -349,24 +315,33 @@ func inheritUTM(ctx context.Context, tx bun.Tx, evs []websiteEvent, window time.
 		return nil
 	}
 	var rows []struct {
-		ID       string    `bun:"id"`
-		Campaign string    `bun:"utm_campaign"`
-		Source   *string   `bun:"utm_source"`
-		Medium   *string   `bun:"utm_medium"`
-		At       time.Time `bun:"timestamp"`
+		ID       string     `bun:"id"`
+		ClickID  *string    `bun:"click_id"`
+		Campaign *string    `bun:"utm_campaign"`
+		Source   *string    `bun:"utm_source"`
+		Medium   *string    `bun:"utm_medium"`
+		At       *time.Time `bun:"utm_at"`
 	}
-	if err := tx.NewRaw(`SELECT t.id, p.utm_campaign, p.utm_source, p.utm_medium, p.timestamp FROM tracked_events t
-		CROSS JOIN LATERAL (SELECT utm_campaign, utm_source, utm_medium, timestamp FROM tracked_events p
+	if err := tx.NewRaw(`SELECT t.id, c.click_id, u.utm_campaign, u.utm_source, u.utm_medium, u.timestamp AS utm_at FROM tracked_events t
+		LEFT JOIN LATERAL (SELECT click_id FROM tracked_events p
+			WHERE p.anonymous_id = t.anonymous_id AND p.click_id IS NOT NULL AND p.anonymous_id IS NOT NULL
+				AND p.timestamp <= t.timestamp AND p.timestamp >= t.timestamp - ?0::interval
+			ORDER BY p.timestamp DESC LIMIT 1) c ON t.click_id IS NULL
+		LEFT JOIN LATERAL (SELECT utm_campaign, utm_source, utm_medium, timestamp FROM tracked_events p
 			WHERE p.anonymous_id = t.anonymous_id AND p.utm_campaign IS NOT NULL AND p.anonymous_id IS NOT NULL
-				AND p.timestamp <= t.timestamp AND p.timestamp >= t.timestamp - ?::interval
-			ORDER BY p.timestamp DESC LIMIT 1) p
-		WHERE t.id = ANY(?::text[])`, fmt.Sprintf("%d seconds", int64(window/time.Second)), pgdialect.Array(ids)).Scan(ctx, &rows); err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("utm values of anonymous visitors: %w", err)
+				AND p.timestamp <= t.timestamp AND p.timestamp >= t.timestamp - ?0::interval
+			ORDER BY p.timestamp DESC LIMIT 1) u ON t.utm_campaign IS NULL
+		WHERE t.id = ANY(?1::text[])`, fmt.Sprintf("%d seconds", int64(window/time.Second)), pgdialect.Array(ids)).Scan(ctx, &rows); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("earlier touches of anonymous visitors: %w", err)
 	}
 	for _, r := range rows {
 		e := &evs[at[r.ID]]
-		campaign := r.Campaign
-		e.UTMCampaign, e.UTMSource, e.UTMMedium, e.UTMAt = &campaign, r.Source, r.Medium, r.At
+		if e.ClickID == nil && r.ClickID != nil {
+			e.ClickID = r.ClickID
+		}
+		if e.UTMCampaign == nil && r.Campaign != nil && r.At != nil {
+			e.UTMCampaign, e.UTMSource, e.UTMMedium, e.UTMAt = r.Campaign, r.Source, r.Medium, *r.At
+		}
 	}
 	return nil
 }
@@ -382,10 +357,7 @@ func (j Website) match(ctx context.Context, tx bun.Tx, evs []websiteEvent, goals
 		}
 		maxWindow = max(maxWindow, time.Duration(g.WindowS)*time.Second)
 	}
-	if err := inheritClickIDs(ctx, tx, evs, maxWindow); err != nil {
-		return nil, err
-	}
-	if err := inheritUTM(ctx, tx, evs, maxWindow); err != nil {
+	if err := inheritTouches(ctx, tx, evs, maxWindow); err != nil {
 		return nil, err
 	}
 	// The clicks the events name.
