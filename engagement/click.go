@@ -80,7 +80,7 @@ func (c *Clicks) Redirect(ctx context.Context, r ClickRequest, now time.Time) (s
 	if err != nil {
 		return "", fmt.Errorf("look up campaign: %w", err)
 	}
-	id, err := c.Record(ctx, r, now)
+	id, err := c.record(ctx, r, now)
 	if err != nil {
 		return "", err
 	}
@@ -113,17 +113,11 @@ func AppendUTM(u string, utm UTM) string {
 	return base
 }
 
-// Record checks that the url is stored for the campaign and records the
-// click unless the same campaign, address and IP clicked within the last
-// hour. It returns the click id to append to the url ("" when not recorded).
-func (c *Clicks) Record(ctx context.Context, r ClickRequest, now time.Time) (string, error) {
-	var exists bool
-	if err := c.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM campaigns WHERE id = ?)`, r.CampaignID).Scan(&exists); err != nil {
-		return "", fmt.Errorf("look up campaign: %w", err)
-	}
-	if !exists {
-		return "", ErrNotFound
-	}
+// record checks that the url is stored for the campaign (which Redirect
+// found) and records the click unless the same campaign, address and IP
+// clicked within the last hour. It returns the click id to append to the
+// url ("" when not recorded).
+func (c *Clicks) record(ctx context.Context, r ClickRequest, now time.Time) (string, error) {
 	var urlOK, posOK, audOK bool
 	if err := c.db.QueryRowContext(ctx, `SELECT
 		EXISTS (SELECT 1 FROM creatives WHERE campaign_id = ? AND url = ?),

@@ -78,13 +78,8 @@ func New(ttl, stale time.Duration, feed Feed) *Cache {
 }
 
 // Key identifies an analytics request: operation, path and the query with
-// its parameters in a canonical order.
-func Key(operationID string, r *http.Request) string {
-	return operationID + "|" + r.URL.Path + "?" + r.URL.Query().Encode()
-}
-
-// Key is the package's Key, with the canonical query of a raw query seen
-// before remembered.
+// its parameters in a canonical order (the canonical form of a raw query
+// seen before is remembered).
 func (c *Cache) Key(operationID string, r *http.Request) string {
 	raw := r.URL.RawQuery
 	if raw == "" {

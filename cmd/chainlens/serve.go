@@ -32,6 +32,7 @@ func newServeCmd(g *globals) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: g.withDB(func(cmd *cobra.Command, _ []string, e env) error {
 			cfg, log, db := e.cfg, e.log, e.db
+			serverGC() // an API-only process: the indexers of `run` keep the default
 			reg := newRegistry()
 			parts, err := apiParts(cfg, log, db, reg)
 			if err != nil {
@@ -57,7 +58,9 @@ func newRegistry() *prometheus.Registry {
 // times the live data instead of two. GOGC and GOMEMLIMIT still rule.
 const apiGCPercent = 400
 
-// serverGC sets the API's garbage collection target unless GOGC is set.
+// serverGC sets the API's garbage collection target unless GOGC is set
+// (serve only: in one process with indexers, whose batches make a large
+// live heap, five times it would be too much memory).
 func serverGC() {
 	if _, set := os.LookupEnv("GOGC"); !set {
 		debug.SetGCPercent(apiGCPercent)
@@ -72,7 +75,6 @@ type part struct {
 
 // apiParts wires the API server and the key usage meter.
 func apiParts(cfg *config.Config, log *slog.Logger, db *bun.DB, reg *prometheus.Registry) ([]part, error) {
-	serverGC()
 	meter := apikey.NewMeter(db, log)
 	changes := store.NewChanges()
 	srv, err := api.New(api.Options{

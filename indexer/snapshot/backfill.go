@@ -3,7 +3,6 @@ package snapshot
 import (
 	"context"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 )
@@ -81,7 +80,6 @@ func (s *Snapshotter) RunBackfill(ctx context.Context, indexed <-chan error) err
 		return nil
 	}
 	s.backfill = true
-	s.MaxPending = math.MaxInt32
 	s.log.Info("snapshots during the backfill", "every", s.every)
 	for {
 		if _, err := s.Poll(ctx); err != nil && ctx.Err() == nil {

@@ -127,7 +127,13 @@ func (s *Snapshotter) Poll(ctx context.Context) ([]int64, error) {
 	if err != nil {
 		return nil, err
 	}
-	heights, passed := Due(max(last, s.from-1), cp.NextHeight-1, s.every, max(s.MaxPending, 1))
+	var heights []int64
+	var passed int64
+	if s.backfill {
+		heights = DueInOrder(max(last, s.from-1), cp.NextHeight-1, s.every, backfillBatch)
+	} else {
+		heights, passed = Due(max(last, s.from-1), cp.NextHeight-1, s.every, max(s.MaxPending, 1))
+	}
 	if passed > 0 {
 		s.log.Warn("snapshotter fell behind; taking only the latest due height", "last", last,
 			"indexed", cp.NextHeight-1, "height", heights[0], "passed_over", passed)
@@ -145,7 +151,7 @@ func (s *Snapshotter) Poll(ctx context.Context) ([]int64, error) {
 				return taken, ferr
 			}
 			if first == 0 {
-				s.log.Warn("the node serves no state of the heights indexed so far (pruned); no snapshot of them", "from", h, "to", latest)
+				s.log.Warn("the node serves no state of these heights (pruned); no snapshot of them", "from", h, "to", latest)
 				s.from = latest + 1
 				return taken, nil
 			}
@@ -240,6 +246,24 @@ func (s *Snapshotter) takeState(ctx context.Context, h int64) (*chains.Rows, []c
 		return nil, nil, err
 	}
 	return state, tables, nil
+}
+
+// backfillBatch bounds the heights one poll of a backfill takes (the next
+// poll takes the following ones): a backfill of a long history never holds
+// all its due heights at once.
+const backfillBatch = 1000
+
+// DueInOrder returns the first limit multiples of every in (last,
+// indexed], ascending: none is passed over.
+func DueInOrder(last, indexed, every int64, limit int) []int64 {
+	if every <= 0 {
+		return nil
+	}
+	var heights []int64
+	for h := (max(last, 0)/every + 1) * every; h <= indexed && len(heights) < limit; h += every {
+		heights = append(heights, h)
+	}
+	return heights
 }
 
 // Due returns the multiples of every in (last, indexed], ascending. When

@@ -241,3 +241,26 @@ func TestDue(t *testing.T) {
 		}
 	}
 }
+
+// TestDueInOrder: a backfill takes every due multiple in order, a bounded
+// batch at a time, never passing one over.
+func TestDueInOrder(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		last, indexed, every int64
+		limit                int
+		want                 []int64
+	}{
+		{0, 4, 5, 10, nil},
+		{0, 17, 5, 10, []int64{5, 10, 15}},
+		{0, 17, 5, 2, []int64{5, 10}},
+		{10, 17, 5, 2, []int64{15}},
+		{7, 20, 5, 10, []int64{10, 15, 20}},
+		{30, 20, 5, 10, nil},
+		{0, 20, 0, 10, nil},
+	} {
+		if got := snapshot.DueInOrder(c.last, c.indexed, c.every, c.limit); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("DueInOrder(%d, %d, %d, %d) = %v, want %v", c.last, c.indexed, c.every, c.limit, got, c.want)
+		}
+	}
+}
