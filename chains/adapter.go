@@ -1,6 +1,8 @@
 package chains
 
 import (
+	"google.golang.org/protobuf/types/descriptorpb"
+
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -236,4 +238,13 @@ type StateAdapter interface {
 	StateRows(chainID string, height int64, items map[string][][]byte, out *Rows) error
 	// StateTables lists the tables StateRows writes, with their keys.
 	StateTables() []StateTable
+}
+
+// DescriptorAdapter is an Adapter that decodes messages from protobuf
+// descriptors and takes more of them: a node's own (its reflection
+// service) or shipped sets a chain is configured with. They come before
+// the adapter's own; call AddDescriptors before the first Decode.
+type DescriptorAdapter interface {
+	Adapter
+	AddDescriptors(sets ...*descriptorpb.FileDescriptorSet) error
 }

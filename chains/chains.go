@@ -50,6 +50,9 @@ type Block struct {
 // Stats counts what the decoder passed over without failing the height.
 type Stats struct {
 	UnknownMessages int // messages whose type URL the kind does not decode; kept raw
+	// PartialMessages are decoded messages holding fields the descriptors
+	// do not define; kept raw beside their JSON.
+	PartialMessages int
 	UndecodableTxs  int // tx bytes that are not a cosmos tx (e.g. dYdX vote-extension blobs)
 	// ForeignEvents are contract events (wasm, wasm-<name>) of a name the
 	// kind reads whose attributes are not of that shape: any contract may
@@ -85,10 +88,14 @@ func (t *Tx) Succeeded() bool { return t.Code == 0 }
 type Message struct {
 	Index   int
 	TypeURL string
-	// JSON is the proto3 JSON of the message when the kind knows its type;
-	// nil otherwise (then Raw holds the protobuf bytes).
+	// JSON is the proto3 JSON of the message when the chain's descriptors
+	// know its type; nil otherwise. Raw is the protobuf bytes; it is stored
+	// when JSON is nil or Partial.
 	JSON json.RawMessage
 	Raw  []byte
+	// Partial: the bytes hold fields the descriptors do not define (a newer
+	// version of the chain), which JSON leaves out.
+	Partial bool
 }
 
 // Event is one ABCI event.

@@ -164,6 +164,11 @@ type Chain struct {
 	AddressLabels map[string]string `yaml:"address_labels"`
 	// Assets is metadata of the chain's denoms.
 	Assets []Asset `yaml:"assets"`
+	// DescriptorSets names shipped protobuf descriptor sets to decode the
+	// chain's messages with besides its kind's own (e.g. [injective] for a
+	// chain of kind cosmos); `chainlens status` lists the shipped sets. The
+	// node's own descriptors, when it serves them, come first.
+	DescriptorSets []string `yaml:"descriptor_sets"`
 }
 
 // Registry points at chain-registry files.

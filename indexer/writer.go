@@ -132,7 +132,7 @@ func rawPartRows(b *chains.Block, out *chains.Rows) error {
 			tx.Undecodable, tx.Memo, json.RawMessage(fee), tx.FeePayer, signers)
 		for _, m := range tx.Messages {
 			var raw []byte
-			if m.JSON == nil {
+			if m.JSON == nil || m.Partial {
 				raw = nonNilBytes(m.Raw)
 			}
 			out.Add("messages", b.ChainID, b.Height, tx.Index, m.Index, m.TypeURL, m.JSON, raw)

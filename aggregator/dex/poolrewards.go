@@ -235,15 +235,18 @@ func (j PoolRewards) clPools(ctx context.Context, tx bun.Tx, wm, tip int64) erro
 	var created []struct {
 		Pool int64  `bun:"pool_id"`
 		Raw  []byte `bun:"raw"`
+		// Spacing is tick_spacing of the decoded message (uint64: a JSON
+		// string); "" when the message was kept raw only.
+		Spacing string `bun:"spacing"`
 	}
-	if err := tx.NewRaw(`SELECT p.pool_id, m.raw FROM osmosis_pools p
+	if err := tx.NewRaw(`SELECT p.pool_id, m.raw, coalesce(m.body->>'tick_spacing', '') AS spacing FROM osmosis_pools p
 		JOIN messages m ON m.chain_id = p.chain_id AND m.height = p.height AND m.tx_index = p.tx_index AND m.msg_index = p.msg_index
 		WHERE p.chain_id = ? AND p.type = 'concentrated' AND p.height > ? AND p.height <= ? AND m.type_url = ?`,
 		j.Market.ChainID, wm, tip, osmosis.MsgCreateConcentratedPool).Scan(ctx, &created); err != nil {
 		return fmt.Errorf("concentrated pools created: %w", err)
 	}
 	for _, c := range created {
-		spacing, err := osmosis.CLTickSpacing(c.Raw)
+		spacing, err := osmosis.CLTickSpacingOf(c.Spacing, c.Raw)
 		if err != nil {
 			return fmt.Errorf("pool %d: %w", c.Pool, err)
 		}

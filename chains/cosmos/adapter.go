@@ -1,7 +1,13 @@
 package cosmos
 
 import (
+	"fmt"
+	"slices"
+
+	"google.golang.org/protobuf/types/descriptorpb"
+
 	"github.com/chainlens/chainlens/chains"
+	"github.com/chainlens/chainlens/chains/protoset"
 )
 
 // Adapter is the generic cosmos-sdk adapter: bank movements and staking and
@@ -11,14 +17,42 @@ type Adapter struct {
 	kind     string
 	prefix   string
 	registry *Registry
+	// shipped names the shipped descriptor sets behind registry.
+	shipped []string
 }
 
 var _ chains.Adapter = (*Adapter)(nil)
 
-// NewAdapter returns the generic adapter for a kind with its bech32 prefix.
-func NewAdapter(kind, bech32Prefix string) *Adapter {
-	return &Adapter{kind: kind, prefix: bech32Prefix, registry: NewRegistry()}
+// NewAdapter returns the generic adapter for a kind with its bech32 prefix;
+// its messages are decoded with the named shipped descriptor sets (the
+// chain's own modules) and the common one.
+func NewAdapter(kind, bech32Prefix string, descriptorSets ...string) *Adapter {
+	return &Adapter{kind: kind, prefix: bech32Prefix, registry: NewRegistry(descriptorSets...), shipped: descriptorSets}
 }
+
+// AddDescriptors makes the adapter decode messages with these descriptor
+// sets first (a node's own, from its reflection service) and its shipped
+// ones after them. Call it before the adapter decodes (it is not safe
+// concurrently with Decode).
+func (a *Adapter) AddDescriptors(sets ...*descriptorpb.FileDescriptorSet) error {
+	all := append([]*descriptorpb.FileDescriptorSet(nil), sets...)
+	for _, n := range append(slices.Clone(a.shipped), protoset.Common) {
+		s, err := protoset.Shipped(n)
+		if err != nil {
+			return err
+		}
+		all = append(all, s)
+	}
+	r, err := protoset.New(all...)
+	if err != nil {
+		return fmt.Errorf("%s descriptors: %w", a.kind, err)
+	}
+	a.registry = r
+	return nil
+}
+
+// Registry is the adapter's message decoder.
+func (a *Adapter) Registry() *Registry { return a.registry }
 
 // Kind is the configured chain kind.
 func (a *Adapter) Kind() string { return a.kind }

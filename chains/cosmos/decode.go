@@ -123,8 +123,11 @@ func assembleTx(b []byte, i int, r *decodedTxResult, opt Options, st *chains.Sta
 		st.UndecodableTxs++
 	}
 	for _, m := range tx.Messages {
-		if m.JSON == nil {
+		switch {
+		case m.JSON == nil:
 			st.UnknownMessages++
+		case m.Partial:
+			st.PartialMessages++
 		}
 	}
 	return tx

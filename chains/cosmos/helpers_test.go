@@ -125,9 +125,32 @@ func (ln *localnet) raw(h int64) chains.RawBlock {
 	return chains.RawBlock{ChainID: ln.chainID, Height: h, Block: ln.blocks[h-1], Results: ln.results[h-1]}
 }
 
-// opts returns the decode options of the localnet.
+// localnetSets names the shipped descriptor set of each localnet's chain.
+var localnetSets = map[string]string{"osmosis": "osmosis", "dydx": "dydx", "neutron": "neutron", "xion": "xion", "cosmoshub": "gaia"}
+
+var (
+	chainRegistriesMu sync.Mutex
+	chainRegistries   = map[string]*Registry{}
+)
+
+// chainRegistry returns one shared registry of a chain's shipped set.
+func chainRegistry(set string) *Registry {
+	if set == "" {
+		return registry()
+	}
+	chainRegistriesMu.Lock()
+	defer chainRegistriesMu.Unlock()
+	r, ok := chainRegistries[set]
+	if !ok {
+		r = NewRegistry(set)
+		chainRegistries[set] = r
+	}
+	return r
+}
+
+// opts returns the decode options of the localnet: its chain's descriptors.
 func (ln *localnet) opts() Options {
-	return Options{Bech32Prefix: ln.prefix, Registry: registry()}
+	return Options{Bech32Prefix: ln.prefix, Registry: chainRegistry(localnetSets[ln.name])}
 }
 
 // tally counts what a run of decoded heights holds.

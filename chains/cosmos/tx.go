@@ -53,7 +53,9 @@ func DecodeTx(b []byte, opt Options) chains.Tx {
 			msg.TypeURL = m.TypeUrl
 			msg.Raw = m.Value
 			if opt.Registry != nil {
-				msg.JSON, _ = opt.Registry.MessageJSON(m.TypeUrl, m.Value)
+				var complete bool
+				msg.JSON, complete, _ = opt.Registry.Decode(m.TypeUrl, m.Value)
+				msg.Partial = msg.JSON != nil && !complete
 			}
 		}
 		tx.Messages[i] = msg

@@ -25,7 +25,7 @@ var _ chains.Adapter = (*Adapter)(nil)
 
 // NewAdapter returns the dYdX adapter for the bech32 prefix (dydx).
 func NewAdapter(bech32Prefix string) *Adapter {
-	return &Adapter{Adapter: cosmos.NewAdapter(Kind, bech32Prefix)}
+	return &Adapter{Adapter: cosmos.NewAdapter(Kind, bech32Prefix, "dydx")}
 }
 
 var fillsTable = chains.Table{Name: "dydx_fills", Columns: []string{

@@ -26,7 +26,7 @@ var _ chains.Adapter = (*Adapter)(nil)
 
 // NewAdapter returns the Neutron adapter for the bech32 prefix (neutron).
 func NewAdapter(bech32Prefix string) *Adapter {
-	return &Adapter{Adapter: cosmos.NewAdapter(Kind, bech32Prefix)}
+	return &Adapter{Adapter: cosmos.NewAdapter(Kind, bech32Prefix, "neutron")}
 }
 
 var tickTable = chains.Table{Name: "neutron_dex_tick_updates", Columns: []string{

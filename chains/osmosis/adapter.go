@@ -28,7 +28,7 @@ var _ chains.Adapter = (*Adapter)(nil)
 
 // NewAdapter returns the Osmosis adapter for the bech32 prefix (osmo).
 func NewAdapter(bech32Prefix string) *Adapter {
-	return &Adapter{Adapter: cosmos.NewAdapter(Kind, bech32Prefix)}
+	return &Adapter{Adapter: cosmos.NewAdapter(Kind, bech32Prefix, "osmosis")}
 }
 
 var poolsTable = chains.Table{Name: "osmosis_pools", Columns: []string{

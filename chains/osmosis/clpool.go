@@ -2,6 +2,7 @@ package osmosis
 
 import (
 	"fmt"
+	"strconv"
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
 	"github.com/cosmos/cosmos-sdk/types/address"
@@ -31,6 +32,20 @@ func CLTickSpacing(raw []byte) (int64, error) {
 		}
 	}
 	return 0, fmt.Errorf("create concentrated pool: no tick spacing")
+}
+
+// CLTickSpacingOf is the tick spacing of a MsgCreateConcentratedPool from
+// its decoded JSON's tick_spacing (a uint64, so a decimal string) when the
+// message was decoded, else from its protobuf bytes.
+func CLTickSpacingOf(jsonSpacing string, raw []byte) (int64, error) {
+	if jsonSpacing == "" {
+		return CLTickSpacing(raw)
+	}
+	v, err := strconv.ParseUint(jsonSpacing, 10, 64)
+	if err != nil || v == 0 || v > 1<<40 {
+		return 0, fmt.Errorf("create concentrated pool: tick spacing %q", jsonSpacing)
+	}
+	return int64(v), nil
 }
 
 // CLIncentivesAddress is the account that holds the incentives of

@@ -27,7 +27,7 @@ var _ chains.Adapter = (*Adapter)(nil)
 
 // NewAdapter returns the XION adapter for the bech32 prefix (xion).
 func NewAdapter(bech32Prefix string) *Adapter {
-	return &Adapter{Adapter: cosmos.NewAdapter(Kind, bech32Prefix)}
+	return &Adapter{Adapter: cosmos.NewAdapter(Kind, bech32Prefix, "xion")}
 }
 
 var (

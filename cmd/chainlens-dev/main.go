@@ -20,6 +20,7 @@ import (
 
 	"github.com/chainlens/chainlens/devchain/devnet"
 	"github.com/chainlens/chainlens/devchain/evmreplay"
+	"github.com/chainlens/chainlens/devchain/protosets"
 	"github.com/chainlens/chainlens/devchain/replaynode"
 	"github.com/spf13/cobra"
 )
@@ -33,7 +34,7 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newDevnetCmd(), newReplayNodeCmd())
+	root.AddCommand(newDevnetCmd(), newReplayNodeCmd(), newProtosetsCmd())
 	if err := root.ExecuteContext(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, "chainlens-dev:", err)
 		os.Exit(1)
@@ -161,4 +162,21 @@ func serveEVMReplay(ctx context.Context, dir, listen string, opt evmreplay.Optio
 		return err
 	}
 	return nil
+}
+
+func newProtosetsCmd() *cobra.Command {
+	var dir string
+	cmd := &cobra.Command{
+		Use:   "protosets",
+		Short: "Rebuild the protobuf descriptor sets shipped in chains/protoset/sets from their pinned Go modules",
+		Long: "Reads <dir>/sets.json (each set: Go modules at pinned versions), downloads each module with the go command,\n" +
+			"extracts the file descriptors its generated .pb.go files embed and writes <dir>/<set>.binpb.gz; module hashes\n" +
+			"are pinned in sets.json by the first build and checked by every later one. Needs the module proxy (network).",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return protosets.Build(cmd.Context(), dir, func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) })
+		},
+	}
+	cmd.Flags().StringVar(&dir, "dir", "chains/protoset/sets", "folder of sets.json and the built sets")
+	return cmd
 }
