@@ -33,8 +33,8 @@ type ShippedSet struct {
 		Sum     string `json:"sum"`
 	} `json:"modules"`
 	Protos   []string `json:"protos"`
-	Files    int `json:"files"`
-	Messages int `json:"messages"`
+	Files    int      `json:"files"`
+	Messages int      `json:"messages"`
 }
 
 // ShippedSets lists the shipped sets with the module versions they were
