@@ -247,4 +247,13 @@ type StateAdapter interface {
 type DescriptorAdapter interface {
 	Adapter
 	AddDescriptors(sets ...*descriptorpb.FileDescriptorSet) error
+	// MessageDecoder is what decodes the adapter's messages now.
+	MessageDecoder() MessageDecoder
+}
+
+// MessageDecoder turns a message's type URL and protobuf bytes into the
+// JSON the chain writes; complete is false when the bytes hold fields the
+// decoder's descriptors lack (the JSON leaves them out).
+type MessageDecoder interface {
+	Decode(typeURL string, value []byte) (body json.RawMessage, complete bool, err error)
 }

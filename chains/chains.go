@@ -49,7 +49,11 @@ type Block struct {
 
 // Stats counts what the decoder passed over without failing the height.
 type Stats struct {
+	Messages        int // messages of the height's txs
 	UnknownMessages int // messages whose type URL the kind does not decode; kept raw
+	// UnknownTypes are the type URLs of the unknown messages, one per
+	// message.
+	UnknownTypes []string
 	// PartialMessages are decoded messages holding fields the descriptors
 	// do not define; kept raw beside their JSON.
 	PartialMessages int

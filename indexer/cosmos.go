@@ -63,6 +63,8 @@ type Cosmos struct {
 	lane *streamLane
 	// RetryEvery is how often due dead letters are retried.
 	RetryEvery time.Duration
+	// descriptorsLoaded: the adapter has the node's stored descriptors.
+	descriptorsLoaded bool
 	// genesisSettled is set once this Run knows that no genesis is to be
 	// imported with a later batch (imported, or not at the initial height).
 	genesisSettled bool
@@ -94,6 +96,9 @@ func (x *Cosmos) ChainID() string { return x.cfg.ID }
 // every height through until is committed (and no dead letter at or below
 // it remains), or an error naming the heights that still fail.
 func (x *Cosmos) Run(ctx context.Context, until int64) error {
+	if err := x.useNodeDescriptors(ctx); err != nil {
+		return err
+	}
 	var wake <-chan struct{}
 	if x.cfg.NewBlockHint && len(x.cfg.RPC) > 0 {
 		wake = blockHint(ctx, x.cfg.RPC[0], x.log)
@@ -478,6 +483,11 @@ func (x *Cosmos) committed(ctx context.Context, c *batchCommit, credits <-chan s
 		} else {
 			x.series.UndecodableTxs.Add(float64(g.block.Stats.UndecodableTxs))
 			x.series.UnknownMessages.Add(float64(g.block.Stats.UnknownMessages))
+			x.series.Messages.Add(float64(g.block.Stats.Messages))
+			x.series.PartialMessages.Add(float64(g.block.Stats.PartialMessages))
+			for _, t := range g.block.Stats.UnknownTypes {
+				x.series.UnknownType(t)
+			}
 			x.series.ForeignEvents.Add(float64(g.block.Stats.ForeignEvents))
 		}
 	}

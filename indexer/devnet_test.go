@@ -9,13 +9,17 @@ import (
 	sdkmath "cosmossdk.io/math"
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
+	stakingtypes "github.com/cosmos/cosmos-sdk/x/staking/types"
+
 	"github.com/chainlens/chainlens/chains/cosmos"
+	"github.com/chainlens/chainlens/chains/protoset"
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/devchain/devnet"
 	"github.com/chainlens/chainlens/indexer"
 	"github.com/chainlens/chainlens/indexer/cometbft"
 	"github.com/chainlens/chainlens/internal/devnettest"
 	"github.com/chainlens/chainlens/internal/testdb"
+	"github.com/chainlens/chainlens/store/descriptors"
 )
 
 // TestIndexLiveDevnet runs a real cosmos-sdk chain in process, sends known
@@ -96,6 +100,39 @@ func TestIndexLiveDevnet(t *testing.T) {
 	}
 	if del.Delegator != addr["user0"] || del.Validator != valoper || del.Amount != "1000000" {
 		t.Errorf("delegation %+v", del)
+	}
+
+	// The node serves its descriptors (cosmos.reflection.v1): the indexer
+	// stored them under the app version, and they alone decode the chain's
+	// messages as the shipped sets do.
+	versions, err := descriptors.Versions(ctx, db, cfg.ID)
+	if err != nil || len(versions) != 1 || versions[0].Files < 100 || versions[0].FirstHeight < 1 {
+		t.Fatalf("stored node descriptors %+v, %v", versions, err)
+	}
+	stored, err := descriptors.Load(ctx, db, cfg.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodeOnly, err := protoset.New(stored[0].Set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body string
+	if err := db.NewRaw(`SELECT m.body::text FROM messages m JOIN txs ON txs.chain_id = m.chain_id AND txs.height = m.height AND txs.tx_index = m.tx_index
+		WHERE txs.hash = ? AND m.msg_index = 0`, delHash).Scan(ctx, &body); err != nil {
+		t.Fatal(err)
+	}
+	delMsg, err := (&stakingtypes.MsgDelegate{DelegatorAddress: addr["user0"], ValidatorAddress: valoper, Amount: sdk.NewInt64Coin(devnet.BondDenom, 1_000_000)}).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromNode, complete, err := nodeOnly.Decode("/cosmos.staking.v1beta1.MsgDelegate", delMsg)
+	if err != nil || !complete {
+		t.Fatalf("node descriptors: %v", err)
+	}
+	var same bool
+	if err := db.NewRaw("SELECT ?::jsonb = ?::jsonb", string(fromNode), body).Scan(ctx, &same); err != nil || !same {
+		t.Errorf("node descriptors decode %s; stored body %s (%v)", fromNode, body, err)
 	}
 
 	// Every balance is the genesis rows plus the indexed changes: the users',

@@ -11,6 +11,7 @@ package indexer
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -28,7 +29,15 @@ type Metrics struct {
 	skippedTxs    *prometheus.CounterVec
 	unknownMsgs   *prometheus.CounterVec
 	foreignEvents *prometheus.CounterVec
+	messages      *prometheus.CounterVec
+	partialMsgs   *prometheus.CounterVec
+	unknownTypes  *prometheus.CounterVec
 }
+
+// maxUnknownTypes bounds the type_url label values of one chain's unknown
+// messages: past it they count as type_url="other" (a chain, or a spammer,
+// can make up any number of type URLs).
+const maxUnknownTypes = 50
 
 // NewMetrics registers the indexer series on reg (nil: not registered).
 func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
@@ -47,9 +56,15 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		unknownMsgs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "chainlens_indexer_unknown_messages_total", Help: "Messages of types the chain kind does not decode, kept raw."}, chain),
 		foreignEvents: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "chainlens_indexer_foreign_events_total",
 			Help: "Contract events of a name the chain kind reads but not of its shape (another contract's), skipped."}, chain),
+		messages: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "chainlens_indexer_messages_total",
+			Help: "Tx messages committed; the share decoded is 1 - (unknown + partial) / this."}, chain),
+		partialMsgs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "chainlens_indexer_partial_messages_total",
+			Help: "Messages decoded without fields the descriptors lack (a newer chain version), kept raw beside their body."}, chain),
+		unknownTypes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "chainlens_indexer_unknown_message_types_total",
+			Help: "Messages kept raw by type URL (at most 50 type URLs per chain; the rest are \"other\")."}, []string{"chain", "type_url"}),
 	}
 	if reg != nil {
-		for _, c := range []prometheus.Collector{m.indexedHeight, m.nodeHeight, m.lag, m.blocks, m.events, m.decodeErrors, m.deadLetters, m.lowestDead, m.skippedTxs, m.unknownMsgs, m.foreignEvents} {
+		for _, c := range []prometheus.Collector{m.indexedHeight, m.nodeHeight, m.lag, m.blocks, m.events, m.decodeErrors, m.deadLetters, m.lowestDead, m.skippedTxs, m.unknownMsgs, m.foreignEvents, m.messages, m.partialMsgs, m.unknownTypes} {
 			if err := reg.Register(c); err != nil {
 				return nil, fmt.Errorf("indexer metrics: %w", err)
 			}
@@ -64,8 +79,10 @@ type ChainSeries struct {
 	IndexedHeight, NodeHeight, Lag, DeadLetters, LowestDeadLetter prometheus.Gauge
 	Blocks, Events, DecodeErrors                                  prometheus.Counter
 	// Cosmos chains: txs that are not cosmos txs, messages kept raw,
-	// contract events of another shape.
-	UndecodableTxs, UnknownMessages, ForeignEvents prometheus.Counter
+	// contract events of another shape, messages, messages decoded in part.
+	UndecodableTxs, UnknownMessages, ForeignEvents, Messages, PartialMessages prometheus.Counter
+	// UnknownType counts a message kept raw by its type URL.
+	UnknownType func(typeURL string)
 }
 
 // Chain returns the series of one chain.
@@ -75,5 +92,26 @@ func (m *Metrics) Chain(id string) ChainSeries {
 		Lag: m.lag.WithLabelValues(id), DeadLetters: m.deadLetters.WithLabelValues(id), LowestDeadLetter: m.lowestDead.WithLabelValues(id),
 		Blocks: m.blocks.WithLabelValues(id), Events: m.events.WithLabelValues(id), DecodeErrors: m.decodeErrors.WithLabelValues(id),
 		UndecodableTxs: m.skippedTxs.WithLabelValues(id), UnknownMessages: m.unknownMsgs.WithLabelValues(id), ForeignEvents: m.foreignEvents.WithLabelValues(id),
+		Messages: m.messages.WithLabelValues(id), PartialMessages: m.partialMsgs.WithLabelValues(id),
+		UnknownType: m.unknownTypeCounter(id),
+	}
+}
+
+// unknownTypeCounter counts one chain's unknown messages by type URL, the
+// first maxUnknownTypes type URLs under their own label.
+func (m *Metrics) unknownTypeCounter(chain string) func(string) {
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	return func(typeURL string) {
+		mu.Lock()
+		if !seen[typeURL] {
+			if len(seen) >= maxUnknownTypes {
+				typeURL = "other"
+			} else {
+				seen[typeURL] = true
+			}
+		}
+		mu.Unlock()
+		m.unknownTypes.WithLabelValues(chain, typeURL).Inc()
 	}
 }

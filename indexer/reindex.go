@@ -18,6 +18,9 @@ func (x *Cosmos) Reindex(ctx context.Context, heights []int64) error {
 		return err
 	}
 	defer release()
+	if err := x.useNodeDescriptors(ctx); err != nil {
+		return err
+	}
 	cp, err := LoadCheckpoint(ctx, x.db, x.cfg.ID)
 	if err != nil {
 		return fmt.Errorf("reindex %s: %w", x.cfg.ID, err)

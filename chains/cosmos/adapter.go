@@ -51,8 +51,8 @@ func (a *Adapter) AddDescriptors(sets ...*descriptorpb.FileDescriptorSet) error 
 	return nil
 }
 
-// Registry is the adapter's message decoder.
-func (a *Adapter) Registry() *Registry { return a.registry }
+// MessageDecoder is the adapter's message decoder.
+func (a *Adapter) MessageDecoder() chains.MessageDecoder { return a.registry }
 
 // Kind is the configured chain kind.
 func (a *Adapter) Kind() string { return a.kind }

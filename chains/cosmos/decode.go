@@ -122,10 +122,12 @@ func assembleTx(b []byte, i int, r *decodedTxResult, opt Options, st *chains.Sta
 	if tx.Undecodable {
 		st.UndecodableTxs++
 	}
+	st.Messages += len(tx.Messages)
 	for _, m := range tx.Messages {
 		switch {
 		case m.JSON == nil:
 			st.UnknownMessages++
+			st.UnknownTypes = append(st.UnknownTypes, m.TypeURL)
 		case m.Partial:
 			st.PartialMessages++
 		}

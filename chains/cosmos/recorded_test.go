@@ -331,7 +331,7 @@ func TestRecordedBlocks(t *testing.T) {
 			want, _ := time.Parse(time.RFC3339Nano, tc.time)
 			if b.Height != tc.height || b.Hash != tc.hash || !b.Time.Equal(want) || b.Proposer != tc.propose ||
 				b.AppHash != tc.appHash || b.ChainID != "dockerchain" || b.Txs != nil || b.Events != nil ||
-				b.Stats != (chains.Stats{}) {
+				!reflect.DeepEqual(b.Stats, chains.Stats{}) {
 				t.Errorf("%+v", b)
 			}
 		})

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -150,6 +151,17 @@ chains:
 	if !strings.Contains(status, "localosmosis") || !strings.Contains(status, " 120 ") || !strings.Contains(status, "SNAPSHOT") || !strings.Contains(status, "  off  ") {
 		t.Fatalf("status after index --until 120:\n%s", status)
 	}
+	// Every message of the recording is decoded; the replay node serves no
+	// descriptors of its own.
+	if !regexp.MustCompile(`(?m)^localosmosis\s+[1-9][0-9]*\s+100\.00%\s+none\s+none \(shipped sets only\)`).MatchString(status) {
+		t.Fatalf("status messages after index --until 120:\n%s", status)
+	}
+	if out, stderr, code := run(t, "index", "--config", cfg, "--redecode"); code != 0 || !strings.Contains(out, "localosmosis: 0 messages decoded, 0 completed, 0 still kept raw") {
+		t.Fatalf("index --redecode: %d %s %s", code, out, stderr)
+	}
+	if _, stderr, code := run(t, "index", "--config", cfg, "--redecode", "--until", "5"); code == 0 || !strings.Contains(stderr, "--redecode takes only --chain") {
+		t.Fatalf("index --redecode --until: %d %s", code, stderr)
+	}
 	if _, stderr, code := run(t, "aggregate", "--config", cfg, "--once"); code != 0 {
 		t.Fatalf("aggregate --once: %d %s", code, stderr)
 	}
@@ -228,6 +240,9 @@ chains:
 		`chainlens_indexer_node_height{chain="localosmosis"} 299`, `chainlens_indexer_blocks_total{chain="localosmosis"} 299`,
 		`chainlens_indexer_dead_letters{chain="localosmosis"} 0`, `chainlens_indexer_lowest_dead_letter_height{chain="localosmosis"} 0`,
 		`chainlens_indexer_foreign_events_total{chain="localosmosis"} 0`,
+		// Every message of the recording decoded from the shipped descriptors.
+		`chainlens_indexer_messages_total{chain="localosmosis"} 399`, `chainlens_indexer_unknown_messages_total{chain="localosmosis"} 0`,
+		`chainlens_indexer_partial_messages_total{chain="localosmosis"} 0`,
 		`chainlens_rpc_endpoint_up{chain="localosmosis",endpoint="` + nodeAddr + `",index="0"} 1`,
 		`chainlens_rpc_endpoint_errors_total{chain="localosmosis",endpoint="` + nodeAddr + `",index="0"} 0`}
 	missing := wants

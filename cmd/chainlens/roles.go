@@ -1,13 +1,18 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/chainlens/chainlens/config"
+	"github.com/chainlens/chainlens/store/descriptors"
 	"github.com/chainlens/chainlens/store/snapshots"
+	"github.com/uptrace/bun"
 
 	"github.com/spf13/cobra"
 
@@ -87,7 +92,7 @@ func newIndexCmd(g *globals) *cobra.Command {
 	var (
 		until, from, to int64
 		msgType, chain  string
-		reset           bool
+		reset, redecode bool
 		giveUp          time.Duration
 	)
 	cmd := &cobra.Command{
@@ -105,6 +110,17 @@ func newIndexCmd(g *globals) *cobra.Command {
 				}
 				defer db.Close()
 				return resetChain(cmd.Context(), cfg, db, chain, cmd.OutOrStdout())
+			}
+			if redecode {
+				if until > 0 || from > 0 || to > 0 || msgType != "" {
+					return fmt.Errorf("--redecode takes only --chain")
+				}
+				cfg, log, db, err := g.setupIndexing(cmd.Context())
+				if err != nil {
+					return err
+				}
+				defer db.Close()
+				return redecodeChains(cmd.Context(), cfg, log, db, chain, cmd.OutOrStdout())
 			}
 			if until < 0 || from < 0 || to < 0 {
 				return fmt.Errorf("--until, --from and --to must be positive heights")
@@ -151,6 +167,7 @@ func newIndexCmd(g *globals) *cobra.Command {
 	cmd.Flags().StringVar(&chain, "chain", "", "only this chain id (required by --from/--to with several cosmos chains, and by --reset)")
 	cmd.Flags().DurationVar(&giveUp, "give-up-after", 2*time.Minute, "with --until: fail when a chain's node stays unreachable this long")
 	cmd.Flags().BoolVar(&reset, "reset", false, "delete everything indexed for --chain, so indexing starts over")
+	cmd.Flags().BoolVar(&redecode, "redecode", false, "decode the stored messages kept raw with the shipped and stored node descriptors (no block is fetched again)")
 	return cmd
 }
 
@@ -229,7 +246,10 @@ func newStatusCmd(g *globals) *cobra.Command {
 				fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\n", ch.ID, ch.Kind, cp.NextHeight-1, contiguous, cp.TipHeight, max(0, cp.TipHeight-(cp.NextHeight-1)),
 					cp.LastTime.UTC().Format(time.RFC3339), genesis, snap, dl)
 			}
-			return w.Flush()
+			if err := w.Flush(); err != nil {
+				return err
+			}
+			return printMessageCoverage(ctx, out, cfg, db)
 		}),
 	}
 }
@@ -253,4 +273,46 @@ func heightRanges(hs []int64) string {
 		i = j + 1
 	}
 	return b.String()
+}
+
+// printMessageCoverage writes, per cosmos chain, the share of its stored
+// messages decoded, the types kept raw, and the node descriptors stored.
+func printMessageCoverage(ctx context.Context, out io.Writer, cfg *config.Config, db bun.IDB) error {
+	fmt.Fprintln(out, "\nmessages:")
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "CHAIN\tSTORED\tDECODED\tKEPT RAW (type: undecoded/partial)\tNODE DESCRIPTORS")
+	for _, ch := range cfg.Chains {
+		if ch.IsEVM() {
+			continue
+		}
+		c, err := indexer.MessageCoverage(ctx, db, ch.ID)
+		if err != nil {
+			return err
+		}
+		raw := "none"
+		if len(c.KeptRaw) > 0 {
+			parts := make([]string, 0, min(len(c.KeptRaw), 10))
+			for _, t := range c.KeptRaw[:min(len(c.KeptRaw), 10)] {
+				parts = append(parts, fmt.Sprintf("%s: %d/%d", t.TypeURL, t.Undecoded, t.Partial))
+			}
+			if len(c.KeptRaw) > 10 {
+				parts = append(parts, fmt.Sprintf("and %d more types", len(c.KeptRaw)-10))
+			}
+			raw = strings.Join(parts, ", ")
+		}
+		vs, err := descriptors.Versions(ctx, db, ch.ID)
+		if err != nil {
+			return err
+		}
+		nd := "none (shipped sets only)"
+		if len(vs) > 0 {
+			parts := make([]string, len(vs))
+			for i, v := range vs {
+				parts[i] = fmt.Sprintf("%s (from height %d, %d files)", v.AppVersion, v.FirstHeight, v.Files)
+			}
+			nd = strings.Join(parts, ", ")
+		}
+		fmt.Fprintf(w, "%s\t%d\t%.2f%%\t%s\t%s\n", ch.ID, c.Messages, 100*c.Decoded(), raw, nd)
+	}
+	return w.Flush()
 }

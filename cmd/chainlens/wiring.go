@@ -260,3 +260,40 @@ func resetChain(ctx context.Context, cfg *config.Config, db *bun.DB, chainID str
 	}
 	return fmt.Errorf("--chain %q: no such chain in the config", chainID)
 }
+
+// redecodeChains runs indexer.Redecode on every cosmos chain (or the one
+// named) and prints what it did.
+func redecodeChains(ctx context.Context, cfg *config.Config, log *slog.Logger, db *bun.DB, only string, out io.Writer) error {
+	found := false
+	for _, ch := range cfg.Chains {
+		if ch.IsEVM() || (only != "" && ch.ID != only) {
+			continue
+		}
+		found = true
+		adapter, err := kinds.Adapter(ch)
+		if err != nil {
+			return err
+		}
+		da, ok := adapter.(chains.DescriptorAdapter)
+		if !ok {
+			fmt.Fprintf(out, "%s: kind %s does not decode messages from descriptors\n", ch.ID, ch.Kind)
+			continue
+		}
+		res, err := indexer.Redecode(ctx, db, ch.ID, da, log)
+		if err != nil {
+			return err
+		}
+		still := 0
+		for _, n := range res.StillRaw {
+			still += n
+		}
+		fmt.Fprintf(out, "%s: %d messages decoded, %d completed, %d still kept raw\n", ch.ID, res.Decoded, res.Completed, still)
+	}
+	if !found {
+		if only != "" {
+			return fmt.Errorf("--chain %q: no such cosmos chain", only)
+		}
+		return fmt.Errorf("no cosmos chain in the config")
+	}
+	return nil
+}

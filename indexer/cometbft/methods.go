@@ -230,3 +230,35 @@ func (c *Client) genesisChunked(ctx context.Context) (json.RawMessage, error) {
 	}
 	return doc, nil
 }
+
+// ABCIInfo is what /abci_info says of the application.
+type ABCIInfo struct {
+	// Version is the application's version string (e.g. the chain
+	// binary's release, "v25.0.0"); it changes with an upgrade.
+	Version         string
+	LastBlockHeight int64
+}
+
+// ABCIInfo returns the application's version and last committed height.
+func (c *Client) ABCIInfo(ctx context.Context) (ABCIInfo, error) {
+	raw, err := c.Call(ctx, "abci_info", map[string]any{})
+	if err != nil {
+		return ABCIInfo{}, fmt.Errorf("cometbft abci_info: %w", err)
+	}
+	var r struct {
+		Response struct {
+			Version         string `json:"version"`
+			LastBlockHeight string `json:"last_block_height"`
+		} `json:"response"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return ABCIInfo{}, fmt.Errorf("cometbft abci_info: %w", err)
+	}
+	info := ABCIInfo{Version: r.Response.Version}
+	if r.Response.LastBlockHeight != "" {
+		if info.LastBlockHeight, err = strconv.ParseInt(r.Response.LastBlockHeight, 10, 64); err != nil {
+			return ABCIInfo{}, fmt.Errorf("cometbft abci_info: last_block_height %q: %w", r.Response.LastBlockHeight, err)
+		}
+	}
+	return info, nil
+}
