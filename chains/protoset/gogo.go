@@ -2,6 +2,7 @@ package protoset
 
 import (
 	"encoding/hex"
+	"math/big"
 	"strings"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -27,11 +28,14 @@ type gogoOptions struct {
 type customKind uint8
 
 const (
-	customNone  customKind = iota
-	customInt              // math.Int, math.Uint: "" on the wire is "0"
-	customDec18            // math.LegacyDec and its aliases: wire text is the value times 10^18
-	customDec36            // osmomath.BigDec: times 10^36
-	customHex              // bytes.HexBytes: upper-case hex, not base64
+	customNone    customKind = iota
+	customInt                // math.Int, math.Uint: "" on the wire is "0"
+	customDec18              // math.LegacyDec and its aliases: wire text is the value times 10^18
+	customDec36              // osmomath.BigDec: times 10^36
+	customDec27              // Neutron's math.PrecDec: times 10^27
+	customHex                // bytes.HexBytes: upper-case hex, not base64
+	customRawJSON            // wasmd's RawContractMessage, json.RawMessage: the bytes are JSON, written as such
+	customGobInt             // dYdX's dtypes.SerializableInt: a big.Int's gob bytes, written as a decimal string
 )
 
 // Field numbers of the gogoproto extensions of FieldOptions
@@ -99,8 +103,13 @@ func gogoOf(fd protoreflect.FieldDescriptor) gogoOptions {
 		b = b[n:]
 	}
 	o.custom = customOf(customType, fd.Kind())
-	if o.custom == customNone && fd.Kind() == protoreflect.BytesKind && isHexBytes(castType) {
-		o.custom = customHex
+	if o.custom == customNone && fd.Kind() == protoreflect.BytesKind {
+		switch {
+		case isHexBytes(castType):
+			o.custom = customHex
+		case strings.HasSuffix(castType, "RawContractMessage") || castType == "encoding/json.RawMessage":
+			o.custom = customRawJSON
+		}
 	}
 	return o
 }
@@ -118,6 +127,12 @@ func customOf(goType string, kind protoreflect.Kind) customKind {
 		}
 	case strings.HasSuffix(name, ".BigDec"):
 		return customDec36
+	case strings.HasSuffix(name, ".PrecDec"):
+		return customDec27
+	case strings.HasSuffix(name, ".SerializableInt"):
+		if kind == protoreflect.BytesKind {
+			return customGobInt
+		}
 	case strings.HasSuffix(name, ".LegacyDec") || name == "types.Dec" || name == "osmomath.Dec":
 		return customDec18
 	case strings.HasSuffix(name, ".Int") || strings.HasSuffix(name, ".Uint"):
@@ -168,4 +183,22 @@ func appendUpperHex(b, v []byte) []byte {
 		}
 	}
 	return b
+}
+
+// appendGobInt appends the decimal string of a big.Int in its GobEncode
+// form (a version byte whose low bit is the sign, then the big-endian
+// magnitude; empty is zero), as dYdX's SerializableInt writes it in JSON.
+func appendGobInt(b, v []byte) ([]byte, bool) {
+	if len(v) == 0 {
+		return append(b, '0'), true
+	}
+	if v[0]>>1 != 1 { // gob version 1
+		return b, false
+	}
+	var x big.Int
+	x.SetBytes(v[1:])
+	if v[0]&1 == 1 {
+		x.Neg(&x)
+	}
+	return x.Append(b, 10), true
 }

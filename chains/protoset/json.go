@@ -187,7 +187,7 @@ func (e *encoder) value(f *field, fd protoreflect.FieldDescriptor, v protoreflec
 	case protoreflect.StringKind:
 		return e.str(f, v.String())
 	case protoreflect.BytesKind:
-		e.bytes(f, v.Bytes())
+		return e.bytes(f, v.Bytes())
 	case protoreflect.EnumKind:
 		n := v.Enum()
 		if ev := fd.Enum().Values().ByNumber(n); ev != nil && !fd.Enum().IsPlaceholder() {
@@ -221,46 +221,56 @@ func (e *encoder) str(f *field, s string) error {
 			}
 			s = "0"
 		}
-	case customDec18, customDec36:
+	case customDec18, customDec27, customDec36:
 		if s == "" && !opts.nonNullable {
 			e.b = append(e.b, "null"...)
 			return nil
 		}
-		places := 18
-		if opts.custom == customDec36 {
-			places = 36
-		}
-		start := len(e.b)
+		places := map[customKind]int{customDec18: 18, customDec27: 27, customDec36: 36}[opts.custom]
 		e.b = append(e.b, '"')
 		var ok bool
 		if e.b, ok = appendDecimal(e.b, s, places); !ok {
 			return fmt.Errorf("%q is not a fixed-point decimal", s)
 		}
 		e.b = append(e.b, '"')
-		_ = start
 		return nil
 	}
 	e.b = appendQuoted(e.b, s)
 	return nil
 }
 
-func (e *encoder) bytes(f *field, v []byte) {
+func (e *encoder) bytes(f *field, v []byte) error {
 	if f != nil {
 		switch f.gogo.custom {
 		case customHex:
 			e.b = append(e.b, '"')
 			e.b = appendUpperHex(e.b, v)
 			e.b = append(e.b, '"')
-			return
-		case customDec18, customDec36:
-			if err := e.str(f, string(v)); err == nil {
-				return
+			return nil
+		case customDec18, customDec27, customDec36, customInt:
+			return e.str(f, string(v))
+		case customRawJSON:
+			// encoding/json validates, compacts and HTML-escapes it.
+			j, err := json.Marshal(json.RawMessage(v))
+			if err != nil {
+				return fmt.Errorf("not JSON: %w", err)
 			}
+			e.b = append(e.b, j...)
+			return nil
+		case customGobInt:
+			e.b = append(e.b, '"')
+			var ok bool
+			if e.b, ok = appendGobInt(e.b, v); !ok {
+				return fmt.Errorf("not a gob-encoded integer")
+			}
+			e.b = append(e.b, '"')
+			return nil
 		}
 	}
 	e.b = append(e.b, '"')
 	e.b = base64.StdEncoding.AppendEncode(e.b, v)
 	e.b = append(e.b, '"')
+	return nil
 }
 
 // float writes a float as gogoproto jsonpb does: encoding/json's form, and
