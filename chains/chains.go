@@ -100,6 +100,11 @@ type Message struct {
 	// Partial: the bytes hold fields the descriptors do not define (a newer
 	// version of the chain), which JSON leaves out.
 	Partial bool
+	// Addresses are the accounts the message involves (its tx's signers,
+	// the addresses in its body and in its events), as address bytes (20
+	// or 32), sorted and distinct: one account under any bech32 prefix or
+	// as 0x is one value.
+	Addresses [][]byte
 }
 
 // Event is one ABCI event.

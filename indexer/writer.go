@@ -22,6 +22,7 @@ var rawTables = []chains.Table{
 	{Name: "txs", Columns: []string{"chain_id", "height", "tx_index", "hash", "code", "codespace", "log", "gas_wanted", "gas_used", "undecodable", "memo", "fee", "fee_payer", "signers"}},
 	{Name: "messages", Columns: []string{"chain_id", "height", "tx_index", "msg_index", "type_url", "body", "raw"}},
 	{Name: "events", Columns: []string{"chain_id", "height", "tx_index", "event_index", "msg_index", "mode", "type", "attributes"}},
+	{Name: "message_addresses", Columns: []string{"chain_id", "height", "tx_index", "msg_index", "address"}},
 }
 
 // fetched is one height after fetch and decode, or its failure. text
@@ -136,6 +137,9 @@ func rawPartRows(b *chains.Block, out *chains.Rows) error {
 				raw = nonNilBytes(m.Raw)
 			}
 			out.Add("messages", b.ChainID, b.Height, tx.Index, m.Index, m.TypeURL, m.JSON, raw)
+			for _, a := range m.Addresses {
+				out.Add("message_addresses", b.ChainID, b.Height, tx.Index, m.Index, a)
+			}
 		}
 		for j := range tx.Events {
 			if err := addEvent(b, &tx.Events[j], out); err != nil {

@@ -119,6 +119,7 @@ func assembleTx(b []byte, i int, r *decodedTxResult, opt Options, st *chains.Sta
 		tx.Events[j].TxIndex = i
 	}
 	inferMsgIndex(&tx)
+	setInvolved(&tx)
 	if tx.Undecodable {
 		st.UndecodableTxs++
 	}

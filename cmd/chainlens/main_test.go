@@ -74,7 +74,7 @@ func TestHelpListsSubcommands(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	for _, sub := range []string{"run", "index", "aggregate", "serve", "migrate", "keys", "status", "version"} {
+	for _, sub := range []string{"run", "index", "aggregate", "serve", "migrate", "keys", "status", "messages", "version"} {
 		if !strings.Contains(out, "\n  "+sub+" ") {
 			t.Errorf("--help lacks %q", sub)
 		}
@@ -161,6 +161,17 @@ chains:
 	}
 	if _, stderr, code := run(t, "index", "--config", cfg, "--redecode", "--until", "5"); code == 0 || !strings.Contains(stderr, "--redecode takes only --chain") {
 		t.Fatalf("index --redecode --until: %d %s", code, stderr)
+	}
+	// The recording's first user tx (height 4) is a bank send by this
+	// account; it is found under the Cosmos Hub prefix too.
+	for _, addr := range []string{"osmo10djef6v9uls3svdz3438m05l8hak33rlwhk90s", "cosmos10djef6v9uls3svdz3438m05l8hak33rlxv94ez"} {
+		out, stderr, code := run(t, "messages", "--config", cfg, "--address", addr, "--limit", "1000")
+		if code != 0 || !strings.Contains(out, "5C252E756F3F185F6258A468B0C72AD6F34EEEA70FBDC7A8E8C149D08C4D8018  0    /cosmos.bank.v1beta1.MsgSend") {
+			t.Fatalf("messages --address %s: %d\n%s%s", addr, code, out, stderr)
+		}
+	}
+	if _, stderr, code := run(t, "messages", "--config", cfg, "--address", "osmo1nope"); code == 0 || !strings.Contains(stderr, "is not a bech32 or 0x address") {
+		t.Fatalf("messages with a bad address: %d %s", code, stderr)
 	}
 	if _, stderr, code := run(t, "aggregate", "--config", cfg, "--once"); code != 0 {
 		t.Fatalf("aggregate --once: %d %s", code, stderr)

@@ -316,3 +316,44 @@ func printMessageCoverage(ctx context.Context, out io.Writer, cfg *config.Config
 	}
 	return w.Flush()
 }
+
+func newMessagesCmd(g *globals) *cobra.Command {
+	var (
+		address, chain string
+		limit          int
+	)
+	cmd := &cobra.Command{
+		Use:   "messages",
+		Short: "List the newest indexed messages that involve an account (any bech32 prefix, or 0x)",
+		Long: "Lists the messages whose tx the account signed, or whose body or events name it, newest first, on every\n" +
+			"cosmos chain (or --chain): an account is its address bytes, so osmo1…, cosmos1… and osmovaloper1… of one key match.",
+		Args: cobra.NoArgs,
+		RunE: g.withDB(func(cmd *cobra.Command, _ []string, e env) error {
+			if address == "" {
+				return fmt.Errorf("--address is required")
+			}
+			if limit <= 0 || limit > 10_000 {
+				return fmt.Errorf("--limit must be between 1 and 10000")
+			}
+			if chain != "" {
+				if _, ok := e.cfg.Chain(chain); !ok {
+					return fmt.Errorf("--chain %q: no such chain", chain)
+				}
+			}
+			refs, err := indexer.MessagesTouching(cmd.Context(), e.db, chain, address, limit)
+			if err != nil {
+				return err
+			}
+			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(w, "CHAIN\tHEIGHT\tTX\tMSG\tTYPE")
+			for _, r := range refs {
+				fmt.Fprintf(w, "%s\t%d\t%s\t%d\t%s\n", r.ChainID, r.Height, r.TxHash, r.MsgIndex, r.TypeURL)
+			}
+			return w.Flush()
+		}),
+	}
+	cmd.Flags().StringVar(&address, "address", "", "the account: bech32 (any prefix) or 0x")
+	cmd.Flags().StringVar(&chain, "chain", "", "only this chain id")
+	cmd.Flags().IntVar(&limit, "limit", 50, "at most this many messages")
+	return cmd
+}

@@ -63,6 +63,7 @@ func newRootCmd() *cobra.Command {
 		newCampaignsCmd(g),
 		newBenchCmd(g),
 		newStatusCmd(g),
+		newMessagesCmd(g),
 		newVersionCmd(),
 	)
 	return root
