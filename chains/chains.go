@@ -6,6 +6,7 @@ package chains
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 )
 
@@ -38,6 +39,11 @@ type Block struct {
 	Proposer string // upper-case hex consensus address
 	AppHash  string
 	Txs      []Tx
+	// CommitHeight is the height the block's last commit signs (Height-1)
+	// and Signatures its votes, in the order of the validator set at
+	// CommitHeight; none at a chain's first height.
+	CommitHeight int64
+	Signatures   []CommitSig
 	// Events are the block-level events (begin/end block, or finalize block),
 	// in order; their TxIndex is -1.
 	Events []Event
@@ -46,6 +52,26 @@ type Block struct {
 	// StreamAdapter); nil for a whole height.
 	Part *Part
 }
+
+// CommitSig is one validator's vote in a block's last commit.
+type CommitSig struct {
+	// Flag is CometBFT's BlockIDFlag: 1 absent, 2 commit (signed the
+	// block), 3 nil (voted nil).
+	Flag int
+	// Validator is the upper-case hex consensus address; an absent vote
+	// carries none, so it is filled from the validator set when known.
+	Validator string
+	// Power is the validator's voting power at CommitHeight, -1 when the
+	// set is not known.
+	Power int64
+}
+
+// Commit flags (CometBFT BlockIDFlag).
+const (
+	FlagAbsent = 1
+	FlagCommit = 2
+	FlagNil    = 3
+)
 
 // Stats counts what the decoder passed over without failing the height.
 type Stats struct {
@@ -143,4 +169,31 @@ func (e *Event) Get(key string) (string, bool) {
 type Coin struct {
 	Denom  string `json:"denom"`
 	Amount string `json:"amount"`
+}
+
+// SetMember is a member of a validator set, in the set's order.
+type SetMember struct {
+	Validator string // upper-case hex consensus address
+	Power     int64
+}
+
+// AttributeCommit fills the block's signatures from the validator set at
+// CommitHeight (the votes are in its order): the absent ones' validator
+// and every vote's power. A set that does not line up with the votes (a
+// different length, or a present vote of another address) changes
+// nothing and is an error.
+func (b *Block) AttributeCommit(set []SetMember) error {
+	if len(set) != len(b.Signatures) {
+		return fmt.Errorf("height %d: %d votes but %d validators at %d", b.Height, len(b.Signatures), len(set), b.CommitHeight)
+	}
+	for i, s := range b.Signatures {
+		if s.Validator != "" && s.Validator != set[i].Validator {
+			return fmt.Errorf("height %d: vote %d is %s's but validator %d at %d is %s", b.Height, i, s.Validator, i, b.CommitHeight, set[i].Validator)
+		}
+	}
+	for i := range b.Signatures {
+		b.Signatures[i].Validator = set[i].Validator
+		b.Signatures[i].Power = set[i].Power
+	}
+	return nil
 }

@@ -65,6 +65,8 @@ type Cosmos struct {
 	RetryEvery time.Duration
 	// descriptorsLoaded: the adapter has the node's stored descriptors.
 	descriptorsLoaded bool
+	// validatorSets tracks whether the node serves validator sets.
+	validatorSets validatorSetState
 	// genesisSettled is set once this Run knows that no genesis is to be
 	// imported with a later batch (imported, or not at the initial height).
 	genesisSettled bool
@@ -613,6 +615,12 @@ func (x *Cosmos) fetch(ctx context.Context, h int64, enc chains.AttrEncoding, in
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); blockRaw, blockErr = x.src.Block(ctx, h) }()
+	var set *commitSet
+	if vs, ok := x.src.(ValidatorsSource); ok && h > 1 && x.validatorSets.wanted() {
+		set = &commitSet{height: h - 1}
+		wg.Add(1)
+		go func() { defer wg.Done(); set.members, set.err = vs.Validators(ctx, h-1) }()
+	}
 	ans, resultsErr = x.src.BlockResults(ctx, h, x.inMemoryMax())
 	wg.Wait()
 	if err := errors.Join(blockErr, resultsErr); err != nil {
@@ -622,9 +630,9 @@ func (x *Cosmos) fetch(ctx context.Context, h int64, enc chains.AttrEncoding, in
 		return fetchFailed(h, err)
 	}
 	if ans.Stream != nil {
-		return x.fetchStream(ctx, h, enc, blockRaw, ans.Stream, inOrder)
+		return x.fetchStream(ctx, h, enc, blockRaw, ans.Stream, inOrder, set)
 	}
-	return x.decodeWhole(h, enc, blockRaw, ans.Result)
+	return x.decodeWhole(h, enc, blockRaw, ans.Result, set)
 }
 
 // inMemoryMax is the answer size read whole: StreamAbove, unless the
@@ -657,7 +665,7 @@ func fetchFailed(h int64, err error) *fetched {
 }
 
 // decodeWhole decodes and adapts a height held in memory.
-func (x *Cosmos) decodeWhole(h int64, enc chains.AttrEncoding, blockRaw, resultsRaw []byte) *fetched {
+func (x *Cosmos) decodeWhole(h int64, enc chains.AttrEncoding, blockRaw, resultsRaw []byte, set *commitSet) *fetched {
 	f := &fetched{height: h}
 	b, err := x.adapter.Decode(chains.RawBlock{ChainID: x.cfg.ID, Height: h, Block: blockRaw, Results: resultsRaw}, enc)
 	if err != nil {
@@ -665,6 +673,7 @@ func (x *Cosmos) decodeWhole(h int64, enc chains.AttrEncoding, blockRaw, results
 		f.err = fmt.Errorf("decode height %d: %w", h, err)
 		return f
 	}
+	x.attributeCommit(b, set)
 	rows := chains.NewRows()
 	if err := rawRows(b, rows); err != nil {
 		f.err = fmt.Errorf("rows of height %d: %w", h, err)

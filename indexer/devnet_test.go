@@ -102,6 +102,30 @@ func TestIndexLiveDevnet(t *testing.T) {
 		t.Errorf("delegation %+v", del)
 	}
 
+	// Every block from height 2 carries its predecessor's commit: the one
+	// validator signed each, with its voting power from the node's set.
+	vals, err := client.Validators(ctx, until)
+	if err != nil || len(vals) != 1 {
+		t.Fatalf("validators %+v, %v", vals, err)
+	}
+	var votes []struct {
+		Height    int64  `bun:"height"`
+		Validator string `bun:"validator"`
+		Power     *int64 `bun:"power"`
+		Flag      int    `bun:"flag"`
+	}
+	if err := db.NewRaw("SELECT height, validator, power, flag FROM commit_signatures WHERE chain_id = ? ORDER BY height", cfg.ID).Scan(ctx, &votes); err != nil {
+		t.Fatal(err)
+	}
+	if len(votes) != int(until)-1 {
+		t.Fatalf("%d votes through height %d, want %d", len(votes), until, until-1)
+	}
+	for i, v := range votes {
+		if v.Height != int64(i)+2 || v.Validator != vals[0].Address || v.Power == nil || *v.Power != vals[0].Power || v.Flag != 2 {
+			t.Errorf("vote %+v (power %v), want height %d by %+v", v, v.Power, i+2, vals[0])
+		}
+	}
+
 	// The node serves its descriptors (cosmos.reflection.v1): the indexer
 	// stored them under the app version, and they alone decode the chain's
 	// messages as the shipped sets do.

@@ -32,7 +32,7 @@ const streamAttempts = 3
 // response that cannot be decoded in one pass is read whole instead.
 // Whatever still fails becomes the height's error (a dead letter), and its
 // spill files are removed.
-func (x *Cosmos) fetchStream(ctx context.Context, h int64, enc chains.AttrEncoding, blockRaw []byte, stream io.ReadCloser, inOrder bool) *fetched {
+func (x *Cosmos) fetchStream(ctx context.Context, h int64, enc chains.AttrEncoding, blockRaw []byte, stream io.ReadCloser, inOrder bool, set *commitSet) *fetched {
 	if _, ok := x.adapter.(chains.StreamAdapter); !ok {
 		stream.Close()
 		return &fetched{height: h, err: fmt.Errorf("fetch height %d: block_results larger than %d bytes and adapter %s cannot read it as a stream",
@@ -45,7 +45,7 @@ func (x *Cosmos) fetchStream(ctx context.Context, h int64, enc chains.AttrEncodi
 			return &fetched{height: h, err: fmt.Errorf("fetch height %d: %w", h, err)}
 		}
 	}
-	f := x.readStream(ctx, h, enc, blockRaw, stream)
+	f := x.readStream(ctx, h, enc, blockRaw, stream, set)
 	waits := inOrder && f.spill != nil
 	if waits {
 		f.onRelease = func() { x.lane.unwait(h) }
@@ -55,7 +55,7 @@ func (x *Cosmos) fetchStream(ctx context.Context, h int64, enc chains.AttrEncodi
 }
 
 // readStream is fetchStream's reading, once the lane admitted the height.
-func (x *Cosmos) readStream(ctx context.Context, h int64, enc chains.AttrEncoding, blockRaw []byte, stream io.ReadCloser) *fetched {
+func (x *Cosmos) readStream(ctx context.Context, h int64, enc chains.AttrEncoding, blockRaw []byte, stream io.ReadCloser, set *commitSet) *fetched {
 	for attempt := 1; ; attempt++ {
 		if stream == nil {
 			ans, err := x.src.BlockResults(ctx, h, x.inMemoryMax())
@@ -63,11 +63,11 @@ func (x *Cosmos) readStream(ctx context.Context, h int64, enc chains.AttrEncodin
 				return fetchFailed(h, err)
 			}
 			if ans.Stream == nil {
-				return x.decodeWhole(h, enc, blockRaw, ans.Result)
+				return x.decodeWhole(h, enc, blockRaw, ans.Result, set)
 			}
 			stream = ans.Stream
 		}
-		f, err := x.streamHeight(ctx, h, enc, blockRaw, stream)
+		f, err := x.streamHeight(ctx, h, enc, blockRaw, stream, set)
 		stream.Close()
 		stream = nil
 		if err == nil {
@@ -92,7 +92,7 @@ func (x *Cosmos) readStream(ctx context.Context, h int64, enc chains.AttrEncodin
 				ans.Stream.Close()
 				return &fetched{height: h, err: fmt.Errorf("fetch height %d: block_results larger than %d bytes", h, cometbft.MaxResponseBytes)}
 			}
-			return x.decodeWhole(h, enc, blockRaw, ans.Result)
+			return x.decodeWhole(h, enc, blockRaw, ans.Result, set)
 		case streamBroken(err) && attempt < streamAttempts:
 			x.log.Warn("block_results stream broke; reading the height again", "height", h, "attempt", attempt, "err", err)
 			if Sleep(ctx, time.Duration(attempt)*time.Second) != nil {
@@ -132,7 +132,7 @@ func (e *partError) Unwrap() error { return e.err }
 // every part, its raw rows (rawPartRows) and domain rows (Adapter.Rows
 // with chains.Part) are encoded to the files at once; then the blocks row
 // and the rows aggregated over the height. The spill is removed on error.
-func (x *Cosmos) streamHeight(ctx context.Context, h int64, enc chains.AttrEncoding, blockRaw []byte, stream io.Reader) (*fetched, error) {
+func (x *Cosmos) streamHeight(ctx context.Context, h int64, enc chains.AttrEncoding, blockRaw []byte, stream io.Reader, set *commitSet) (*fetched, error) {
 	start := time.Now()
 	sa := x.adapter.(chains.StreamAdapter)
 	sp := newSpill(x.w.tables)
@@ -174,6 +174,7 @@ func (x *Cosmos) streamHeight(ctx context.Context, h int64, enc chains.AttrEncod
 		return nil, err
 	}
 	hdr.Stats.ForeignEvents += foreign
+	x.attributeCommit(hdr, set)
 	rawBlockRow(hdr, txs, rows)
 	hdr.Part = &chains.Part{Last: true, State: state.State}
 	if err := x.adapter.Rows(hdr, rows); err != nil {

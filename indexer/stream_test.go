@@ -235,11 +235,11 @@ func TestStreamLaneRowsMatchLocalnets(t *testing.T) {
 			x := NewCosmos(cfg, nil, nil, adapter, slog.New(slog.DiscardHandler), m)
 			lines := 0
 			for _, raw := range loadRaw(t, ln.dir, ln.chainID) {
-				whole := x.decodeWhole(raw.Height, chains.AttrAuto, raw.Block, raw.Results)
+				whole := x.decodeWhole(raw.Height, chains.AttrAuto, raw.Block, raw.Results, nil)
 				if whole.err != nil {
 					t.Fatal(whole.err)
 				}
-				f, err := x.streamHeight(context.Background(), raw.Height, chains.AttrAuto, raw.Block, bytes.NewReader(raw.Results))
+				f, err := x.streamHeight(context.Background(), raw.Height, chains.AttrAuto, raw.Block, bytes.NewReader(raw.Results), nil)
 				if err != nil {
 					t.Fatalf("height %d: %v", raw.Height, err)
 				}

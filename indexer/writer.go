@@ -23,6 +23,7 @@ var rawTables = []chains.Table{
 	{Name: "messages", Columns: []string{"chain_id", "height", "tx_index", "msg_index", "type_url", "body", "raw"}},
 	{Name: "events", Columns: []string{"chain_id", "height", "tx_index", "event_index", "msg_index", "mode", "type", "attributes"}},
 	{Name: "message_addresses", Columns: []string{"chain_id", "height", "tx_index", "msg_index", "address"}},
+	{Name: "commit_signatures", Columns: []string{"chain_id", "height", "validator_index", "validator", "power", "flag"}},
 }
 
 // fetched is one height after fetch and decode, or its failure. text
@@ -114,6 +115,13 @@ func rawRows(b *chains.Block, out *chains.Rows) error {
 // rawBlockRow appends the blocks row of a height with numTxs txs.
 func rawBlockRow(b *chains.Block, numTxs int, out *chains.Rows) {
 	out.Add("blocks", b.ChainID, b.Height, b.Hash, b.Time, b.Proposer, b.AppHash, numTxs)
+	for i, s := range b.Signatures {
+		var power any // NULL: the validator set was not known
+		if s.Power >= 0 {
+			power = s.Power
+		}
+		out.Add("commit_signatures", b.ChainID, b.Height, i, s.Validator, power, s.Flag)
+	}
 }
 
 // rawPartRows appends the txs, messages and events rows of b's txs and

@@ -95,12 +95,14 @@ func decodeHeader(raw chains.RawBlock) (*decodedBlock, *chains.Block, error) {
 		return nil, nil, fmt.Errorf("height %d: /block is from chain %q, not %q: %w", h, blk.chainID, chainID, ErrMismatch)
 	}
 	return blk, &chains.Block{
-		ChainID:  chainID,
-		Height:   h,
-		Hash:     blk.hash,
-		Time:     blk.time,
-		Proposer: blk.proposer,
-		AppHash:  blk.appHash,
+		ChainID:      chainID,
+		Height:       h,
+		Hash:         blk.hash,
+		Time:         blk.time,
+		Proposer:     blk.proposer,
+		AppHash:      blk.appHash,
+		CommitHeight: blk.commitHeight,
+		Signatures:   blk.signatures,
 	}, nil
 }
 
@@ -199,13 +201,15 @@ func sameEvents(a, b []chains.Event) bool {
 
 // decodedBlock is what DecodeBlock uses of a /block result.
 type decodedBlock struct {
-	chainID  string
-	height   int64
-	hash     string
-	time     time.Time
-	proposer string
-	appHash  string
-	txs      [][]byte
+	chainID      string
+	height       int64
+	hash         string
+	time         time.Time
+	proposer     string
+	appHash      string
+	txs          [][]byte
+	commitHeight int64
+	signatures   []chains.CommitSig
 }
 
 // blockJSON is the tolerant shape of a /block result.
@@ -224,7 +228,39 @@ type blockJSON struct {
 		Data struct {
 			Txs []looseString `json:"txs"`
 		} `json:"data"`
+		LastCommit *struct {
+			Height     flexInt `json:"height"`
+			Signatures []struct {
+				BlockIDFlag      blockIDFlag `json:"block_id_flag"`
+				ValidatorAddress looseString `json:"validator_address"`
+			} `json:"signatures"`
+		} `json:"last_commit"`
 	} `json:"block"`
+}
+
+// blockIDFlag is a vote's BlockIDFlag: a number (CometBFT RPC) or its
+// enum name (REST, gRPC gateway).
+type blockIDFlag int
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (f *blockIDFlag) UnmarshalJSON(b []byte) error {
+	switch s := strings.Trim(string(b), `"`); s {
+	case "BLOCK_ID_FLAG_ABSENT":
+		*f = chains.FlagAbsent
+	case "BLOCK_ID_FLAG_COMMIT":
+		*f = chains.FlagCommit
+	case "BLOCK_ID_FLAG_NIL":
+		*f = chains.FlagNil
+	case "BLOCK_ID_FLAG_UNKNOWN", "null", "":
+		*f = 0
+	default:
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return fmt.Errorf("block_id_flag %s", b)
+		}
+		*f = blockIDFlag(n)
+	}
+	return nil
 }
 
 // parseBlock reads the fields of a /block result that a Block needs.
@@ -250,6 +286,13 @@ func parseBlock(data json.RawMessage) (*decodedBlock, error) {
 			return nil, fmt.Errorf("%w: header time: %w", ErrMalformed, err)
 		}
 		out.time = t
+	}
+	if lc := bj.Block.LastCommit; lc != nil && len(lc.Signatures) > 0 {
+		out.commitHeight = int64(lc.Height)
+		out.signatures = make([]chains.CommitSig, len(lc.Signatures))
+		for i, s := range lc.Signatures {
+			out.signatures[i] = chains.CommitSig{Flag: int(s.BlockIDFlag), Validator: strings.ToUpper(string(s.ValidatorAddress)), Power: -1}
+		}
 	}
 	if n := len(bj.Block.Data.Txs); n > 0 {
 		out.txs = make([][]byte, n)

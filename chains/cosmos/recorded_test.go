@@ -411,6 +411,15 @@ func TestOsmosisMainnetBlock(t *testing.T) {
 		blockResult.AppHash != "7356565B67989D373662FC5553E97A206BB8A58385FF42698F1A411C698555F3" {
 		t.Errorf("header: %s %v %s %s", blockResult.Hash, blockResult.Time, blockResult.Proposer, blockResult.AppHash)
 	}
+	// The last commit: 118 votes for height 2,836,989, every one a signature.
+	if blockResult.CommitHeight != 2836989 || len(blockResult.Signatures) != 118 {
+		t.Fatalf("commit %d, %d votes", blockResult.CommitHeight, len(blockResult.Signatures))
+	}
+	for i, s := range blockResult.Signatures {
+		if s.Flag != chains.FlagCommit || len(s.Validator) != 40 || s.Power != -1 {
+			t.Errorf("vote %d: %+v", i, s)
+		}
+	}
 	if rest.TotalCount != "64" || len(blockResult.Txs) != 64 {
 		t.Fatalf("%d txs (REST total %s), want 64", len(blockResult.Txs), rest.TotalCount)
 	}

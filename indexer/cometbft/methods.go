@@ -262,3 +262,49 @@ func (c *Client) ABCIInfo(ctx context.Context) (ABCIInfo, error) {
 	}
 	return info, nil
 }
+
+// Validator is one member of a validator set.
+type Validator struct {
+	Address string // upper-case hex consensus address
+	Power   int64
+}
+
+// validatorsPerPage is the largest page CometBFT serves.
+const validatorsPerPage = 100
+
+// Validators returns the validator set at height, in the set's order (the
+// order of a commit's signatures), reading every page.
+func (c *Client) Validators(ctx context.Context, height int64) ([]Validator, error) {
+	var out []Validator
+	for page := 1; ; page++ {
+		raw, err := c.Call(ctx, "validators", map[string]any{"height": strconv.FormatInt(height, 10),
+			"page": strconv.Itoa(page), "per_page": strconv.Itoa(validatorsPerPage)})
+		if err != nil {
+			return nil, fmt.Errorf("cometbft validators at %d: %w", height, err)
+		}
+		var r struct {
+			Validators []struct {
+				Address     string `json:"address"`
+				VotingPower string `json:"voting_power"`
+			} `json:"validators"`
+			Total string `json:"total"`
+		}
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return nil, fmt.Errorf("cometbft validators at %d: %w", height, err)
+		}
+		for _, v := range r.Validators {
+			p, err := strconv.ParseInt(v.VotingPower, 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("cometbft validators at %d: voting_power %q: %w", height, v.VotingPower, err)
+			}
+			out = append(out, Validator{Address: strings.ToUpper(v.Address), Power: p})
+		}
+		total, err := strconv.Atoi(r.Total)
+		if err != nil {
+			return nil, fmt.Errorf("cometbft validators at %d: total %q: %w", height, r.Total, err)
+		}
+		if len(out) >= total || len(r.Validators) == 0 {
+			return out, nil
+		}
+	}
+}
