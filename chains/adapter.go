@@ -241,14 +241,23 @@ type StateAdapter interface {
 }
 
 // DescriptorAdapter is an Adapter that decodes messages from protobuf
-// descriptors and takes more of them: a node's own (its reflection
-// service) or shipped sets a chain is configured with. They come before
-// the adapter's own; call AddDescriptors before the first Decode.
+// descriptors and takes more of them, before its own: shipped sets a chain
+// is configured with (AddDescriptors, before the first Decode) and the
+// node's own per application version (UseNodeDescriptors, at any time).
 type DescriptorAdapter interface {
 	Adapter
 	AddDescriptors(sets ...*descriptorpb.FileDescriptorSet) error
-	// MessageDecoder is what decodes the adapter's messages now.
-	MessageDecoder() MessageDecoder
+	UseNodeDescriptors(versions []NodeDescriptors) error
+	// MessageDecoderAt is what decodes a height's messages now.
+	MessageDecoderAt(height int64) MessageDecoder
+}
+
+// NodeDescriptors are the descriptors a node served for one application
+// version, in effect from FromHeight.
+type NodeDescriptors struct {
+	AppVersion string
+	FromHeight int64
+	Set        *descriptorpb.FileDescriptorSet
 }
 
 // MessageDecoder turns a message's type URL and protobuf bytes into the

@@ -67,6 +67,8 @@ type Cosmos struct {
 	descriptorsLoaded bool
 	// validatorSets tracks whether the node serves validator sets.
 	validatorSets validatorSetState
+	// versionChecked is when checkNodeVersion last asked the node.
+	versionChecked time.Time
 	// genesisSettled is set once this Run knows that no genesis is to be
 	// imported with a later batch (imported, or not at the initial height).
 	genesisSettled bool
@@ -491,6 +493,12 @@ func (x *Cosmos) committed(ctx context.Context, c *batchCommit, credits <-chan s
 				x.series.UnknownType(t)
 			}
 			x.series.ForeignEvents.Add(float64(g.block.Stats.ForeignEvents))
+		}
+	}
+	for _, g := range c.batch {
+		if g.err == nil && g.block.Stats.UnknownMessages > 0 {
+			x.checkNodeVersion(ctx)
+			break
 		}
 	}
 	next := c.batch[len(c.batch)-1].height + 1

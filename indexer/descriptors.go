@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"time"
 
+	"github.com/uptrace/bun"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/descriptorpb"
 
@@ -92,19 +95,70 @@ func (x *Cosmos) useNodeDescriptors(ctx context.Context) error {
 			x.log.Info("decoding with the shipped descriptor sets only", "reason", err)
 		}
 	}
-	stored, err := descriptors.Load(ctx, x.db, x.cfg.ID)
-	if err != nil {
+	if err := loadNodeDescriptors(ctx, x.db, x.cfg.ID, da); err != nil {
 		return err
-	}
-	if len(stored) > 0 {
-		sets := make([]*descriptorpb.FileDescriptorSet, len(stored))
-		for i, s := range stored {
-			sets[i] = s.Set
-		}
-		if err := da.AddDescriptors(sets...); err != nil {
-			return fmt.Errorf("%s: node descriptors: %w", x.cfg.ID, err)
-		}
 	}
 	x.descriptorsLoaded = true
 	return nil
+}
+
+// loadNodeDescriptors gives the adapter every stored version of the
+// chain's node descriptors.
+func loadNodeDescriptors(ctx context.Context, db bun.IDB, chainID string, da chains.DescriptorAdapter) error {
+	stored, err := descriptors.Load(ctx, db, chainID)
+	if err != nil {
+		return err
+	}
+	if len(stored) == 0 {
+		return nil
+	}
+	vs := make([]chains.NodeDescriptors, len(stored))
+	for i, s := range stored {
+		vs[i] = chains.NodeDescriptors{AppVersion: s.AppVersion, FromHeight: s.FirstHeight, Set: s.Set}
+	}
+	if err := da.UseNodeDescriptors(vs); err != nil {
+		return fmt.Errorf("%s: node descriptors: %w", chainID, err)
+	}
+	return nil
+}
+
+// versionCheckEvery is how often, at most, messages of unknown types make
+// the indexer ask the node whether its application changed (an upgrade
+// brings new message types, and the node serves their descriptors).
+const versionCheckEvery = time.Minute
+
+// checkNodeVersion asks the node for its descriptors when its application
+// version is one not stored yet, stores them and decodes with them from
+// then on (messages already kept raw wait for --redecode). It runs on the
+// commit path, at most once per versionCheckEvery; a failure is logged.
+func (x *Cosmos) checkNodeVersion(ctx context.Context) {
+	da, ok := x.adapter.(chains.DescriptorAdapter)
+	ds, ok2 := x.src.(DescriptorSource)
+	if !ok || !ok2 || time.Since(x.versionChecked) < versionCheckEvery {
+		return
+	}
+	x.versionChecked = time.Now()
+	info, err := ds.ABCIInfo(ctx)
+	if err != nil {
+		return
+	}
+	vs, err := descriptors.Versions(ctx, x.db, x.cfg.ID)
+	if err != nil || slices.ContainsFunc(vs, func(v descriptors.Version) bool { return v.AppVersion == info.Version }) {
+		return
+	}
+	s, err := FetchDescriptors(ctx, ds)
+	if err != nil {
+		x.log.Info("messages of unknown types; the node serves no descriptors", "app_version", info.Version, "err", err)
+		return
+	}
+	if _, err := descriptors.Save(ctx, x.db, x.cfg.ID, s); err != nil {
+		x.log.Warn("storing the node's descriptors", "err", err)
+		return
+	}
+	if err := loadNodeDescriptors(ctx, x.db, x.cfg.ID, da); err != nil {
+		x.log.Warn("using the node's descriptors", "err", err)
+		return
+	}
+	x.log.Info("the node runs a new application version: decoding with its descriptors", "app_version", s.AppVersion, "from_height", s.FirstHeight,
+		"files", len(s.Set.GetFile()))
 }

@@ -11,8 +11,6 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/chainlens/chainlens/chains"
-	"github.com/chainlens/chainlens/store/descriptors"
-	"google.golang.org/protobuf/types/descriptorpb"
 )
 
 // redecodePage is how many stored messages Redecode reads per statement.
@@ -36,20 +34,9 @@ type RedecodeResult struct {
 // were, so it can run beside the indexer and be run again.
 func Redecode(ctx context.Context, db *bun.DB, chainID string, adapter chains.DescriptorAdapter, log *slog.Logger) (RedecodeResult, error) {
 	res := RedecodeResult{StillRaw: map[string]int{}}
-	stored, err := descriptors.Load(ctx, db, chainID)
-	if err != nil {
+	if err := loadNodeDescriptors(ctx, db, chainID, adapter); err != nil {
 		return res, err
 	}
-	if len(stored) > 0 {
-		sets := make([]*descriptorpb.FileDescriptorSet, len(stored))
-		for i, s := range stored {
-			sets[i] = s.Set
-		}
-		if err := adapter.AddDescriptors(sets...); err != nil {
-			return res, fmt.Errorf("%s: node descriptors: %w", chainID, err)
-		}
-	}
-	dec := adapter.MessageDecoder()
 	type key struct {
 		Height  int64 `bun:"height"`
 		TxIndex int   `bun:"tx_index"`
@@ -77,7 +64,7 @@ func Redecode(ctx context.Context, db *bun.DB, chainID string, adapter chains.De
 		var bodies []string
 		var complete []bool
 		for _, r := range rows {
-			body, full, err := dec.Decode(r.TypeURL, r.Raw)
+			body, full, err := adapter.MessageDecoderAt(r.Height).Decode(r.TypeURL, r.Raw)
 			if err != nil || (!full && r.HasBody) {
 				res.StillRaw[r.TypeURL]++
 				continue

@@ -66,7 +66,7 @@ func TestRedecodeFillsMessagesKeptRaw(t *testing.T) {
 		t.Fatalf("redecode: %+v", res)
 	}
 	for _, r := range raw {
-		fresh, complete, err := ad.MessageDecoder().Decode(r.TypeURL, r.Raw)
+		fresh, complete, err := ad.MessageDecoderAt(r.Height).Decode(r.TypeURL, r.Raw)
 		if err != nil || !complete {
 			t.Fatalf("%s: %v (complete %v)", r.TypeURL, err, complete)
 		}

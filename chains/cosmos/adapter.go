@@ -1,24 +1,24 @@
 package cosmos
 
 import (
-	"fmt"
-	"slices"
+	"sync/atomic"
 
 	"google.golang.org/protobuf/types/descriptorpb"
 
 	"github.com/chainlens/chainlens/chains"
-	"github.com/chainlens/chainlens/chains/protoset"
 )
 
 // Adapter is the generic cosmos-sdk adapter: bank movements and staking and
 // distribution actions of any cosmos chain. Chain kinds with modules of
 // their own embed it and add their tables.
 type Adapter struct {
-	kind     string
-	prefix   string
-	registry *Registry
-	// shipped names the shipped descriptor sets behind registry.
+	kind   string
+	prefix string
+	// shipped names the kind's shipped descriptor sets; extra are more a
+	// chain is configured with.
 	shipped []string
+	extra   []*descriptorpb.FileDescriptorSet
+	dec     *atomic.Pointer[decoders]
 }
 
 var _ chains.Adapter = (*Adapter)(nil)
@@ -27,39 +27,15 @@ var _ chains.Adapter = (*Adapter)(nil)
 // its messages are decoded with the named shipped descriptor sets (the
 // chain's own modules) and the common one.
 func NewAdapter(kind, bech32Prefix string, descriptorSets ...string) *Adapter {
-	return &Adapter{kind: kind, prefix: bech32Prefix, registry: NewRegistry(descriptorSets...), shipped: descriptorSets}
+	return &Adapter{kind: kind, prefix: bech32Prefix, shipped: descriptorSets, dec: newDecoders(descriptorSets...)}
 }
-
-// AddDescriptors makes the adapter decode messages with these descriptor
-// sets first (a node's own, from its reflection service) and its shipped
-// ones after them. Call it before the adapter decodes (it is not safe
-// concurrently with Decode).
-func (a *Adapter) AddDescriptors(sets ...*descriptorpb.FileDescriptorSet) error {
-	all := append([]*descriptorpb.FileDescriptorSet(nil), sets...)
-	for _, n := range append(slices.Clone(a.shipped), protoset.Common) {
-		s, err := protoset.Shipped(n)
-		if err != nil {
-			return err
-		}
-		all = append(all, s)
-	}
-	r, err := protoset.New(all...)
-	if err != nil {
-		return fmt.Errorf("%s descriptors: %w", a.kind, err)
-	}
-	a.registry = r
-	return nil
-}
-
-// MessageDecoder is the adapter's message decoder.
-func (a *Adapter) MessageDecoder() chains.MessageDecoder { return a.registry }
 
 // Kind is the configured chain kind.
 func (a *Adapter) Kind() string { return a.kind }
 
 // Decode decodes a height with the kind's prefix and message registry.
 func (a *Adapter) Decode(raw chains.RawBlock, enc chains.AttrEncoding) (*chains.Block, error) {
-	return DecodeBlock(raw, Options{Bech32Prefix: a.prefix, Attrs: enc, Registry: a.registry})
+	return DecodeBlock(raw, Options{Bech32Prefix: a.prefix, Attrs: enc, Registry: a.MessageDecoderAt(raw.Height)})
 }
 
 // Tables lists the generic domain tables.

@@ -36,7 +36,7 @@ type Options struct {
 	Attrs chains.AttrEncoding
 	// Registry decodes known message types to JSON; when nil every message
 	// is kept raw and counted in Stats.UnknownMessages.
-	Registry *Registry
+	Registry chains.MessageDecoder
 }
 
 // ErrMismatch is wrapped by the errors DecodeBlock returns when /block,

@@ -168,7 +168,7 @@ func checkInvariants(t *testing.T, ln *localnet, ta *tally) {
 			}
 			for _, m := range tx.Messages {
 				// (Raw may be empty: dYdX's empty MsgAcknowledgeBridges encodes to no bytes.)
-				if m.JSON != nil && !ln.opts().Registry.Known(m.TypeURL) {
+				if m.JSON != nil && !chainRegistry(localnetSets[ln.name]).Known(m.TypeURL) {
 					t.Errorf("height %d tx %d msg %d: JSON for unknown type %s", h, i, m.Index, m.TypeURL)
 				}
 				if m.JSON != nil && !json.Valid(m.JSON) {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/chainlens/chainlens/chains"
+	"github.com/chainlens/chainlens/chains/protoset"
 )
 
 // Expected values of the recorded /block_results files, from
@@ -582,7 +583,7 @@ func camelKeys(v any) any {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[lowerCamel(k)] = camelKeys(e)
+			out[protoset.JSONName(k)] = camelKeys(e)
 		}
 		return out
 	case []any:
@@ -593,23 +594,6 @@ func camelKeys(v any) any {
 		return out
 	}
 	return v
-}
-
-func lowerCamel(s string) string {
-	var b strings.Builder
-	up := false
-	for _, c := range s {
-		if c == '_' {
-			up = true
-			continue
-		}
-		if up && 'a' <= c && c <= 'z' {
-			c -= 'a' - 'A'
-		}
-		up = false
-		b.WriteRune(c)
-	}
-	return b.String()
 }
 
 // olderNames maps a field name to the name an older version of its
@@ -633,7 +617,7 @@ func sameAsOlderVersion(got, want any, path string) (string, bool) {
 		for k, wv := range w {
 			found := false
 			for gk, gv := range g {
-				if gk == k || lowerCamel(gk) == k || olderNames[gk] == k {
+				if gk == k || protoset.JSONName(gk) == k || olderNames[gk] == k {
 					if p, ok := sameAsOlderVersion(gv, wv, path+"."+k); !ok {
 						return p, false
 					}

@@ -14,7 +14,7 @@ import (
 // a stream, with the kind's prefix and message registry (see
 // DecodeBlockStream).
 func (a *Adapter) DecodeStream(raw chains.RawBlock, results io.Reader, enc chains.AttrEncoding, part func(*chains.Block) error) (*chains.Block, error) {
-	return DecodeBlockStream(raw, results, Options{Bech32Prefix: a.prefix, Attrs: enc, Registry: a.registry}, part)
+	return DecodeBlockStream(raw, results, Options{Bech32Prefix: a.prefix, Attrs: enc, Registry: a.MessageDecoderAt(raw.Height)}, part)
 }
 
 var _ chains.StreamAdapter = (*Adapter)(nil)

@@ -81,7 +81,7 @@ func TestStreamDecodeMatchesDecodeBlock(t *testing.T) {
 		t.Run(w.name, func(t *testing.T) {
 			ln := loadLocalnet(t, w.name, w.chainID, w.prefix)
 			a := NewAdapter(w.name, w.prefix)
-			opt := Options{Bech32Prefix: w.prefix, Registry: a.registry}
+			opt := Options{Bech32Prefix: w.prefix, Registry: a.MessageDecoderAt(1)}
 			rowsCompared, rewardRows := 0, 0
 			for h := int64(1); h <= int64(len(ln.blocks)); h++ {
 				raw := ln.raw(h)

@@ -1,6 +1,7 @@
 package protoset
 
 import (
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -322,9 +323,9 @@ func (e *encoder) mapValue(f *field, m protoreflect.Map) error {
 			}
 			return 1
 		case protoreflect.Uint32Kind, protoreflect.Uint64Kind, protoreflect.Fixed32Kind, protoreflect.Fixed64Kind:
-			return cmpOrdered(a.Uint(), b.Uint())
+			return cmp.Compare(a.Uint(), b.Uint())
 		}
-		return cmpOrdered(a.Int(), b.Int())
+		return cmp.Compare(a.Int(), b.Int())
 	})
 	vd := f.fd.MapValue()
 	vf := &field{fd: vd, gogo: gogoOf(vd)}
@@ -345,16 +346,6 @@ func (e *encoder) mapValue(f *field, m protoreflect.Map) error {
 	}
 	e.b = append(e.b, '}')
 	return nil
-}
-
-func cmpOrdered[T int64 | uint64](a, b T) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // appendQuoted appends s as encoding/json quotes it (HTML-escaped,
@@ -479,7 +470,7 @@ func (e *encoder) wellKnown(t *msgType, m protoreflect.Message) error {
 		l := m.Get(fs.ByNumber(1)).List()
 		paths := make([]string, l.Len())
 		for i := range paths {
-			paths[i] = lowerCamel(l.Get(i).String())
+			paths[i] = JSONName(l.Get(i).String())
 		}
 		e.b = appendQuoted(e.b, strings.Join(paths, ","))
 	}
@@ -494,7 +485,9 @@ func trimFraction(x string) string {
 	return strings.TrimSuffix(x, ".000")
 }
 
-func lowerCamel(s string) string {
+// JSONName is the proto3 JSON name of a field name (lowerCamelCase:
+// "client_message" is "clientMessage"), as protoc derives json_name.
+func JSONName(s string) string {
 	var b strings.Builder
 	up := false
 	for _, c := range s {

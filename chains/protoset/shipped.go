@@ -63,16 +63,24 @@ func Shipped(name string) (*descriptorpb.FileDescriptorSet, error) {
 	return DecodeSet(gz)
 }
 
+// Gunzip returns b uncompressed when it is gzipped, else b itself
+// (descriptors travel both ways).
+func Gunzip(b []byte) ([]byte, error) {
+	if len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+		return b, nil
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(zr)
+}
+
 // DecodeSet decodes a FileDescriptorSet, gzipped or not.
 func DecodeSet(b []byte) (*descriptorpb.FileDescriptorSet, error) {
-	if len(b) > 2 && b[0] == 0x1f && b[1] == 0x8b {
-		zr, err := gzip.NewReader(bytes.NewReader(b))
-		if err != nil {
-			return nil, err
-		}
-		if b, err = io.ReadAll(zr); err != nil {
-			return nil, err
-		}
+	b, err := Gunzip(b)
+	if err != nil {
+		return nil, fmt.Errorf("descriptor set: %w", err)
 	}
 	set := &descriptorpb.FileDescriptorSet{}
 	if err := proto.Unmarshal(b, set); err != nil {

@@ -8,18 +8,17 @@ package protosets
 
 import (
 	"bytes"
-	"compress/gzip"
 	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/chainlens/chainlens/chains/protoset"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/descriptorpb"
 )
@@ -137,14 +136,9 @@ func literalBytes(e ast.Expr) ([]byte, bool) {
 // descriptorOf decodes a FileDescriptorProto, gunzipping it first when it
 // is gzipped (gogoproto's form).
 func descriptorOf(b []byte) (*descriptorpb.FileDescriptorProto, error) {
-	if len(b) > 2 && b[0] == 0x1f && b[1] == 0x8b {
-		zr, err := gzip.NewReader(bytes.NewReader(b))
-		if err != nil {
-			return nil, err
-		}
-		if b, err = io.ReadAll(zr); err != nil {
-			return nil, err
-		}
+	b, err := protoset.Gunzip(b)
+	if err != nil {
+		return nil, err
 	}
 	fd := &descriptorpb.FileDescriptorProto{}
 	if err := proto.Unmarshal(b, fd); err != nil {
