@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -114,7 +115,9 @@ func BenchmarkIngest(b *testing.B) {
 			ctx := context.Background()
 			db, _ := testdb.New(b)
 			raws := loadRaw(b, name.dir, name.chainID)
-			adapter := cosmos.NewAdapter(name.kind, name.prefix)
+			// The generic adapter (the generic rows) with the chain's own
+			// descriptors: every message is decoded.
+			adapter := cosmos.NewAdapter(name.kind, name.prefix, name.dir)
 			m, _ := NewMetrics(nil)
 			cfg := config.Chain{ID: name.chainID, Kind: name.kind, RPC: []string{"http://memory"}, BatchSize: 100, Concurrency: 4,
 				PollInterval: config.Duration(time.Millisecond), Bech32Prefix: name.prefix}
@@ -236,7 +239,11 @@ func truncateAll(b *testing.B, db interface {
 	ExecContext(context.Context, string, ...any) (sql.Result, error)
 }) {
 	b.Helper()
-	if _, err := db.ExecContext(context.Background(), "TRUNCATE sync_state, dead_letters, blocks, txs, messages, events, transfers, balance_changes, staking_events, gov_events, ibc_packets, ibc_denom_traces, mint_events, block_rewards"); err != nil {
+	tables := []string{"sync_state", "dead_letters"}
+	for _, t := range append(rawTables, cosmos.NewAdapter("cosmos", "cosmos").Tables()...) {
+		tables = append(tables, t.Name)
+	}
+	if _, err := db.ExecContext(context.Background(), "TRUNCATE "+strings.Join(tables, ", ")); err != nil {
 		b.Fatal(err)
 	}
 }
