@@ -58,11 +58,7 @@ func FetchDescriptors(ctx context.Context, src DescriptorSource) (descriptors.Se
 	if len(set.GetFile()) == 0 {
 		return descriptors.Set{}, ErrNoReflection
 	}
-	version := info.Version
-	if version == "" {
-		version = "unknown"
-	}
-	return descriptors.Set{AppVersion: version, FirstHeight: info.LastBlockHeight, Set: set}, nil
+	return descriptors.Set{AppVersion: versionName(info.Version), FirstHeight: info.LastBlockHeight, Set: set}, nil
 }
 
 // useNodeDescriptors gives a descriptor-driven adapter the node's own
@@ -79,19 +75,10 @@ func (x *Cosmos) useNodeDescriptors(ctx context.Context) error {
 		return nil
 	}
 	if ds, ok := x.src.(DescriptorSource); ok {
-		s, err := FetchDescriptors(ctx, ds)
-		switch {
-		case err == nil:
-			isNew, err := descriptors.Save(ctx, x.db, x.cfg.ID, s)
-			if err != nil {
-				return err
+		if err := x.storeNodeDescriptors(ctx, ds); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
 			}
-			if isNew {
-				x.log.Info("stored the node's descriptors", "app_version", s.AppVersion, "files", len(s.Set.GetFile()), "height", s.FirstHeight)
-			}
-		case ctx.Err() != nil:
-			return ctx.Err()
-		default:
 			x.log.Info("decoding with the shipped descriptor sets only", "reason", err)
 		}
 	}
@@ -100,6 +87,44 @@ func (x *Cosmos) useNodeDescriptors(ctx context.Context) error {
 	}
 	x.descriptorsLoaded = true
 	return nil
+}
+
+// storeNodeDescriptors stores the node's descriptors unless its
+// application version's are stored already (then the node is asked only
+// its version, not for megabytes of descriptors).
+func (x *Cosmos) storeNodeDescriptors(ctx context.Context, ds DescriptorSource) error {
+	info, err := ds.ABCIInfo(ctx)
+	if err != nil {
+		return err
+	}
+	vs, err := descriptors.Versions(ctx, x.db, x.cfg.ID)
+	if err != nil {
+		return err
+	}
+	if slices.ContainsFunc(vs, func(v descriptors.Version) bool { return v.AppVersion == versionName(info.Version) }) {
+		return nil
+	}
+	s, err := FetchDescriptors(ctx, ds)
+	if err != nil {
+		return err
+	}
+	isNew, err := descriptors.Save(ctx, x.db, x.cfg.ID, s)
+	if err != nil {
+		return err
+	}
+	if isNew {
+		x.log.Info("stored the node's descriptors", "app_version", s.AppVersion, "files", len(s.Set.GetFile()), "height", s.FirstHeight)
+	}
+	return nil
+}
+
+// versionName is how an application version is stored ("unknown" when
+// the node gives none).
+func versionName(v string) string {
+	if v == "" {
+		return "unknown"
+	}
+	return v
 }
 
 // loadNodeDescriptors gives the adapter every stored version of the
@@ -138,27 +163,21 @@ func (x *Cosmos) checkNodeVersion(ctx context.Context) {
 		return
 	}
 	x.versionChecked = time.Now()
-	info, err := ds.ABCIInfo(ctx)
+	before, err := descriptors.Versions(ctx, x.db, x.cfg.ID)
 	if err != nil {
 		return
 	}
-	vs, err := descriptors.Versions(ctx, x.db, x.cfg.ID)
-	if err != nil || slices.ContainsFunc(vs, func(v descriptors.Version) bool { return v.AppVersion == info.Version }) {
+	if err := x.storeNodeDescriptors(ctx, ds); err != nil {
+		x.log.Info("messages of unknown types; the node serves no new descriptors", "err", err)
 		return
 	}
-	s, err := FetchDescriptors(ctx, ds)
-	if err != nil {
-		x.log.Info("messages of unknown types; the node serves no descriptors", "app_version", info.Version, "err", err)
-		return
-	}
-	if _, err := descriptors.Save(ctx, x.db, x.cfg.ID, s); err != nil {
-		x.log.Warn("storing the node's descriptors", "err", err)
+	after, err := descriptors.Versions(ctx, x.db, x.cfg.ID)
+	if err != nil || len(after) == len(before) {
 		return
 	}
 	if err := loadNodeDescriptors(ctx, x.db, x.cfg.ID, da); err != nil {
 		x.log.Warn("using the node's descriptors", "err", err)
 		return
 	}
-	x.log.Info("the node runs a new application version: decoding with its descriptors", "app_version", s.AppVersion, "from_height", s.FirstHeight,
-		"files", len(s.Set.GetFile()))
+	x.log.Info("the node runs a new application version: decoding with its descriptors", "app_version", after[0].AppVersion, "from_height", after[0].FirstHeight)
 }
