@@ -169,6 +169,9 @@ type Chain struct {
 	// chain of kind cosmos); `chainlens status` lists the shipped sets. The
 	// node's own descriptors, when it serves them, come first.
 	DescriptorSets []string `yaml:"descriptor_sets"`
+	// Raw keeps only some messages and events in the raw tables (cosmos
+	// chains); nil keeps all.
+	Raw *RawFilter `yaml:"raw"`
 }
 
 // Registry points at chain-registry files.

@@ -178,7 +178,11 @@ func (ch *Chain) validate(key string, seen map[string]bool) []*FieldError {
 	}
 	if ch.IsEVM() {
 		ch.validateEVM(bad)
+		if ch.Raw != nil {
+			bad(".raw", "filters the raw tables of cosmos chains (an evm chain has none)")
+		}
 	} else {
+		ch.Raw.validate(".raw", bad)
 		if ch.Bech32Prefix == "" {
 			ch.Bech32Prefix = defaultPrefix[ch.Kind]
 		}

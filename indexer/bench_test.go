@@ -130,7 +130,7 @@ func BenchmarkIngest(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if err := rawRows(blk, all); err != nil {
+				if err := rawRows(blk, all, nil); err != nil {
 					b.Fatal(err)
 				}
 				if err := adapter.Rows(blk, all); err != nil {

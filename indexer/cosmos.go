@@ -683,7 +683,7 @@ func (x *Cosmos) decodeWhole(h int64, enc chains.AttrEncoding, blockRaw, results
 	}
 	x.attributeCommit(b, set)
 	rows := chains.NewRows()
-	if err := rawRows(b, rows); err != nil {
+	if err := rawRows(b, rows, x.cfg.Raw); err != nil {
 		f.err = fmt.Errorf("rows of height %d: %w", h, err)
 		return f
 	}

@@ -157,7 +157,7 @@ func (x *Cosmos) streamHeight(ctx context.Context, h int64, enc chains.AttrEncod
 		for i := range p.Txs {
 			f.events += len(p.Txs[i].Events)
 		}
-		if err := rawPartRows(p, rows); err != nil {
+		if err := rawPartRows(p, rows, x.cfg.Raw); err != nil {
 			return &partError{raw: true, err: err}
 		}
 		p.Part = state

@@ -13,6 +13,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/chainlens/chainlens/chains"
+	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/store"
 )
 
@@ -107,9 +108,9 @@ func newWriter(db *bun.DB, chainID, kind string, domain []chains.Table) *writer 
 }
 
 // rawRows appends the raw rows of a decoded height.
-func rawRows(b *chains.Block, out *chains.Rows) error {
+func rawRows(b *chains.Block, out *chains.Rows, filter *config.RawFilter) error {
 	rawBlockRow(b, len(b.Txs), out)
-	return rawPartRows(b, out)
+	return rawPartRows(b, out, filter)
 }
 
 // rawBlockRow appends the blocks row of a height with numTxs txs.
@@ -126,7 +127,14 @@ func rawBlockRow(b *chains.Block, numTxs int, out *chains.Rows) {
 
 // rawPartRows appends the txs, messages and events rows of b's txs and
 // block-level events (a whole height, or one part of it).
-func rawPartRows(b *chains.Block, out *chains.Rows) error {
+//
+// The chain's raw filter drops messages (with their address rows) and
+// events it does not keep; txs are always written.
+func rawPartRows(b *chains.Block, out *chains.Rows, filter *config.RawFilter) error {
+	var keepMsgs, keepEvents func(string) bool
+	if !filter.IsZero() {
+		keepMsgs, keepEvents = filter.Messages.Keeps, filter.Events.Keeps
+	}
 	for i := range b.Txs {
 		tx := &b.Txs[i]
 		fee, err := json.Marshal(nonNil(tx.Fee))
@@ -140,6 +148,9 @@ func rawPartRows(b *chains.Block, out *chains.Rows) error {
 		out.Add("txs", b.ChainID, b.Height, tx.Index, tx.Hash, int64(tx.Code), tx.Codespace, tx.Log, tx.GasWanted, tx.GasUsed,
 			tx.Undecodable, tx.Memo, json.RawMessage(fee), tx.FeePayer, signers)
 		for _, m := range tx.Messages {
+			if keepMsgs != nil && !keepMsgs(m.TypeURL) {
+				continue
+			}
 			var raw []byte
 			if m.JSON == nil || m.Partial {
 				raw = nonNilBytes(m.Raw)
@@ -150,12 +161,18 @@ func rawPartRows(b *chains.Block, out *chains.Rows) error {
 			}
 		}
 		for j := range tx.Events {
+			if keepEvents != nil && !keepEvents(tx.Events[j].Type) {
+				continue
+			}
 			if err := addEvent(b, &tx.Events[j], out); err != nil {
 				return err
 			}
 		}
 	}
 	for j := range b.Events {
+		if keepEvents != nil && !keepEvents(b.Events[j].Type) {
+			continue
+		}
 		if err := addEvent(b, &b.Events[j], out); err != nil {
 			return err
 		}

@@ -48,6 +48,11 @@ type Onchain struct {
 // Name is engagement_conversions.<chain id>.
 func (j Onchain) Name() string { return "engagement_conversions." + j.Chain.ID }
 
+// RawInputs: whatever message and event types the campaigns' goals name.
+func (j Onchain) RawInputs() aggregator.RawInputs {
+	return aggregator.RawInputs{ChainID: j.Chain.ID, Any: true}
+}
+
 // Version is the version of the job's rows (see aggregator.Job).
 func (Onchain) Version() string { return "1" }
 

@@ -36,6 +36,11 @@ type LPHoldings struct{ Market report.Market }
 // Name is the job name.
 func (LPHoldings) Name() string { return report.JobLPHoldings }
 
+// RawInputs: the lock events of pool shares.
+func (j LPHoldings) RawInputs() aggregator.RawInputs {
+	return aggregator.RawInputs{ChainID: j.Market.ChainID, Events: []string{"lock_tokens", "add_tokens_to_lock"}}
+}
+
 // Version is the version of the job's rows (see aggregator.Job).
 func (LPHoldings) Version() string { return "1" }
 

@@ -55,6 +55,14 @@ type PoolRewards struct{ Market report.Market }
 // Name is the job name.
 func (PoolRewards) Name() string { return report.JobPoolRewards }
 
+// RawInputs: concentrated pools' creation messages and the superfluid and
+// lock events.
+func (j PoolRewards) RawInputs() aggregator.RawInputs {
+	return aggregator.RawInputs{ChainID: j.Market.ChainID, Messages: []string{osmosis.MsgCreateConcentratedPool},
+		Events: []string{"set_superfluid_asset", "remove_superfluid_asset", "superfluid_delegate", "superfluid_increase_delegation",
+			"superfluid_undelegate", "superfluid_undelegate_and_unbond_lock", "begin_unlock", "lock_tokens"}}
+}
+
 // Upstream: the job values its rows with the prices job's prices, so it runs after
 // it and never past it.
 func (PoolRewards) Upstream() []string { return []string{report.JobPrices} }

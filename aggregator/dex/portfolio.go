@@ -41,6 +41,11 @@ type Portfolio struct{ Market report.Market }
 // Name is the job name.
 func (Portfolio) Name() string { return report.JobPortfolio }
 
+// RawInputs: concentrated-liquidity position transfers.
+func (j Portfolio) RawInputs() aggregator.RawInputs {
+	return aggregator.RawInputs{ChainID: j.Market.ChainID, Events: []string{"transfer_positions"}}
+}
+
 // Version is the version of the job's rows (see aggregator.Job).
 func (Portfolio) Version() string { return "1" }
 

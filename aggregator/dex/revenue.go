@@ -32,6 +32,11 @@ type Revenue struct{ Market report.Market }
 // Name is the job name.
 func (Revenue) Name() string { return report.JobRevenue }
 
+// RawInputs: protorev's back-runs.
+func (j Revenue) RawInputs() aggregator.RawInputs {
+	return aggregator.RawInputs{ChainID: j.Market.ChainID, Events: []string{"protorev_backrun"}}
+}
+
 // Upstream: the job values its rows with the prices job's prices, so it runs after
 // it and never past it.
 func (Revenue) Upstream() []string { return []string{report.JobPrices} }

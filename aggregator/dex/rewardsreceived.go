@@ -40,6 +40,13 @@ type RewardsReceived struct{ Market report.Market }
 // Name is the job name.
 func (RewardsReceived) Name() string { return report.JobRewardsReceived }
 
+// RawInputs: withdraw-address changes (with their message's delegator)
+// and the incentive gauges' distributions.
+func (j RewardsReceived) RawInputs() aggregator.RawInputs {
+	return aggregator.RawInputs{ChainID: j.Market.ChainID, Events: []string{"set_withdraw_address", "distribution"},
+		Messages: []string{"/cosmos.distribution.v1beta1.MsgSetWithdrawAddress"}}
+}
+
 // Version is the version of the job's rows (see aggregator.Job).
 func (RewardsReceived) Version() string { return "1" }
 

@@ -50,6 +50,12 @@ type Job struct {
 // Name is the job name.
 func (Job) Name() string { return report.JobICSRewards }
 
+// RawInputs: the provider's reward events, which tell consumer rewards
+// from other receipts.
+func (j Job) RawInputs() aggregator.RawInputs {
+	return aggregator.RawInputs{ChainID: j.Chain.ID, Events: []string{"received_ics_rewards", "update_consumer"}}
+}
+
 // Version is the version of the job's rules and of the pricing chain and the consumer channels its rows
 // depend on: a change of either rebuilds them.
 func (j Job) Version() string {

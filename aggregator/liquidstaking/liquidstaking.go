@@ -38,6 +38,11 @@ type Job struct {
 // Name is the job name.
 func (Job) Name() string { return report.JobLiquidStaking }
 
+// RawInputs: the staking and liquid-staking events of providers.
+func (j Job) RawInputs() aggregator.RawInputs {
+	return aggregator.RawInputs{ChainID: j.Chain.ID, Events: []string{"delegate", "unbond", "cancel_unbonding_delegation", "tokenize_shares", "redeem_shares"}}
+}
+
 // Version is the version of the job's rules and of the providers' accounts its rows
 // depend on: a change of either rebuilds them.
 func (j Job) Version() string { return aggregator.SettingsVersion("1", j.Providers) }

@@ -10,6 +10,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/chainlens/chainlens/aggregator"
+	"github.com/chainlens/chainlens/chains/dydx"
 	report "github.com/chainlens/chainlens/report/perp"
 	"github.com/chainlens/chainlens/store"
 )
@@ -89,7 +90,7 @@ func jobList(s Settings) []job {
 		// perp_staking_rewards_daily: staking rewards per day.
 		simple(report.StakingRewardsDaily, stakingRewardsSQL),
 		// perp_community_pool_spends: community pool spends by proposal.
-		simple(report.CommunityPoolSpends, communityPoolSQL),
+		withRaw(simple(report.CommunityPoolSpends, communityPoolSQL), aggregator.RawInputs{Messages: []string{"/cosmos.gov.v1.MsgSubmitProposal"}}),
 		// perp_validator_status: each validator's bond status at every state snapshot.
 		simple(report.ValidatorStatus, validatorStatusSQL),
 		// perp_positions and perp_open_interest_hourly: positions replayed
@@ -147,7 +148,7 @@ func jobList(s Settings) []job {
 		// perp_funding_ticks: each perpetual's funding ticks replayed from
 		// the oracle prices and premium samples, also when a state
 		// snapshot brought a market while no height was indexed.
-		job{name: report.FundingTicks,
+		job{name: report.FundingTicks, raw: aggregator.RawInputs{Messages: []string{dydx.MsgAddPremiumVotes}},
 			advance: func(ctx context.Context, tx bun.Tx, s Settings, _, to int64) (int64, error) {
 				return fundingTicks(ctx, tx, s.ChainID, to)
 			},
@@ -189,11 +190,26 @@ type job struct {
 	before func(ctx context.Context, tx bun.Tx, s Settings, wm int64) (int64, error)
 	// advance adds the heights (from, to].
 	advance func(ctx context.Context, tx bun.Tx, s Settings, from, to int64) (int64, error)
+	// raw are the raw events and messages it reads.
+	raw aggregator.RawInputs
 	// idle runs instead when nothing past the watermark wm is indexed up to tip.
 	idle func(ctx context.Context, tx bun.Tx, s Settings, wm, tip int64) (int64, error)
 }
 
 func (j job) Name() string { return j.name }
+
+// RawInputs are the raw rows the job reads, if any.
+func (j job) RawInputs() aggregator.RawInputs {
+	in := j.raw
+	in.ChainID = j.s.ChainID
+	return in
+}
+
+// withRaw is j that reads raw rows.
+func withRaw(j job, in aggregator.RawInputs) job {
+	j.raw = in
+	return j
+}
 
 // Version names the job's rules, and the settings its rows depend on.
 func (j job) Version() string {

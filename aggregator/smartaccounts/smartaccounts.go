@@ -48,6 +48,13 @@ type Job struct {
 // Name is the job name.
 func (Job) Name() string { return report.Job }
 
+// RawInputs: the authz and feegrant messages, and fee grants used.
+func (j Job) RawInputs() aggregator.RawInputs {
+	return aggregator.RawInputs{ChainID: j.Chain.ID, Events: []string{"use_feegrant"}, Messages: []string{
+		"/cosmos.authz.v1beta1.MsgGrant", "/cosmos.authz.v1beta1.MsgRevoke", "/cosmos.authz.v1beta1.MsgExec",
+		"/cosmos.feegrant.v1beta1.MsgGrantAllowance", "/cosmos.feegrant.v1beta1.MsgRevokeAllowance"}}
+}
+
 // Version is the version of the job's rows (see aggregator.Job).
 func (Job) Version() string { return "1" }
 

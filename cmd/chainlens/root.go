@@ -12,7 +12,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/uptrace/bun"
 
+	"github.com/chainlens/chainlens/aggregator"
 	"github.com/chainlens/chainlens/config"
+	"github.com/chainlens/chainlens/internal/app"
 	"github.com/chainlens/chainlens/store"
 )
 
@@ -81,7 +83,15 @@ func (g *globals) setup(ctx context.Context) (*config.Config, *slog.Logger, *bun
 
 // setupIndexing is setup for a process that indexes the configured chains.
 func (g *globals) setupIndexing(ctx context.Context) (*config.Config, *slog.Logger, *bun.DB, error) {
-	return g.open(ctx, true)
+	cfg, log, db, err := g.open(ctx, true)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	// A chain's raw filter may drop rows a report is built from: say which.
+	for _, s := range aggregator.Starved(app.Jobs(cfg), cfg.Chains) {
+		log.Warn("a raw filter starves a report", "job", s)
+	}
+	return cfg, log, db, nil
 }
 
 // poolSize is a process's database pool: max_conns for its work, plus,

@@ -69,21 +69,26 @@ func localConfig(t testing.TB) *config.Config {
 func indexed(t testing.TB) (*bun.DB, *config.Config) {
 	t.Helper()
 	cfg := localConfig(t)
-	db := testdb.NewFrom(t, "golden", func(db *bun.DB) {
-		for _, ch := range cfg.Chains {
-			if ch.Kind == "evm" {
-				ch.RPC = []string{evmtest.Start(t, evmreplay.Options{})}
-				evmtest.IndexInto(t, db, ch)
-				continue
-			}
-			rec := recordings[ch.ID]
-			ad, err := kinds.Adapter(ch)
-			if err != nil {
-				t.Fatal(err)
-			}
-			replaytest.Index(t, db, filepath.Join("..", "..", "testdata", "localnet", rec.folder), ch, ad, rec.last)
-		}
-		apitest.RunJobs(t, db, cfg)
-	})
+	db := testdb.NewFrom(t, "golden", func(db *bun.DB) { indexInto(t, db, cfg) })
 	return db, cfg
+}
+
+// indexInto indexes every chain of cfg from its recording and runs every
+// aggregator job once.
+func indexInto(t testing.TB, db *bun.DB, cfg *config.Config) {
+	t.Helper()
+	for _, ch := range cfg.Chains {
+		if ch.Kind == "evm" {
+			ch.RPC = []string{evmtest.Start(t, evmreplay.Options{})}
+			evmtest.IndexInto(t, db, ch)
+			continue
+		}
+		rec := recordings[ch.ID]
+		ad, err := kinds.Adapter(ch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		replaytest.Index(t, db, filepath.Join("..", "..", "testdata", "localnet", rec.folder), ch, ad, rec.last)
+	}
+	apitest.RunJobs(t, db, cfg)
 }
