@@ -21,7 +21,9 @@ type Config struct {
 	Perp Perp `yaml:"perp"`
 	// Staking names the liquid-staking providers' accounts on the Hub.
 	Staking Staking `yaml:"staking"`
-	Log     Log     `yaml:"log"`
+	// Engagement tunes attribution.
+	Engagement Engagement `yaml:"engagement"`
+	Log        Log        `yaml:"log"`
 	// Metrics places /metrics, /healthz and /readyz of the processes that
 	// serve no API (index, aggregate); the API listeners always serve them.
 	Metrics Metrics `yaml:"metrics"`
@@ -257,4 +259,13 @@ func (c *Config) Chain(id string) (Chain, bool) {
 		}
 	}
 	return Chain{}, false
+}
+
+// Engagement tunes the attribution of conversions.
+type Engagement struct {
+	// MaxWalletsPerVisitor bounds the wallets one anonymous visitor (an
+	// SDK anonymousId) is linked to: past it (a shared computer, a bot)
+	// new links are refused and counted (identity_link_refusals). Default
+	// 10.
+	MaxWalletsPerVisitor int `yaml:"max_wallets_per_visitor"`
 }

@@ -143,6 +143,9 @@ func applyEnv(c *Config, env func(string) string) {
 }
 
 func (c *Config) applyDefaults() {
+	if c.Engagement.MaxWalletsPerVisitor == 0 {
+		c.Engagement.MaxWalletsPerVisitor = 10
+	}
 	if c.Database.MaxConns == 0 {
 		c.Database.MaxConns = 10
 	}

@@ -125,6 +125,9 @@ func (c *Config) validate() []*FieldError {
 	for i := range c.Chains {
 		errs = append(errs, c.Chains[i].validate(fmt.Sprintf("chains[%d]", i), seen)...)
 	}
+	if c.Engagement.MaxWalletsPerVisitor < 1 || c.Engagement.MaxWalletsPerVisitor > 1000 {
+		bad("engagement.max_wallets_per_visitor", "must be between 1 and 1000")
+	}
 	errs = append(errs, c.Earn.validate(c.Chains)...)
 	errs = append(errs, c.IBC.validate(c.Chains)...)
 	errs = append(errs, c.Perp.validate(c.Chains)...)

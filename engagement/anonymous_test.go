@@ -215,3 +215,64 @@ func TestUTMAttribution(t *testing.T) {
 		t.Errorf("export lacks the utm values: %s", b)
 	}
 }
+
+// An alias event (the SDK's alias(newIdentity)) links the visitor to the
+// new wallet like an identify does: the earlier anonymous conversion is
+// credited to that wallet's view. A visitor linked to as many wallets as
+// the bound allows (a shared computer) gets no more links: the refused
+// ones are counted, and running the job again counts nothing twice.
+func TestAliasLinksAndTheVisitorBound(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	ctx := context.Background()
+	alice, bob, carol := addr(t, "osmo", key20(1)), addr(t, "osmo", key20(2)), addr(t, "osmo", key20(3))
+	file := fmt.Sprintf(`{"audiences": [{"name": "holders", "kind": "addresses", "addresses": [%q, %q, %q]}],
+	 "campaigns": [{"owner": "acme", "name": "launch", "start_date": %q, "end_date": %q, "audiences": ["holders"], "attribution_window": "1h",
+	   "creatives": [{"position_id": "keplr_home", "title": "Hi", "url": "https://site.example/land"}],
+	   "goals": [{"kind": "event", "event": "signup"}]}]}`, alice, bob, carol, day(-1), day(5))
+	id := importLaunch(t, e, file)
+	if resp, b := e.do(t, "GET", "/campaign/"+carol+"?position_id=keplr_home", nil, map[string]string{"Authorization": "Bearer " + e.sk}); resp.StatusCode != 200 {
+		t.Fatalf("view: %d %s", resp.StatusCode, b)
+	}
+	sched, err := aggregator.New(e.db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil,
+		campaigns.Website{Now: func() time.Time { return now.Add(time.Hour) }, MaxWalletsPerVisitor: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func() {
+		t.Helper()
+		if err := sched.RunOnce(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at := func(m int) int64 { return now.Add(time.Duration(m) * time.Minute).UnixMilli() }
+	sdkTrack(t, e, fmt.Sprintf(`{"name":"signup","anonymousId":"anon-c","timestamp":%d}`, at(5)))
+	run()
+	sdkTrack(t, e, fmt.Sprintf(`{"name":"alias","anonymousId":"anon-c","attributes":{"newIdentity":%q},"timestamp":%d}`, carol, at(6)))
+	// A shared computer: three people identify on it in turn.
+	for i, w := range []string{alice, bob, carol} {
+		sdkTrack(t, e, fmt.Sprintf(`{"name":"identify","anonymousId":"anon-s","userId":%q,"timestamp":%d}`, w, at(10+i)))
+	}
+	run()
+	run()
+	carolNorm, _ := engagement.Normalize(carol)
+	var got []string
+	if err := e.db.NewRaw(`SELECT e.anonymous_id || ' ' || v.address_norm || ' ' || v.attribution FROM conversions v JOIN tracked_events e ON e.id = v.event_id
+		WHERE v.campaign_id = ? ORDER BY e.anonymous_id`, id).Scan(ctx, &got); err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("[anon-c %s impression]", carolNorm); fmt.Sprint(got) != want {
+		t.Errorf("conversions %v, want %s", got, want)
+	}
+	var links []string
+	if err := e.db.NewRaw(`SELECT anonymous_id FROM identity_links ORDER BY anonymous_id, first_seen`).Scan(ctx, &links); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(links) != "[anon-c anon-s anon-s]" {
+		t.Errorf("identity links %v, want anon-c once and anon-s twice", links)
+	}
+	var refused int64
+	if err := e.db.NewRaw(`SELECT refused FROM identity_link_refusals WHERE anonymous_id = 'anon-s'`).Scan(ctx, &refused); err != nil || refused != 1 {
+		t.Errorf("refused %d (%v), want 1", refused, err)
+	}
+}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"github.com/chainlens/chainlens/engagement"
 )
 
 // Identity stitching, as Segment does it: a website visitor is anonymous
@@ -19,29 +21,66 @@ import (
 // events within the attribution window are attributed again (once: a
 // conversion's key is its campaign, goal and event).
 
-// linkIdentities records the pairs the events carry and returns the
-// anonymous ids of the pairs seen for the first time.
-func linkIdentities(ctx context.Context, tx bun.Tx, evs []websiteEvent) ([]string, error) {
+// linkIdentities records the pairs the events carry (an event with both an
+// anonymous id and a wallet, and an alias event's new identity) and
+// returns the anonymous ids of the pairs seen for the first time. An
+// anonymous id linked to maxWallets wallets already gets no more: those
+// links are refused and counted in identity_link_refusals.
+func linkIdentities(ctx context.Context, tx bun.Tx, evs []websiteEvent, maxWallets int, now time.Time) ([]string, error) {
 	type link struct {
 		anon, wallet string
 		first, last  time.Time
 	}
 	links := map[[2]string]*link{}
-	for _, e := range evs {
-		if e.AnonymousID == nil || *e.AnonymousID == "" || e.IdentityNrm == "" {
-			continue
-		}
-		k := [2]string{*e.AnonymousID, e.IdentityNrm}
+	var order [][2]string // first appearance, so the bound keeps the earliest
+	add := func(anon, wallet string, at time.Time) {
+		k := [2]string{anon, wallet}
 		l := links[k]
 		if l == nil {
-			l = &link{anon: k[0], wallet: k[1], first: e.Timestamp, last: e.Timestamp}
+			l = &link{anon: anon, wallet: wallet, first: at, last: at}
 			links[k] = l
+			order = append(order, k)
 		}
-		l.first, l.last = minTime(l.first, e.Timestamp), maxTime(l.last, e.Timestamp)
+		l.first, l.last = minTime(l.first, at), maxTime(l.last, at)
+	}
+	for _, e := range evs {
+		if e.AnonymousID == nil || *e.AnonymousID == "" {
+			continue
+		}
+		if e.IdentityNrm != "" {
+			add(*e.AnonymousID, e.IdentityNrm, e.Timestamp)
+		}
+		if n, err := engagement.Normalize(e.Alias); e.Alias != "" && err == nil {
+			add(*e.AnonymousID, n, e.Timestamp)
+		}
+	}
+	if len(links) == 0 {
+		return nil, nil
+	}
+	refused, err := boundLinks(ctx, tx, links, order, maxWallets)
+	if err != nil {
+		return nil, err
+	}
+	if len(refused) > 0 {
+		var anons []string
+		var counts []int64
+		for a, n := range refused {
+			anons, counts = append(anons, a), append(counts, n)
+		}
+		if _, err := tx.NewRaw(`INSERT INTO identity_link_refusals (anonymous_id, refused, last_refused)
+			SELECT a, n, ? FROM unnest(?::text[], ?::bigint[]) AS r(a, n)
+			ON CONFLICT (anonymous_id) DO UPDATE SET refused = identity_link_refusals.refused + EXCLUDED.refused, last_refused = EXCLUDED.last_refused`,
+			now, pgdialect.Array(anons), pgdialect.Array(counts)).Exec(ctx); err != nil {
+			return nil, fmt.Errorf("identity link refusals: %w", err)
+		}
 	}
 	var anons, wallets []string
 	var firsts, lasts []time.Time
-	for _, l := range links {
+	for _, k := range order {
+		l, ok := links[k]
+		if !ok {
+			continue // refused
+		}
 		anons, wallets, firsts, lasts = append(anons, l.anon), append(wallets, l.wallet), append(firsts, l.first), append(lasts, l.last)
 	}
 	if len(anons) == 0 {
@@ -63,6 +102,47 @@ func linkIdentities(ctx context.Context, tx bun.Tx, evs []websiteEvent) ([]strin
 		}
 	}
 	return out, nil
+}
+
+// boundLinks removes from links the new pairs that would link an anonymous
+// id to more than maxWallets wallets (pairs already stored stay), and
+// returns how many it removed per anonymous id.
+func boundLinks[L any](ctx context.Context, tx bun.Tx, links map[[2]string]L, order [][2]string, maxWallets int) (map[string]int64, error) {
+	var anons []string
+	seenAnon := map[string]bool{}
+	for _, k := range order {
+		if !seenAnon[k[0]] {
+			seenAnon[k[0]] = true
+			anons = append(anons, k[0])
+		}
+	}
+	var stored []struct {
+		Anon   string `bun:"anonymous_id"`
+		Wallet string `bun:"identity_norm"`
+	}
+	if err := tx.NewRaw(`SELECT anonymous_id, identity_norm FROM identity_links WHERE anonymous_id = ANY(?::text[])`,
+		pgdialect.Array(anons)).Scan(ctx, &stored); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("stored identity links: %w", err)
+	}
+	has := map[[2]string]bool{}
+	count := map[string]int{}
+	for _, s := range stored {
+		has[[2]string{s.Anon, s.Wallet}] = true
+		count[s.Anon]++
+	}
+	refused := map[string]int64{}
+	for _, k := range order {
+		if has[k] {
+			continue
+		}
+		if count[k[0]] >= maxWallets {
+			delete(links, k)
+			refused[k[0]]++
+			continue
+		}
+		count[k[0]]++
+	}
+	return refused, nil
 }
 
 // resolveAnonymous gives each event that has only an anonymous id the

@@ -37,6 +37,9 @@ type Website struct {
 	Now func() time.Time
 	// Batch bounds the events one run looks at (0: EventsPerRun).
 	Batch int
+	// MaxWalletsPerVisitor bounds the wallets one anonymous id is linked
+	// to (config engagement.max_wallets_per_visitor; 0: 10).
+	MaxWalletsPerVisitor int
 }
 
 func (j Website) batch() int {
@@ -55,7 +58,14 @@ func (Website) Version() string { return "1" }
 // Tables: website conversions are attributed once, and the tracked events
 // marked as attributed; nothing is owned.
 func (Website) Tables() aggregator.Tables {
-	return aggregator.Tables{Shared: []string{"conversions", "tracked_events", "identity_links"}}
+	return aggregator.Tables{Shared: []string{"conversions", "tracked_events", "identity_links", "identity_link_refusals"}}
+}
+
+func (j Website) maxWallets() int {
+	if j.MaxWalletsPerVisitor > 0 {
+		return j.MaxWalletsPerVisitor
+	}
+	return 10
 }
 
 func (j Website) now() time.Time {
@@ -207,6 +217,9 @@ type websiteEvent struct {
 	// AmountUSD is the event's attributes.amount_usd (the standard events'
 	// value), when a number of at least 0: the conversion's value.
 	AmountUSD *string `bun:"amount_usd"`
+	// Alias is the new identity of an alias event (attributes.newIdentity,
+	// as the SDKs send it), as written.
+	Alias string `bun:"alias"`
 }
 
 type eventGoal struct {
@@ -231,6 +244,7 @@ func (g eventGoal) utmMatches(e websiteEvent) bool {
 // websiteEventColumns are the columns of tracked_events read as a
 // websiteEvent.
 const websiteEventColumns = `id, name, identity_norm, click_id, anonymous_id, timestamp, utm_campaign, utm_source, utm_medium,
+			CASE WHEN name = 'alias' AND jsonb_typeof(attributes->'newIdentity') = 'string' THEN attributes->>'newIdentity' ELSE '' END AS alias,
 			coalesce(tx_status = 'verified', false) AS verified,
 			CASE WHEN jsonb_typeof(attributes->'amount_usd') = 'number' AND (attributes->>'amount_usd')::numeric >= 0
 				THEN (attributes->>'amount_usd')::numeric::text END AS amount_usd`
@@ -244,7 +258,7 @@ func (j Website) attribute(ctx context.Context, tx bun.Tx) (int64, error) {
 	if len(evs) == 0 {
 		return 0, nil
 	}
-	linked, err := linkIdentities(ctx, tx, evs)
+	linked, err := linkIdentities(ctx, tx, evs, j.maxWallets(), j.now())
 	if err != nil {
 		return 0, err
 	}

@@ -38,7 +38,7 @@ func engagementDomain() domain {
 				byID[ch.ID] = ch
 				jobs = append(jobs, campaigns.Onchain{Chain: ch, Prices: prices})
 			}
-			return append(jobs, campaigns.Website{}, campaigns.Audiences{Chains: byID, Prices: prices}, campaigns.Report{})
+			return append(jobs, campaigns.Website{MaxWalletsPerVisitor: cfg.Engagement.MaxWalletsPerVisitor}, campaigns.Audiences{Chains: byID, Prices: prices}, campaigns.Report{})
 		},
 	}
 }

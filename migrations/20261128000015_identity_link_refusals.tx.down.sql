@@ -1,0 +1,1 @@
+DROP TABLE IF EXISTS identity_link_refusals;
