@@ -155,3 +155,56 @@ func TestTxLookupsTakeTurns(t *testing.T) {
 		}
 	}
 }
+
+// TestOnchainConversionThroughAnAnonymousClick: a visitor clicked the
+// campaign's link before connecting a wallet (the click has no wallet; the
+// landing page's event carried its click id and the visitor's anonymousId),
+// then identified as the transfer's sender: the sender's transfer converts,
+// credited to that click.
+func TestOnchainConversionThroughAnAnonymousClick(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, ch, tr := indexEVM(t)
+	start := tr.Time.Add(-time.Hour).UTC().Truncate(time.Second)
+	f := &engagement.File{
+		Audiences: []engagement.AudienceSpec{{Name: "anyone", Kind: "addresses", Addresses: []string{"0x" + strings.Repeat("11", 20)}}},
+		Campaigns: []engagement.CampaignSpec{{Owner: "o", Name: "send", StartDate: start.Format(time.RFC3339),
+			EndDate: start.Add(24 * time.Hour).Format(time.RFC3339), Audiences: []string{"anyone"}, AttributionWindow: "10s",
+			Creatives: []engagement.CreativeSpec{{PositionID: "site_banner", URL: "https://app.example/"}},
+			Goals:     []engagement.GoalSpec{{Kind: "onchain", Chain: ch.ID, Contract: tr.Token, MinAmount: tr.Amount}}}},
+	}
+	res, err := engagement.Import(ctx, db, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sender, _ := engagement.Normalize(tr.Sender)
+	clicked := tr.Time.Add(-5 * time.Second)
+	for _, q := range []struct {
+		sql  string
+		args []any
+	}{
+		{`INSERT INTO clicks (click_id, campaign_id, audience_id, position_id, address, address_norm, url, ip_hash, clicked_at)
+			SELECT 'clk_anon', ?, id, 'site_banner', '', '', 'https://app.example/', '\x00', ? FROM audiences WHERE name = 'anyone'`, []any{res.Campaigns[0], clicked}},
+		{`INSERT INTO tracked_events (id, source, name, identity_type, identity_id, identity_norm, anonymous_id, click_id, timestamp, received_at, dedupe_key, attributed_at)
+			VALUES ('evt_land', 'sdk', 'page', 'anonymous', '', '', 'anon-1', 'clk_anon', ?, ?, 'k-land', ?)`, []any{clicked, clicked, clicked}},
+		{`INSERT INTO identity_links (anonymous_id, identity_norm, first_seen, last_seen) VALUES ('anon-1', ?, ?, ?)`, []any{sender, clicked, clicked}},
+	} {
+		if _, err := db.ExecContext(ctx, q.sql, q.args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sched, err := aggregator.New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, campaigns.Onchain{Chain: ch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sched.RunOnce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	if err := db.NewRaw(`SELECT tx_hash || ' ' || address_norm || ' ' || attribution FROM conversions WHERE campaign_id = ?`, res.Campaigns[0]).Scan(ctx, &got); err != nil {
+		t.Fatal(err)
+	}
+	if want := tr.TxHash + " " + sender + " click"; len(got) != 1 || got[0] != want {
+		t.Errorf("conversions %v, want [%s]", got, want)
+	}
+}

@@ -240,7 +240,8 @@ type exposure struct {
 }
 
 // exposures maps campaign id and normalised address to the address's views
-// and clicks of the campaign in [from, to], oldest first.
+// and clicks of the campaign in [from, to], oldest first; an address's
+// clicks include those of the anonymous visitors linked to it.
 type exposures map[int64]map[string][]exposure
 
 func loadExposures(ctx context.Context, tx bun.Tx, campaigns []int64, addrs []string, from, to time.Time) (exposures, error) {
@@ -254,7 +255,15 @@ WHERE campaign_id = ANY(?::bigint[]) AND address_norm = ANY(?::text[]) AND shown
 UNION ALL
 SELECT campaign_id, address_norm, clicked_at, true FROM clicks
 WHERE campaign_id = ANY(?::bigint[]) AND address_norm = ANY(?::text[]) AND clicked_at BETWEEN ? AND ?
-ORDER BY 3`, pgdialect.Array(campaigns), pgdialect.Array(addrs), from, to, pgdialect.Array(campaigns), pgdialect.Array(addrs), from, to)
+UNION
+-- The clicks of anonymous visitors since linked to the wallet: the click id
+-- their website events carried (identity_links, from identify or alias).
+SELECT c.campaign_id, l.identity_norm, c.clicked_at, true FROM identity_links l
+JOIN tracked_events e ON e.anonymous_id = l.anonymous_id AND e.click_id IS NOT NULL
+JOIN clicks c ON c.click_id = e.click_id
+WHERE l.identity_norm = ANY(?::text[]) AND c.campaign_id = ANY(?::bigint[]) AND c.clicked_at BETWEEN ? AND ?
+ORDER BY 3`, pgdialect.Array(campaigns), pgdialect.Array(addrs), from, to, pgdialect.Array(campaigns), pgdialect.Array(addrs), from, to,
+		pgdialect.Array(addrs), pgdialect.Array(campaigns), from, to)
 	if err != nil {
 		return nil, fmt.Errorf("exposures: %w", err)
 	}
