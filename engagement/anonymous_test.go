@@ -93,16 +93,7 @@ func TestAnonymousVisitorIsStitchedToTheirWallet(t *testing.T) {
 		}
 		sdkTrack(t, e, fmt.Sprintf(`{"name":%q,"anonymousId":%q%s,"timestamp":%d}`, name, anon, userID, at.UnixMilli()))
 	}
-	sched, err := aggregator.New(e.db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, campaigns.Website{Now: func() time.Time { return now.Add(time.Hour) }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := func() {
-		t.Helper()
-		if err := sched.RunOnce(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
+	run := jobRunner(t, e, campaigns.Website{Now: func() time.Time { return now.Add(time.Hour) }})
 	conversions := func() string {
 		t.Helper()
 		var got []string
@@ -234,17 +225,7 @@ func TestAliasLinksAndTheVisitorBound(t *testing.T) {
 	if resp, b := e.do(t, "GET", "/campaign/"+carol+"?position_id=keplr_home", nil, map[string]string{"Authorization": "Bearer " + e.sk}); resp.StatusCode != 200 {
 		t.Fatalf("view: %d %s", resp.StatusCode, b)
 	}
-	sched, err := aggregator.New(e.db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil,
-		campaigns.Website{Now: func() time.Time { return now.Add(time.Hour) }, MaxWalletsPerVisitor: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := func() {
-		t.Helper()
-		if err := sched.RunOnce(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
+	run := jobRunner(t, e, campaigns.Website{Now: func() time.Time { return now.Add(time.Hour) }, MaxWalletsPerVisitor: 2})
 	at := func(m int) int64 { return now.Add(time.Duration(m) * time.Minute).UnixMilli() }
 	sdkTrack(t, e, fmt.Sprintf(`{"name":"signup","anonymousId":"anon-c","timestamp":%d}`, at(5)))
 	run()
@@ -274,5 +255,21 @@ func TestAliasLinksAndTheVisitorBound(t *testing.T) {
 	var refused int64
 	if err := e.db.NewRaw(`SELECT refused FROM identity_link_refusals WHERE anonymous_id = 'anon-s'`).Scan(ctx, &refused); err != nil || refused != 1 {
 		t.Errorf("refused %d (%v), want 1", refused, err)
+	}
+}
+
+// jobRunner returns a function that runs the jobs once, failing t on an
+// error.
+func jobRunner(t *testing.T, e *env, jobs ...aggregator.Job) func() {
+	t.Helper()
+	sched, err := aggregator.New(e.db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, jobs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		t.Helper()
+		if err := sched.RunOnce(context.Background()); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
