@@ -7,6 +7,7 @@ require (
 	cosmossdk.io/depinject v1.2.1
 	cosmossdk.io/math v1.5.3
 	cosmossdk.io/store v1.1.2
+	github.com/bufbuild/protocompile v0.14.1
 	github.com/bytedance/sonic v1.15.5
 	github.com/cometbft/cometbft v0.38.26
 	github.com/cosmos/cosmos-db v1.1.3
@@ -52,7 +53,6 @@ require (
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/bgentry/speakeasy v0.2.0 // indirect
 	github.com/bits-and-blooms/bitset v1.24.3 // indirect
-	github.com/bufbuild/protocompile v0.14.1 // indirect
 	github.com/bytedance/gopkg v0.1.3 // indirect
 	github.com/bytedance/sonic/loader v0.5.3 // indirect
 	github.com/cenkalti/backoff/v4 v4.3.0 // indirect
