@@ -415,12 +415,15 @@ func (j Website) match(ctx context.Context, tx bun.Tx, evs []websiteEvent, goals
 	if err != nil {
 		return nil, err
 	}
+	// An event is matched with the goals of its name only (10,000
+	// campaigns make as many goals; a batch holds as many events).
+	byName := map[string][]eventGoal{}
+	for _, g := range goals {
+		byName[g.EventName] = append(byName[g.EventName], g)
+	}
 	var out []conversion
 	for _, e := range evs {
-		for _, g := range goals {
-			if g.EventName != e.Name {
-				continue
-			}
+		for _, g := range byName[e.Name] {
 			window := time.Duration(g.WindowS) * time.Second
 			c := conversion{CampaignID: g.CampaignID, GoalID: g.ID, SourceKey: e.ID, Source: "website", ConvertedAt: e.Timestamp,
 				EventID: ptr(e.ID), Verified: e.Verified, AddressNorm: e.IdentityNrm, ValueUSD: e.AmountUSD}
