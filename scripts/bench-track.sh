@@ -43,8 +43,34 @@ log: {level: error}
 CFG
 "$BIN" migrate up --config "$work/c.yaml" >/dev/null
 key=$("$BIN" keys create --config "$work/c.yaml" --name bench --scopes engagement 2>/dev/null)
+if [ -n "${GRAPH:-}" ]; then
+	# Attribution at scale beside the load: 10,000 campaigns (an event goal
+	# each, 100 event names), 1,000,000 wallets that each saw one campaign, an
+	# identity graph of 1,000,000 anonymous ids, and the aggregator running
+	# (every second) while /track takes the load; each event is a wallet's
+	# goal event, so it converts.
+	psql -q -d "$url" <<'SQL'
+INSERT INTO audiences (id, name, kind) VALUES (1, 'everyone', 'global');
+INSERT INTO campaigns (id, owner, name, start_date, end_date, attribution_window_s)
+ SELECT g, 'o', 'c' || g, now() - interval '30 days', now() + interval '30 days', 86400 * 30 FROM generate_series(1, 10000) g;
+INSERT INTO campaign_audiences (campaign_id, audience_id) SELECT g, 1 FROM generate_series(1, 10000) g;
+INSERT INTO campaign_goals (campaign_id, kind, event_name) SELECT g, 'event', 'goal_' || (g % 100) FROM generate_series(1, 10000) g;
+INSERT INTO impressions (campaign_id, audience_id, position_id, address, address_norm, shown_at)
+ SELECT 1 + w % 10000, 1, 'p', lpad(to_hex(w), 40, '0'), lpad(to_hex(w), 40, '0'), now() - interval '1 day' FROM generate_series(1, 1000000) w;
+INSERT INTO identity_links (anonymous_id, identity_norm, first_seen, last_seen)
+ SELECT 'anon-' || w, lpad(to_hex(w), 40, '0'), now() - interval '2 days', now() - interval '2 days' FROM generate_series(1, 1000000) w;
+SELECT setval('campaigns_id_seq', 10000); SELECT setval('audiences_id_seq', 1);
+VACUUM (ANALYZE);
+SQL
+	cat >> "$work/c.yaml" <<CFG
+aggregator: {schedule: "@every 1s"}
+CFG
+	"$BIN" aggregate --config "$work/c.yaml" &
+	pids+=($!)
+fi
 "$BIN" serve --config "$work/c.yaml" ${SERVE_FLAGS:-} &
-pids+=($!)
+server_pid=$!
+pids+=($server_pid)
 for _ in $(seq 50); do curl -sf "http://127.0.0.1:$api_port/healthz" >/dev/null && break; sleep 0.1; done
 
 cat > "$work/track.lua" <<LUA
@@ -61,8 +87,16 @@ function init(args)
 end
 function request()
   counter = counter + 1
-  local body = string.format('{"name":"trade_made","identity":{"type":"address","id":"osmo1w%d"},"meta":{"messageId":"m-%d-%d"},"attributes":{"amount_usd":12.5},"timestamp":%d}',
-    counter, tid, counter, os.time() * 1000)
+  local body
+  if "${GRAPH:-}" ~= "" then
+    -- wallet w's goal event: w saw campaign 1 + w % 10000, whose goal is goal_((1 + w % 10000) % 100)
+    local w = (tid * 7919 + counter * 104729) % 1000000 + 1
+    body = string.format('{"name":"goal_%d","identity":{"type":"address","id":"0x%040x"},"meta":{"messageId":"m-%d-%d"},"attributes":{"amount_usd":12.5},"timestamp":%d}',
+      (1 + w % 10000) % 100, w, tid, counter, os.time() * 1000)
+  else
+    body = string.format('{"name":"trade_made","identity":{"type":"address","id":"osmo1w%d"},"meta":{"messageId":"m-%d-%d"},"attributes":{"amount_usd":12.5},"timestamp":%d}',
+      counter, tid, counter, os.time() * 1000)
+  end
   return wrk.format(nil, "/track", nil, body)
 end
 LUA
@@ -71,7 +105,6 @@ LUA
 # jiffies of /proc/stat: server, Postgres and wrk together). Steal (time the
 # hypervisor gave to other guests while ours wanted to run) is reported on
 # its own: it is not work done here, and it is what makes a slow day slow.
-server_pid=${pids[0]}
 proc_cpu() { awk '{print $14 + $15}' "/proc/$server_pid/stat"; }
 machine_busy() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8}' /proc/stat; }
 machine_steal() { awk '/^cpu / {print $9}' /proc/stat; }
@@ -100,6 +133,11 @@ hz=$(getconf CLK_TCK)
 cpu_per_event=$(python3 -c "print(f'server {($srv1-$srv0)*1e6/$hz/$reqs:.0f} µs, machine {($busy1-$busy0)*1e6/$hz/$reqs:.0f} µs; steal {100*($steal1-$steal0)/max(1,$all1-$all0):.0f} % of the cores')")
 echo "bench-track: CPU per event: $cpu_per_event" >&2
 echo "bench-track: $reqs requests, ${non2xx:-0} non-2xx, $rows rows stored after the run, ${batches:-?} batches" >&2
+if [ -n "${GRAPH:-}" ]; then
+	sleep 3
+	attributed=$(psql -qtA -d "$url" -c "SELECT count(*) FILTER (WHERE attributed_at IS NOT NULL) || ' attributed, ' || count(*) FILTER (WHERE attributed_at IS NULL) || ' waiting, ' || (SELECT count(*) FROM conversions) || ' conversions' FROM tracked_events")
+	echo "bench-track: 3 s after the load: $attributed" >&2
+fi
 echo "| connections | /track events/s | p50 | p99 | pgbench INSERT tx/s | ratio |"
 echo "|---|---|---|---|---|---|"
 echo "| $CONNS | $track_rps | $track_p50 | $track_p99 | $pg_tps | $ratio |"
