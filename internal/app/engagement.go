@@ -32,13 +32,15 @@ func engagementDomain() domain {
 			if ch, ok := dexreport.Chain(cfg); ok {
 				prices = &campaigns.Prices{Market: dexreport.NewMarket(ch)}
 			}
-			var jobs []aggregator.Job
+			// Website first: the identity links it records let the on-chain
+			// jobs of the same run credit a wallet with its anonymous clicks.
+			jobs := []aggregator.Job{campaigns.Website{MaxWalletsPerVisitor: cfg.Engagement.MaxWalletsPerVisitor}}
 			byID := map[string]config.Chain{}
 			for _, ch := range cfg.Chains {
 				byID[ch.ID] = ch
 				jobs = append(jobs, campaigns.Onchain{Chain: ch, Prices: prices})
 			}
-			return append(jobs, campaigns.Website{MaxWalletsPerVisitor: cfg.Engagement.MaxWalletsPerVisitor}, campaigns.Audiences{Chains: byID, Prices: prices}, campaigns.Report{})
+			return append(jobs, campaigns.Audiences{Chains: byID, Prices: prices}, campaigns.Report{})
 		},
 	}
 }

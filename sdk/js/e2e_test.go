@@ -161,7 +161,13 @@ func (rec *recorder) from(origin string) []hit {
 // and meter) on db.
 func startAPI(t *testing.T, db *bun.DB, rec *recorder) *httptest.Server {
 	t.Helper()
-	cfg, err := config.Parse([]byte("database: {url: postgres://postgres@127.0.0.1:5432/x}\n"), "", nil)
+	return startAPIWith(t, db, rec, "")
+}
+
+// startAPIWith is startAPI with more configuration (YAML lines).
+func startAPIWith(t *testing.T, db *bun.DB, rec *recorder, more string) *httptest.Server {
+	t.Helper()
+	cfg, err := config.Parse([]byte("database: {url: postgres://postgres@127.0.0.1:5432/x}\n"+more), "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
