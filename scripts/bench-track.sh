@@ -61,12 +61,15 @@ INSERT INTO identity_links (anonymous_id, identity_norm, first_seen, last_seen)
  SELECT 'anon-' || w, lpad(to_hex(w), 40, '0'), now() - interval '2 days', now() - interval '2 days' FROM generate_series(1, 1000000) w;
 SELECT setval('campaigns_id_seq', 10000); SELECT setval('audiences_id_seq', 1);
 VACUUM (ANALYZE);
+CHECKPOINT; -- the load starts with the setup's writes on disk, not flushed during it
 SQL
-	cat >> "$work/c.yaml" <<CFG
+	if [ "${AGGREGATE:-1}" != 0 ]; then # AGGREGATE=0: the state only, no job beside the load
+		cat >> "$work/c.yaml" <<CFG
 aggregator: {schedule: "@every 1s"}
 CFG
-	"$BIN" aggregate --config "$work/c.yaml" &
-	pids+=($!)
+		"$BIN" aggregate --config "$work/c.yaml" &
+		pids+=($!)
+	fi
 fi
 "$BIN" serve --config "$work/c.yaml" ${SERVE_FLAGS:-} &
 server_pid=$!
@@ -133,7 +136,7 @@ hz=$(getconf CLK_TCK)
 cpu_per_event=$(python3 -c "print(f'server {($srv1-$srv0)*1e6/$hz/$reqs:.0f} µs, machine {($busy1-$busy0)*1e6/$hz/$reqs:.0f} µs; steal {100*($steal1-$steal0)/max(1,$all1-$all0):.0f} % of the cores')")
 echo "bench-track: CPU per event: $cpu_per_event" >&2
 echo "bench-track: $reqs requests, ${non2xx:-0} non-2xx, $rows rows stored after the run, ${batches:-?} batches" >&2
-if [ -n "${GRAPH:-}" ]; then
+if [ -n "${GRAPH:-}" ] && [ "${AGGREGATE:-1}" != 0 ]; then
 	sleep 3
 	attributed=$(psql -qtA -d "$url" -c "SELECT count(*) FILTER (WHERE attributed_at IS NOT NULL) || ' attributed, ' || count(*) FILTER (WHERE attributed_at IS NULL) || ' waiting, ' || (SELECT count(*) FROM conversions) || ' conversions' FROM tracked_events")
 	echo "bench-track: 3 s after the load: $attributed" >&2
