@@ -2,7 +2,6 @@ package indexer
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"sort"
@@ -11,6 +10,7 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/chainlens/chainlens/chains"
+	"github.com/chainlens/chainlens/store"
 )
 
 // redecodePage is how many stored messages Redecode reads per statement.
@@ -79,7 +79,7 @@ func Redecode(ctx context.Context, db *bun.DB, chainID string, adapter chains.De
 				res.Decoded++
 			}
 			hs, txs, msgs = append(hs, r.Height), append(txs, r.TxIndex), append(msgs, r.Msg)
-			bodies, complete = append(bodies, string(json.RawMessage(body))), append(complete, full)
+			bodies, complete = append(bodies, store.JSONB(body)), append(complete, full)
 		}
 		if len(hs) > 0 {
 			// Only rows still raw are touched: a reindex of the same

@@ -181,7 +181,7 @@ func appendCopyValue(buf *bytes.Buffer, v any) error {
 			buf.WriteString(`\N`)
 			return nil
 		}
-		buf.WriteString(copyEscaper.Replace(strings.ReplaceAll(string(x), `\u0000`, "")))
+		buf.WriteString(copyEscaper.Replace(JSONB(x)))
 	case []byte:
 		if x == nil {
 			buf.WriteString(`\N`)
@@ -272,4 +272,10 @@ func EnsurePartitions(ctx context.Context, db bun.IDB, tables []string, from, to
 		}
 		return nil
 	})
+}
+
+// JSONB returns JSON text as jsonb accepts it: without \u0000, which
+// Postgres refuses in jsonb (one such string would fail a whole batch).
+func JSONB(j []byte) string {
+	return strings.ReplaceAll(string(j), `\u0000`, "")
 }

@@ -77,3 +77,17 @@ func TestEnsurePartitionsConcurrently(t *testing.T) {
 		t.Fatalf("partitions = %d (%v), want 12", n, err)
 	}
 }
+
+// A NUL in JSON text is dropped, as jsonb refuses it; the rest is kept.
+func TestJSONB(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"memo":"a\u0000b"}`, `{"memo":"ab"}`},
+		{`{"memo":"ab"}`, `{"memo":"ab"}`},
+		{`["\u0000","\u0000"]`, `["",""]`},
+	}
+	for _, tc := range tests {
+		if got := store.JSONB([]byte(tc.in)); got != tc.want {
+			t.Errorf("JSONB(%s) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}

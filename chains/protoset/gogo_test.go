@@ -111,3 +111,20 @@ func TestGoTypesOfFields(t *testing.T) {
 		}
 	}
 }
+
+// An absent bytes field is null, as the SDK's codec writes it (gogoproto
+// leaves it nil); a present one is base64.
+func TestAbsentBytesAreNull(t *testing.T) {
+	ref := newSDKReference()
+	key := protowire.AppendBytes(protowire.AppendTag(nil, 1, protowire.BytesType), []byte{2, 3})
+	for _, value := range [][]byte{nil, key} {
+		want, err := ref.MessageJSON("/cosmos.crypto.secp256k1.PubKey", value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := registry().MessageJSON("/cosmos.crypto.secp256k1.PubKey", value)
+		if err != nil || string(got) != string(want) {
+			t.Errorf("%x: %s (%v), the SDK writes %s", value, got, err, want)
+		}
+	}
+}

@@ -152,6 +152,12 @@ func (e *encoder) field(f *field, m protoreflect.Message) error {
 		}
 		return nil
 	}
+	if fd.Kind() == protoreflect.BytesKind && f.gogo.custom == customNone && len(m.Get(fd).Bytes()) == 0 {
+		// gogoproto leaves an absent bytes field nil and its jsonpb
+		// writes null (a gogoproto sender never encodes an empty one).
+		e.b = append(e.b, "null"...)
+		return nil
+	}
 	return e.value(f, fd, m.Get(fd))
 }
 
