@@ -58,13 +58,18 @@ func New(sets ...*descriptorpb.FileDescriptorSet) (*Registry, error) {
 	byPath := map[string]*descriptorpb.FileDescriptorProto{}
 	var order []string
 	for _, s := range sets {
+		var paths []string
 		for _, f := range s.GetFile() {
 			if _, dup := byPath[f.GetName()]; dup {
 				continue
 			}
 			byPath[f.GetName()] = f
-			order = append(order, f.GetName())
+			paths = append(paths, f.GetName())
 		}
+		// Set by set, in a stable order within each: where two files of
+		// different paths define one name, the earlier set's file wins.
+		sort.Strings(paths)
+		order = append(order, paths...)
 	}
 	r := &Registry{files: new(protoregistry.Files), types: map[protoreflect.FullName]*msgType{}}
 	state := map[string]int{} // 0 new, 1 in progress, 2 done
@@ -100,7 +105,6 @@ func New(sets ...*descriptorpb.FileDescriptorSet) (*Registry, error) {
 		}
 		return nil
 	}
-	sort.Strings(order) // a stable registration order whatever the sets' order
 	for _, p := range order {
 		if err := register(p); err != nil {
 			return nil, err

@@ -9,6 +9,7 @@ import (
 	codectypes "github.com/cosmos/cosmos-sdk/codec/types"
 	govv1 "github.com/cosmos/cosmos-sdk/x/gov/types/v1"
 	protov2 "google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/descriptorpb"
 )
 
 func TestRegistryKnown(t *testing.T) {
@@ -136,4 +137,24 @@ func TestRegistryMessageJSON(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// A name two sets define in files of different paths is the earlier set's
+// (a node's own descriptors come before the shipped ones).
+func TestEarlierSetWins(t *testing.T) {
+	set := func(path, field string) *descriptorpb.FileDescriptorSet {
+		str := descriptorpb.FieldDescriptorProto_TYPE_STRING
+		opt := descriptorpb.FieldDescriptorProto_LABEL_OPTIONAL
+		return &descriptorpb.FileDescriptorSet{File: []*descriptorpb.FileDescriptorProto{{Name: protov2.String(path), Package: protov2.String("pkg.v1"),
+			Syntax: protov2.String("proto3"), MessageType: []*descriptorpb.DescriptorProto{{Name: protov2.String("MsgX"),
+				Field: []*descriptorpb.FieldDescriptorProto{{Name: protov2.String(field), Number: protov2.Int32(1), Type: &str, Label: &opt}}}}}}}
+	}
+	r, err := New(set("pkg/v1/tx2.proto", "node_field"), set("pkg/v1/msgs.proto", "shipped_field"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.MessageJSON("/pkg.v1.MsgX", nil)
+	if err != nil || string(got) != `{"node_field":""}` {
+		t.Errorf("%s (%v), want the first set's field", got, err)
+	}
 }
