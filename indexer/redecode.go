@@ -10,6 +10,7 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/chainlens/chainlens/chains"
+	"github.com/chainlens/chainlens/chains/cosmos"
 	"github.com/chainlens/chainlens/store"
 )
 
@@ -63,6 +64,10 @@ func Redecode(ctx context.Context, db *bun.DB, chainID string, adapter chains.De
 		var txs, msgs []int
 		var bodies []string
 		var complete []bool
+		// The addresses the new bodies name, for message_addresses.
+		var ah []int64
+		var at, am []int
+		var aa [][]byte
 		for _, r := range rows {
 			body, full, err := adapter.MessageDecoderAt(r.Height).Decode(r.TypeURL, r.Raw)
 			if err != nil || (!full && r.HasBody) {
@@ -80,6 +85,9 @@ func Redecode(ctx context.Context, db *bun.DB, chainID string, adapter chains.De
 			}
 			hs, txs, msgs = append(hs, r.Height), append(txs, r.TxIndex), append(msgs, r.Msg)
 			bodies, complete = append(bodies, store.JSONB(body)), append(complete, full)
+			for _, a := range cosmos.BodyAddresses(body) {
+				ah, at, am, aa = append(ah, r.Height), append(at, r.TxIndex), append(am, r.Msg), append(aa, a)
+			}
 		}
 		if len(hs) > 0 {
 			// Only rows still raw are touched: a reindex of the same
@@ -89,6 +97,17 @@ func Redecode(ctx context.Context, db *bun.DB, chainID string, adapter chains.De
 				WHERE m.chain_id = ? AND m.height = u.height AND m.tx_index = u.tx_index AND m.msg_index = u.msg_index AND m.raw IS NOT NULL`,
 				pgdialect.Array(hs), pgdialect.Array(txs), pgdialect.Array(msgs), pgdialect.Array(bodies), pgdialect.Array(complete), chainID).Exec(ctx); err != nil {
 				return res, fmt.Errorf("redecode %s: %w", chainID, err)
+			}
+		}
+		if len(ah) > 0 {
+			// Only those not stored yet: a rerun adds nothing.
+			if _, err := db.NewRaw(`INSERT INTO message_addresses (chain_id, height, tx_index, msg_index, address)
+				SELECT DISTINCT ?, u.height, u.tx_index, u.msg_index, u.address
+				FROM unnest(?::bigint[], ?::int[], ?::int[], ?::bytea[]) AS u(height, tx_index, msg_index, address)
+				WHERE NOT EXISTS (SELECT 1 FROM message_addresses a WHERE a.chain_id = ? AND a.address = u.address
+					AND a.height = u.height AND a.tx_index = u.tx_index AND a.msg_index = u.msg_index)`,
+				chainID, pgdialect.Array(ah), pgdialect.Array(at), pgdialect.Array(am), pgdialect.Array(aa), chainID).Exec(ctx); err != nil {
+				return res, fmt.Errorf("redecode %s: addresses: %w", chainID, err)
 			}
 		}
 		last := rows[len(rows)-1]

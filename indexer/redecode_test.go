@@ -11,6 +11,7 @@ import (
 	recorded "github.com/chainlens/chainlens/internal/localnet"
 	"github.com/chainlens/chainlens/internal/replaytest"
 	"github.com/chainlens/chainlens/internal/testdb"
+	"github.com/uptrace/bun"
 )
 
 // A chain indexed by an older build whose descriptors lacked its own
@@ -57,6 +58,12 @@ func TestRedecodeFillsMessagesKeptRaw(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// An older build stored no address rows for the messages it kept raw.
+	if _, err := db.ExecContext(ctx, `DELETE FROM message_addresses a USING messages m WHERE m.chain_id = a.chain_id AND m.height = a.height
+		AND m.tx_index = a.tx_index AND m.msg_index = a.msg_index AND m.chain_id = ? AND m.raw IS NOT NULL`, cfg.ID); err != nil {
+		t.Fatal(err)
+	}
+	addrBefore := addressRows(t, db, cfg.ID)
 	ad := xion.NewAdapter(rec.Prefix)
 	res, err := indexer.Redecode(ctx, db, cfg.ID, ad, slog.New(slog.DiscardHandler))
 	if err != nil {
@@ -86,8 +93,22 @@ func TestRedecodeFillsMessagesKeptRaw(t *testing.T) {
 	if after.Messages != 84 || after.Undecoded != 0 || after.Partial != 0 || len(after.KeptRaw) != 0 || after.Decoded() != 1 {
 		t.Errorf("after: %+v", after)
 	}
+	addrAfterFirst := addressRows(t, db, cfg.ID)
 	again, err := indexer.Redecode(ctx, db, cfg.ID, xion.NewAdapter(rec.Prefix), slog.New(slog.DiscardHandler))
 	if err != nil || again.Decoded != 0 || again.Completed != 0 {
 		t.Errorf("second run: %+v, %v", again, err)
 	}
+	// The redecoded bodies' addresses are stored, once.
+	if addrAfter, addrAgain := addrAfterFirst, addressRows(t, db, cfg.ID); addrAfter <= addrBefore || addrAgain != addrAfter {
+		t.Errorf("address rows %d before, %d after, %d after a second run", addrBefore, addrAfter, addrAgain)
+	}
+}
+
+func addressRows(t *testing.T, db *bun.DB, chainID string) int64 {
+	t.Helper()
+	var n int64
+	if err := db.NewRaw(`SELECT count(*) FROM message_addresses WHERE chain_id = ?`, chainID).Scan(context.Background(), &n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

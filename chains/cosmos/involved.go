@@ -44,6 +44,14 @@ func setInvolved(tx *chains.Tx) {
 	}
 }
 
+// BodyAddresses are the addresses a decoded message body names (what
+// setInvolved takes from it), for a body decoded after its height.
+func BodyAddresses(body []byte) [][]byte {
+	var out [][]byte
+	scanJSONStrings(body, func(s []byte) { out = appendAddressesIn(out, s) })
+	return out
+}
+
 // appendAddress adds b to set unless it holds it.
 func appendAddress(set [][]byte, b []byte) [][]byte {
 	for _, x := range set {
