@@ -10,6 +10,7 @@ import (
 	"github.com/chainlens/chainlens/api/params"
 	"github.com/chainlens/chainlens/api/respcache"
 	"github.com/chainlens/chainlens/api/route"
+	"github.com/chainlens/chainlens/store/reads"
 )
 
 // computeCached runs an analytics handler detached from the client's
@@ -20,13 +21,16 @@ func (s *Server) computeCached(op route.Operation, h Handler, ckey string, vals 
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), s.opt.Config.Timeouts.Handler.D())
 	defer cancel()
 	req := &Request{Op: op, Params: vals, HTTP: r.WithContext(ctx), Key: key, Now: s.opt.Now().UTC(), ClientIP: s.clientIP(r)}
-	resp, err := s.answer(ctx, op, h, req)
+	resp, replayed, err := s.answerAt(ctx, op, h, req)
 	if err != nil {
 		return nil, err
 	}
 	e, err := encode(op, resp, true)
 	if err != nil {
 		return nil, err
+	}
+	if replayed != reads.Current {
+		seq = s.cache.SeqReplayed(seq, replayed)
 	}
 	s.cache.Put(ckey, e, started, seq)
 	return e, nil
@@ -35,10 +39,18 @@ func (s *Server) computeCached(op route.Operation, h Handler, ckey string, vals 
 // answer runs a JSON handler: an analytics answer inside one read-only
 // snapshot of the database, an engagement answer as it is.
 func (s *Server) answer(ctx context.Context, op route.Operation, h Handler, req *Request) (*Response, error) {
+	resp, _, err := s.answerAt(ctx, op, h, req)
+	return resp, err
+}
+
+// answerAt is answer, also saying how far the snapshot had replayed the
+// primary's WAL (reads.Current: it shows every earlier commit).
+func (s *Server) answerAt(ctx context.Context, op route.Operation, h Handler, req *Request) (*Response, int64, error) {
 	if !op.Analytics() {
-		return h(ctx, req)
+		resp, err := h(ctx, req)
+		return resp, reads.Current, err
 	}
-	return inSnapshot(ctx, s.opt.DB, func(ctx context.Context) (*Response, error) { return h(ctx, req) })
+	return inSnapshot(ctx, s.opt.Reads, s.opt.DB, func(ctx context.Context) (*Response, error) { return h(ctx, req) })
 }
 
 // refresh recomputes the stale cached answer e in the background (r is a

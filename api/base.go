@@ -2,16 +2,19 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	mrand "math/rand/v2"
 	"net/http"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/chainlens/chainlens/api/problem"
 	"github.com/chainlens/chainlens/store"
+	"github.com/chainlens/chainlens/store/reads"
 )
 
 // MaxBodyBytes bounds request bodies (the engagement event limit).
@@ -152,5 +155,23 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write([]byte(`{"status":"ready"}` + "\n"))
+	var replicas []reads.Status
+	if s.opt.Reads != nil {
+		replicas = s.opt.Reads.Status()
+	}
+	if len(replicas) == 0 {
+		_, _ = w.Write([]byte(`{"status":"ready"}` + "\n"))
+		return
+	}
+	// With read replicas: which ones answers are read from, and where
+	// they go when none is usable (the primary).
+	from := "replicas"
+	if !slices.ContainsFunc(replicas, func(r reads.Status) bool { return r.Usable }) {
+		from = "primary"
+	}
+	_ = json.NewEncoder(w).Encode(struct {
+		Status   string         `json:"status"`
+		Reads    string         `json:"reads"`
+		Replicas []reads.Status `json:"replicas"`
+	}{"ready", from, replicas})
 }

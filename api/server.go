@@ -22,6 +22,7 @@ import (
 	"github.com/chainlens/chainlens/api/respcache"
 	"github.com/chainlens/chainlens/api/route"
 	"github.com/chainlens/chainlens/config"
+	"github.com/chainlens/chainlens/store/reads"
 )
 
 // Authenticator checks a raw key; apikey.Authenticator implements it.
@@ -55,6 +56,17 @@ type Options struct {
 	// computed in one read-only snapshot of it (Reader). nil: handlers
 	// read their own database statement by statement.
 	DB *bun.DB
+	// Reads, when set, opens the answers' snapshots instead of DB: on a
+	// streaming replica within max lag, else on the primary (reads.Pool).
+	Reads ReadSource
+}
+
+// ReadSource opens the snapshot an analytics answer is read in
+// (reads.Pool).
+type ReadSource interface {
+	Begin(ctx context.Context) (*reads.Snapshot, error)
+	// Status reports the replicas, shown by /readyz (nil: none).
+	Status() []reads.Status
 }
 
 // ChangeFeed reports announced data changes (store.Changes): Seq before a
@@ -63,6 +75,7 @@ type ChangeFeed interface {
 	Seq() int64
 	Listening() bool
 	ChangedSince(seq int64, chains []string) bool
+	SeqReplayed(lsn int64) int64
 }
 
 // Server serves the API on one or more listeners.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/uptrace/bun"
+
+	"github.com/chainlens/chainlens/store/reads"
 )
 
 // snapshotKey carries the read transaction of an answer in its context.
@@ -24,16 +26,30 @@ func Reader(ctx context.Context, db bun.IDB) bun.IDB {
 	return db
 }
 
-// inSnapshot computes an answer inside one read-only snapshot of db. The
-// transaction is rolled back at the end: it wrote nothing.
-func inSnapshot(ctx context.Context, db *bun.DB, compute func(context.Context) (*Response, error)) (*Response, error) {
+// inSnapshot computes an answer inside one read-only snapshot: from src
+// when set (a replica or the primary), else of db. The transaction is
+// rolled back at the end: it wrote nothing. replayed is the primary's WAL
+// position the snapshot shows everything up to, reads.Current when it
+// shows every commit made before it began.
+func inSnapshot(ctx context.Context, src ReadSource, db *bun.DB, compute func(context.Context) (*Response, error)) (resp *Response, replayed int64, err error) {
+	if src != nil {
+		snap, err := src.Begin(ctx)
+		if err != nil {
+			return nil, reads.Current, err
+		}
+		defer snap.Close()
+		resp, err := compute(context.WithValue(ctx, snapshotKey{}, snap.Tx))
+		return resp, snap.Replayed, err
+	}
 	if db == nil {
-		return compute(ctx)
+		resp, err := compute(ctx)
+		return resp, reads.Current, err
 	}
 	tx, err := db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
 	if err != nil {
-		return nil, fmt.Errorf("begin the answer's snapshot: %w", err)
+		return nil, reads.Current, fmt.Errorf("begin the answer's snapshot: %w", err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	return compute(context.WithValue(ctx, snapshotKey{}, tx))
+	resp, err = compute(context.WithValue(ctx, snapshotKey{}, tx))
+	return resp, reads.Current, err
 }

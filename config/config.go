@@ -36,8 +36,25 @@ type Metrics struct {
 
 // Database is the Postgres connection.
 type Database struct {
-	URL      string `yaml:"url"`       // postgres://user@host:port/db?sslmode=disable
+	// URL is the primary, for every write: postgres://user@host:port/db?sslmode=disable.
+	// It may go through a pooler in transaction mode (pgbouncer) when
+	// SessionURL is set. It may list every server of a replicated cluster,
+	// as libpq does, to find the primary by itself after a failover:
+	// postgres://user@h1:5432,h2:5432/db?target_session_attrs=read-write.
+	URL      string `yaml:"url"`
 	MaxConns int    `yaml:"max_conns"` // pool size; default 10 (an indexing process adds one per chain, for its lock)
+	// SessionURL is a direct connection to the primary (never through a
+	// transaction-mode pooler) for what needs one session across
+	// transactions: the indexing locks, LISTEN for data changes, the
+	// campaign selection's prepared statement. Empty: URL.
+	SessionURL string `yaml:"session_url"`
+	// ReadURLs are streaming replicas analytics answers are read from, in
+	// turn (serve only); writes and LISTEN stay on the primary.
+	ReadURLs []string `yaml:"read_urls"`
+	// MaxReplicaLag is how far behind the primary a replica may be and
+	// still be read from (default 30s); when no replica is within it,
+	// answers are read from the primary.
+	MaxReplicaLag Duration `yaml:"max_replica_lag"`
 }
 
 // API configures the HTTP server of every endpoint group.

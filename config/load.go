@@ -118,6 +118,8 @@ var envOverrides = []struct {
 }{
 	{"DATABASE_URL", func(c *Config, v string) { c.Database.URL = v }},
 	{"CHAINLENS_DATABASE_URL", func(c *Config, v string) { c.Database.URL = v }},
+	{"CHAINLENS_DATABASE_SESSION_URL", func(c *Config, v string) { c.Database.SessionURL = v }},
+	{"CHAINLENS_DATABASE_READ_URLS", func(c *Config, v string) { c.Database.ReadURLs = strings.Fields(v) }},
 	{"CHAINLENS_API_LISTEN", func(c *Config, v string) { c.API.Listen = v }},
 	{"CHAINLENS_LOG_LEVEL", func(c *Config, v string) { c.Log.Level = v }},
 	{"CHAINLENS_LOG_FORMAT", func(c *Config, v string) { c.Log.Format = v }},
@@ -148,6 +150,9 @@ func (c *Config) applyDefaults() {
 	}
 	if c.Database.MaxConns == 0 {
 		c.Database.MaxConns = 10
+	}
+	if c.Database.MaxReplicaLag == 0 {
+		c.Database.MaxReplicaLag = Duration(30 * time.Second)
 	}
 	if c.API.Listen == "" {
 		c.API.Listen = "127.0.0.1:8080"

@@ -32,8 +32,19 @@ func (c *Config) validate() []*FieldError {
 	}
 	if c.Database.URL == "" {
 		bad("database.url", "is required (or set DATABASE_URL)")
-	} else if u, err := url.Parse(c.Database.URL); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") || u.Host == "" {
-		bad("database.url", "must be a postgres://user@host:port/db URL")
+	} else if !databaseURL(c.Database.URL) {
+		bad("database.url", "must be a postgres://user@host:port/db URL (hosts may be a list: h1:5432,h2:5432)")
+	}
+	if c.Database.SessionURL != "" && !databaseURL(c.Database.SessionURL) {
+		bad("database.session_url", "must be a postgres://user@host:port/db URL (hosts may be a list: h1:5432,h2:5432)")
+	}
+	for i, u := range c.Database.ReadURLs {
+		if !databaseURL(u) {
+			bad(fmt.Sprintf("database.read_urls[%d]", i), "must be a postgres://user@host:port/db URL")
+		}
+	}
+	if c.Database.MaxReplicaLag < 0 {
+		bad("database.max_replica_lag", "must not be negative")
 	}
 	if c.Database.MaxConns < 1 || c.Database.MaxConns > 500 {
 		bad("database.max_conns", "must be between 1 and 500")
@@ -221,4 +232,29 @@ func checkListen(addr string) error {
 	}
 	_ = host
 	return nil
+}
+
+// databaseURL reports whether s is a postgres URL, whose host part may be
+// a comma-separated list of host:port pairs (libpq's multi-host form).
+func databaseURL(s string) bool {
+	scheme, rest, ok := strings.Cut(s, "://")
+	if !ok || (scheme != "postgres" && scheme != "postgresql") {
+		return false
+	}
+	authority, path, _ := strings.Cut(rest, "/")
+	if i := strings.LastIndex(authority, "@"); i >= 0 {
+		authority = authority[i+1:]
+	}
+	if authority == "" {
+		return false
+	}
+	for h := range strings.SplitSeq(authority, ",") {
+		if h == "" {
+			return false
+		}
+		if _, err := url.Parse("postgres://" + h + "/" + path); err != nil {
+			return false
+		}
+	}
+	return true
 }

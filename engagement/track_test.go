@@ -212,7 +212,7 @@ func TestStandardAttributesCounted(t *testing.T) {
 	var svc *apiengagement.Service
 	e := newEnv(t, func(db *bun.DB) api.Handlers {
 		h := api.Handlers{JSON: map[string]api.Handler{}, Raw: map[string]api.RawHandler{}}
-		svc = apiengagement.NewService(db, engagement.RecorderOptions{})
+		svc = apiengagement.NewService(db, db, engagement.RecorderOptions{})
 		svc.Register(h)
 		return h
 	})
@@ -315,7 +315,7 @@ func TestTrackDurability(t *testing.T) {
 	var svc *apiengagement.Service
 	e := newEnv(t, func(db *bun.DB) api.Handlers {
 		h := api.Handlers{JSON: map[string]api.Handler{}, Raw: map[string]api.RawHandler{}}
-		svc = apiengagement.NewService(db, engagement.RecorderOptions{})
+		svc = apiengagement.NewService(db, db, engagement.RecorderOptions{})
 		svc.Register(h)
 		return h
 	})
@@ -400,7 +400,7 @@ func TestTrackDurability(t *testing.T) {
 func TestQueueFullIs503(t *testing.T) {
 	e := newEnv(t, func(db *bun.DB) api.Handlers {
 		h := api.Handlers{JSON: map[string]api.Handler{}, Raw: map[string]api.RawHandler{}}
-		apiengagement.NewService(db, engagement.RecorderOptions{QueueSize: 2, BatchSize: 1, Committers: 1}).Register(h)
+		apiengagement.NewService(db, db, engagement.RecorderOptions{QueueSize: 2, BatchSize: 1, Committers: 1}).Register(h)
 		return h
 	})
 	ctx := context.Background()

@@ -76,6 +76,10 @@ type Cosmos struct {
 	// answered no status for that long (index --until: an unreachable node
 	// fails the command instead of being waited for ever).
 	GiveUpAfter time.Duration
+	// SessionDB, when set, holds the chain's indexing lock for the run: a
+	// direct connection when the database is reached through a pooler in
+	// transaction mode, which cannot keep a session lock (database.session_url).
+	SessionDB *bun.DB
 	// StreamAbove is the /block_results answer size above which a height
 	// is read as a stream, its rows spilled to temporary files and
 	// committed as a batch of its own, one such height at a time (when the
@@ -108,7 +112,7 @@ func (x *Cosmos) Run(ctx context.Context, until int64) error {
 		wake = blockHint(ctx, x.cfg.RPC[0], x.log)
 	}
 	return Follow{DB: x.db, Chain: x.cfg, Blocks: "blocks", Series: x.series, Log: x.log,
-		RetryEvery: x.RetryEvery, GiveUpAfter: x.GiveUpAfter, Wake: wake}.Run(ctx, &cosmosFamily{x: x}, until)
+		LockDB: x.SessionDB, RetryEvery: x.RetryEvery, GiveUpAfter: x.GiveUpAfter, Wake: wake}.Run(ctx, &cosmosFamily{x: x}, until)
 }
 
 // cosmosFamily is a CometBFT chain as Follow reads it.

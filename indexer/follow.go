@@ -60,7 +60,9 @@ var ErrNodeUnavailable = errors.New("node unavailable")
 // and no dead letter at or below it remains, or an error naming the
 // heights that still fail.
 type Follow struct {
-	DB     *bun.DB
+	DB *bun.DB
+	// LockDB holds the chain's session lock for the run; nil: DB.
+	LockDB *bun.DB
 	Chain  config.Chain
 	Blocks string // the family's block table
 	Series ChainSeries
@@ -125,7 +127,11 @@ func (f Follow) Run(ctx context.Context, fam Family, until int64) error {
 // run is one run of Run: from taking the lock to the end or an error.
 func (f Follow) run(ctx context.Context, fam Family, until int64) error {
 	id := f.Chain.ID
-	release, err := LockChain(ctx, f.DB, id)
+	lockDB := f.LockDB
+	if lockDB == nil {
+		lockDB = f.DB
+	}
+	release, err := LockChain(ctx, lockDB, id)
 	if err != nil {
 		return err
 	}

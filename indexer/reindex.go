@@ -13,7 +13,11 @@ import (
 // domain rows are replaced height by height in transactions; the checkpoint
 // does not move. Use it after an adapter learns new rows.
 func (x *Cosmos) Reindex(ctx context.Context, heights []int64) error {
-	release, err := LockChain(ctx, x.db, x.cfg.ID)
+	lockDB := x.SessionDB
+	if lockDB == nil {
+		lockDB = x.db
+	}
+	release, err := LockChain(ctx, lockDB, x.cfg.ID)
 	if err != nil {
 		return err
 	}

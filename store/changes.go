@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -36,11 +37,69 @@ type Changes struct {
 	chain     map[string]int64 // seq of each chain's last announcement
 	// window is how long Receive waits before pinging the connection.
 	window time.Duration
+	// replay: after each announcement the primary's WAL insert position is
+	// read and kept in marks (TrackReplay), so that a reader on a replica
+	// can tell which announcements its snapshot shows (SeqReplayed).
+	replay bool
+	marks  []walMark // oldest first, both fields increasing
 }
+
+// walMark says that every announcement up to seq was of a commit before
+// the primary's WAL position lsn.
+type walMark struct{ seq, lsn int64 }
+
+// maxMarks bounds the marks kept: at a few announcements a second, the
+// last several minutes, more than any replica usable for reads lags.
+const maxMarks = 4096
 
 // NewChanges returns a Changes that is not yet listening (see Run).
 func NewChanges() *Changes {
 	return &Changes{chain: map[string]int64{}, window: 5 * time.Second}
+}
+
+// TrackReplay makes Run record where in the primary's WAL each
+// announcement's commit lies, for readers on streaming replicas
+// (SeqReplayed). Call it before Run; Run's database must be the primary.
+func (c *Changes) TrackReplay() { c.replay = true }
+
+// SeqReplayed is the announcement sequence a snapshot shows when it was
+// begun on a server that had replayed the primary's WAL up to lsn: every
+// announcement up to it is of a commit at or before lsn. It is 0 when no
+// recorded announcement is known to be that old (then any announcement
+// counts as a change since).
+func (c *Changes) SeqReplayed(lsn int64) int64 {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	i := sort.Search(len(c.marks), func(i int) bool { return c.marks[i].lsn > lsn })
+	if i == 0 {
+		return 0
+	}
+	return c.marks[i-1].seq
+}
+
+// markReplay records that every announcement so far was of a commit before
+// the primary's current WAL insert position. A notification is delivered
+// after its commit, so the position read after it lies past that commit's
+// record.
+func (c *Changes) markReplay(ctx context.Context, db *bun.DB) error {
+	if !c.replay {
+		return nil
+	}
+	seq := c.seq.Load() // Run's loop is the only announcer
+	var lsn int64
+	if err := db.NewRaw("SELECT (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::bigint").Scan(ctx, &lsn); err != nil {
+		return fmt.Errorf("read the primary's WAL position: %w", err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if n := len(c.marks); n > 0 && c.marks[n-1].seq == seq {
+		return nil // nothing announced since the last mark
+	}
+	if len(c.marks) >= maxMarks {
+		c.marks = append(c.marks[:0], c.marks[len(c.marks)-maxMarks/2:]...)
+	}
+	c.marks = append(c.marks, walMark{seq: seq, lsn: lsn})
+	return nil
 }
 
 // Seq is the current announcement sequence; data read after Seq returned s
@@ -143,10 +202,18 @@ func (c *Changes) listen(ctx context.Context, db *bun.DB) (confirmed bool, err e
 				// announced to us.
 				confirmed = true
 				c.announce("*")
+				if err := c.markReplay(ctx, db); err != nil {
+					return false, err
+				}
 				c.listening.Store(true)
 				continue
 			}
 			c.announce(payload)
+			if payload != changesPing {
+				if err := c.markReplay(ctx, db); err != nil {
+					return confirmed, err
+				}
+			}
 		case errors.As(err, &ne) && ne.Timeout() && !pinged:
 			if err := pgdriver.Notify(ctx, db, ChangesChannel, changesPing); err != nil {
 				return confirmed, fmt.Errorf("ping %s: %w", ChangesChannel, err)

@@ -28,26 +28,21 @@ func utcSessions(c *pgdriver.Config) {
 	c.ConnParams = params
 }
 
+// OpenLazy is Open without the first connection: the pool connects when
+// first used (a replica that is down when a server starts).
+func OpenLazy(url string, maxConns int) (*bun.DB, error) {
+	return open(url, maxConns)
+}
+
 // Open connects to the database at url with a pool of maxConns connections
-// and checks that it answers.
+// and checks that it answers. url may list several hosts with libpq's
+// target_session_attrs (see hostsConnector), so that new connections find
+// the primary after a failover.
 func Open(ctx context.Context, url string, maxConns int) (*bun.DB, error) {
-	connector := pgdriver.NewConnector(
-		pgdriver.WithDSN(url),
-		pgdriver.WithApplicationName("chainlens"),
-		utcSessions,
-		pgdriver.WithTimeout(30*time.Second),
-		// Bulk block writes and 100 MB block_results rows must not be cut off.
-		pgdriver.WithReadTimeout(5*time.Minute),
-		pgdriver.WithWriteTimeout(5*time.Minute),
-	)
-	sqldb := sql.OpenDB(connector)
-	if maxConns < 1 {
-		maxConns = 10
+	db, err := open(url, maxConns)
+	if err != nil {
+		return nil, err
 	}
-	sqldb.SetMaxOpenConns(maxConns)
-	sqldb.SetMaxIdleConns(maxConns)
-	sqldb.SetConnMaxIdleTime(5 * time.Minute)
-	db := bun.NewDB(sqldb, pgdialect.New())
 	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := db.PingContext(pingCtx); err != nil {
@@ -55,4 +50,26 @@ func Open(ctx context.Context, url string, maxConns int) (*bun.DB, error) {
 		return nil, fmt.Errorf("connect to database: %w", err)
 	}
 	return db, nil
+}
+
+func open(url string, maxConns int) (*bun.DB, error) {
+	connector, err := newConnector(url,
+		pgdriver.WithApplicationName("chainlens"),
+		utcSessions,
+		pgdriver.WithTimeout(30*time.Second),
+		// Bulk block writes and 100 MB block_results rows must not be cut off.
+		pgdriver.WithReadTimeout(5*time.Minute),
+		pgdriver.WithWriteTimeout(5*time.Minute),
+	)
+	if err != nil {
+		return nil, err
+	}
+	sqldb := sql.OpenDB(connector)
+	if maxConns < 1 {
+		maxConns = 10
+	}
+	sqldb.SetMaxOpenConns(maxConns)
+	sqldb.SetMaxIdleConns(maxConns)
+	sqldb.SetConnMaxIdleTime(5 * time.Minute)
+	return bun.NewDB(sqldb, pgdialect.New()), nil
 }

@@ -7,3 +7,6 @@ func (c *Changes) AnnouncedSince(seq int64, chain string) bool {
 	defer c.mu.RUnlock()
 	return c.chain[chain] > seq
 }
+
+// SplitHosts is splitHosts, for tests.
+var SplitHosts = splitHosts

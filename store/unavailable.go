@@ -23,6 +23,9 @@ func Unavailable(err error) bool {
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false // a context's end is no outage (context.DeadlineExceeded is a net.Error)
 	}
+	if errors.Is(err, ErrNoTargetServer) {
+		return true // a failover in progress: no primary yet
+	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		return false // an HTTP request's (a chain node's), not the database's

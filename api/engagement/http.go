@@ -46,13 +46,15 @@ type Service struct {
 	log      *slog.Logger
 }
 
-// NewService wires the engagement group over db.
-func NewService(db *bun.DB, opt eng.RecorderOptions) *Service {
+// NewService wires the engagement group over db; the campaign selection,
+// which keeps a prepared statement on its connections, runs on session (a
+// direct connection when db goes through a transaction-mode pooler).
+func NewService(db, session *bun.DB, opt eng.RecorderOptions) *Service {
 	log := opt.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{Selector: eng.NewSelector(db), Clicks: eng.NewClicks(db), Recorder: eng.NewRecorder(db, opt), log: log}
+	return &Service{Selector: eng.NewSelector(session), Clicks: eng.NewClicks(db), Recorder: eng.NewRecorder(db, opt), log: log}
 }
 
 // Register adds the five engagement handlers to h.

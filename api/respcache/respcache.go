@@ -17,11 +17,14 @@ import (
 )
 
 // Feed reports announced data changes (store.Changes): Seq before a read,
-// ChangedSince after it; meaningful only while Listening.
+// ChangedSince after it; meaningful only while Listening. SeqReplayed is
+// the sequence a read on a streaming replica that had replayed the
+// primary's WAL up to lsn shows.
 type Feed interface {
 	Seq() int64
 	Listening() bool
 	ChangedSince(seq int64, chains []string) bool
+	SeqReplayed(lsn int64) int64
 }
 
 // Entry is an answer ready to send.
@@ -106,6 +109,17 @@ func (c *Cache) Seq() int64 {
 		return 0
 	}
 	return c.feed.Seq()
+}
+
+// SeqReplayed lowers seq (Seq before a computation) to what a snapshot
+// begun on a replica that had replayed the primary's WAL up to lsn shows:
+// an answer read there is outdated by every announcement it may not have
+// replayed yet, and is recomputed at the next request once it has.
+func (c *Cache) SeqReplayed(seq, lsn int64) int64 {
+	if c.feed == nil {
+		return seq
+	}
+	return min(seq, c.feed.SeqReplayed(lsn))
 }
 
 // Get returns the answer kept for key and whether it is fresh or stale.

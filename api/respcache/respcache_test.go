@@ -13,8 +13,9 @@ type feed struct {
 	changed   map[string]int64 // chain → sequence of its last change
 }
 
-func (f *feed) Seq() int64      { return f.seq }
-func (f *feed) Listening() bool { return f.listening }
+func (f *feed) Seq() int64              { return f.seq }
+func (f *feed) Listening() bool         { return f.listening }
+func (f *feed) SeqReplayed(int64) int64 { return 0 }
 func (f *feed) ChangedSince(seq int64, chains []string) bool {
 	for _, c := range chains {
 		if f.changed[c] > seq {

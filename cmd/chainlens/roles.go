@@ -42,7 +42,12 @@ func newRunCmd(g *globals) *cobra.Command {
 				log.Info("migrations applied", "names", applied)
 			}
 			reg := newRegistry()
-			parts, err := apiParts(cfg, log, db, reg)
+			session, closeSession, err := openSession(ctx, cfg, db)
+			if err != nil {
+				return err
+			}
+			defer closeSession()
+			parts, err := apiParts(ctx, cfg, log, db, session, reg)
 			if err != nil {
 				return err
 			}
@@ -51,7 +56,7 @@ func newRunCmd(g *globals) *cobra.Command {
 				return err
 			}
 			parts = append(parts, part{"aggregator", sched.Run})
-			idx, err := indexerParts(cfg, log, db, reg, indexing{})
+			idx, err := indexerParts(cfg, log, db, reg, indexing{session: session})
 			if err != nil {
 				return err
 			}
@@ -143,11 +148,16 @@ func newIndexCmd(g *globals) *cobra.Command {
 				return err
 			}
 			defer db.Close()
+			session, closeSession, err := openSession(cmd.Context(), cfg, db)
+			if err != nil {
+				return err
+			}
+			defer closeSession()
 			if reindex {
-				return reindexChains(cmd.Context(), cfg, log, db, chain, from, to, msgType)
+				return reindexChains(cmd.Context(), cfg, log, db, session, chain, from, to, msgType)
 			}
 			reg := newRegistry()
-			parts, err := indexerParts(cfg, log, db, reg, indexing{until: until, giveUpAfter: giveUp, only: chain})
+			parts, err := indexerParts(cfg, log, db, reg, indexing{until: until, giveUpAfter: giveUp, only: chain, session: session})
 			if err != nil {
 				return err
 			}

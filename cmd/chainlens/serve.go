@@ -23,6 +23,7 @@ import (
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/internal/app"
 	"github.com/chainlens/chainlens/store"
+	"github.com/chainlens/chainlens/store/reads"
 )
 
 func newServeCmd(g *globals) *cobra.Command {
@@ -34,7 +35,12 @@ func newServeCmd(g *globals) *cobra.Command {
 			cfg, log, db := e.cfg, e.log, e.db
 			serverGC() // an API-only process: the indexers of `run` keep the default
 			reg := newRegistry()
-			parts, err := apiParts(cfg, log, db, reg)
+			session, closeSession, err := openSession(cmd.Context(), cfg, db)
+			if err != nil {
+				return err
+			}
+			defer closeSession()
+			parts, err := apiParts(cmd.Context(), cfg, log, db, session, reg)
 			if err != nil {
 				return err
 			}
@@ -73,20 +79,30 @@ type part struct {
 	run  func(ctx context.Context) error
 }
 
-// apiParts wires the API server and the key usage meter.
-func apiParts(cfg *config.Config, log *slog.Logger, db *bun.DB, reg *prometheus.Registry) ([]part, error) {
+// apiParts wires the API server, the key usage meter, the data-change
+// listener (on session, the primary directly) and, with read_urls, the
+// replicas answers are read from.
+func apiParts(ctx context.Context, cfg *config.Config, log *slog.Logger, db, session *bun.DB, reg *prometheus.Registry) ([]part, error) {
 	meter := apikey.NewMeter(db, log)
 	changes := store.NewChanges()
+	pool, err := openReplicas(ctx, cfg, log, db, reg)
+	if err != nil {
+		return nil, err
+	}
+	if pool.Replicated() {
+		changes.TrackReplay()
+	}
 	srv, err := api.New(api.Options{
 		Config:   cfg.API,
 		Ops:      route.Table(),
-		Handlers: app.HandlersWith(cfg, db, app.Deps{Log: log, Registry: reg}),
+		Handlers: app.HandlersWith(cfg, db, app.Deps{Log: log, Registry: reg, SessionDB: session}),
 		Auth:     apikey.NewAuthenticator(db),
 		Meter:    meter,
 		Log:      log,
 		Registry: reg,
 		Changes:  changes,
 		DB:       db,
+		Reads:    pool,
 		Ready: func(ctx context.Context) error {
 			ok, err := store.SchemaCurrent(ctx, db)
 			if err != nil {
@@ -101,8 +117,46 @@ func apiParts(cfg *config.Config, log *slog.Logger, db *bun.DB, reg *prometheus.
 	if err != nil {
 		return nil, err
 	}
-	follow := func(ctx context.Context) error { return changes.Run(ctx, db, log) }
-	return []part{{"api", srv.Run}, {"key-usage", meter.Run}, {"data-changes", follow}}, nil
+	follow := func(ctx context.Context) error { return changes.Run(ctx, session, log) }
+	return []part{{"api", srv.Run}, {"key-usage", meter.Run}, {"data-changes", follow}, {"read-replicas", pool.Run}}, nil
+}
+
+// openSession opens database.session_url, a direct connection to the
+// primary for the work that needs one session across transactions
+// (indexing locks, LISTEN, prepared statements), when it is set; else
+// that work shares db. close releases what it opened.
+func openSession(ctx context.Context, cfg *config.Config, db *bun.DB) (session *bun.DB, release func(), err error) {
+	if cfg.Database.SessionURL == "" {
+		return db, func() {}, nil
+	}
+	// A lock per chain, the listener, the campaign selection's connections.
+	session, err = store.Open(ctx, cfg.Database.SessionURL, len(cfg.Chains)+8)
+	if err != nil {
+		return nil, nil, fmt.Errorf("database.session_url: %w", err)
+	}
+	return session, func() { _ = session.Close() }, nil
+}
+
+// openReplicas opens database.read_urls. A replica that cannot be reached
+// at start is opened all the same (its probe keeps it unused until it
+// answers): a server starting while one replica is down still serves.
+func openReplicas(ctx context.Context, cfg *config.Config, log *slog.Logger, db *bun.DB, reg *prometheus.Registry) (*reads.Pool, error) {
+	var replicas []reads.Replica
+	for i, u := range cfg.Database.ReadURLs {
+		name := fmt.Sprintf("read_urls[%d]", i)
+		r, err := store.Open(ctx, u, cfg.Database.MaxConns)
+		if err != nil && !store.Unavailable(err) {
+			return nil, fmt.Errorf("database.%s: %w", name, err)
+		}
+		if err != nil {
+			log.Warn("read replica unreachable at start; not used until it answers", "replica", name, "err", err)
+			if r, err = store.OpenLazy(u, cfg.Database.MaxConns); err != nil {
+				return nil, fmt.Errorf("database.%s: %w", name, err)
+			}
+		}
+		replicas = append(replicas, reads.Replica{Name: name, DB: r})
+	}
+	return reads.New(db, replicas, cfg.Database.MaxReplicaLag.D(), log, reg), nil
 }
 
 // runAll runs every part until ctx ends or one fails; the others are then

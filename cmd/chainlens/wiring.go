@@ -30,6 +30,8 @@ type indexing struct {
 	giveUpAfter time.Duration
 	// only, when set, is the one chain id to index.
 	only string
+	// session holds the chains' indexing locks (database.session_url); nil: db.
+	session *bun.DB
 }
 
 // indexerParts wires one indexer per configured chain (or the one chain
@@ -59,6 +61,7 @@ func indexerParts(cfg *config.Config, log *slog.Logger, db *bun.DB, reg *prometh
 			}
 			closeClients = func() { evm.CloseAll(clients) }
 			x := evm.New(ch, db, clients, log, m)
+			x.SessionDB = o.session
 			if until > 0 {
 				x.GiveUpAfter = o.giveUpAfter
 			}
@@ -78,6 +81,7 @@ func indexerParts(cfg *config.Config, log *slog.Logger, db *bun.DB, reg *prometh
 				}
 			}
 			x := indexer.NewCosmos(ch, db, indexer.NewClientSource(client), adapter, log, m)
+			x.SessionDB = o.session
 			if until > 0 {
 				x.GiveUpAfter = o.giveUpAfter
 			}
@@ -155,7 +159,7 @@ func supervise(log *slog.Logger, run func(context.Context) error) func(context.C
 // reindexChains rewrites already indexed heights of the configured cosmos
 // chains (or of one chain): a height range (of one chain), or the heights
 // holding a message type.
-func reindexChains(ctx context.Context, cfg *config.Config, log *slog.Logger, db *bun.DB, only string, from, to int64, msgType string) error {
+func reindexChains(ctx context.Context, cfg *config.Config, log *slog.Logger, db, session *bun.DB, only string, from, to int64, msgType string) error {
 	m, err := indexer.NewMetrics(nil)
 	if err != nil {
 		return err
@@ -197,6 +201,7 @@ func reindexChains(ctx context.Context, cfg *config.Config, log *slog.Logger, db
 			return err
 		}
 		x := indexer.NewCosmos(ch, db, indexer.NewClientSource(client), adapter, log, m)
+		x.SessionDB = session
 		if msgType != "" {
 			heights, err := x.HeightsWithMessage(ctx, msgType)
 			if err != nil {

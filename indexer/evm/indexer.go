@@ -75,6 +75,10 @@ type Indexer struct {
 	// been unreachable for that long (index --until: an unreachable node
 	// fails the command instead of being waited for ever).
 	GiveUpAfter time.Duration
+	// SessionDB, when set, holds the chain's indexing lock for the run: a
+	// direct connection when the database is reached through a pooler in
+	// transaction mode, which cannot keep a session lock (database.session_url).
+	SessionDB *bun.DB
 
 	maxSpan int64
 	span    atomic.Int64 // current eth_getLogs range, 1..maxSpan
@@ -154,7 +158,7 @@ func (x *Indexer) Run(ctx context.Context, until int64) error {
 		return fmt.Errorf("indexer %s: no rpc endpoint configured", x.cfg.ID)
 	}
 	return indexer.Follow{DB: x.db, Chain: x.cfg, Blocks: "evm_blocks", Series: x.series, Log: x.log.With("tokens", len(x.tokens)),
-		RetryEvery: x.RetryEvery, GiveUpAfter: x.GiveUpAfter}.Run(ctx, &family{x: x}, until)
+		LockDB: x.SessionDB, RetryEvery: x.RetryEvery, GiveUpAfter: x.GiveUpAfter}.Run(ctx, &family{x: x}, until)
 }
 
 // family is an EVM chain as indexer.Follow reads it.

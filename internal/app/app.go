@@ -19,6 +19,9 @@ import (
 type Deps struct {
 	Log      *slog.Logger
 	Registry prometheus.Registerer
+	// SessionDB is a direct connection to the primary for work that needs a
+	// session across transactions (database.session_url); nil: db.
+	SessionDB *bun.DB
 }
 
 // domain is one domain's binding.

@@ -20,7 +20,11 @@ func engagementDomain() domain {
 	return domain{
 		name: "engagement",
 		handlers: func(cfg *config.Config, db *bun.DB, deps Deps, h api.Handlers) {
-			apiengagement.NewService(db, engagement.RecorderOptions{Log: deps.Log, Registerer: deps.Registry}).Register(h)
+			session := deps.SessionDB
+			if session == nil {
+				session = db
+			}
+			apiengagement.NewService(db, session, engagement.RecorderOptions{Log: deps.Log, Registerer: deps.Registry}).Register(h)
 			chains := map[string]string{}
 			for _, ch := range cfg.Chains {
 				chains[ch.ID] = ch.Kind
