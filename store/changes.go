@@ -78,16 +78,20 @@ func (c *Changes) SeqReplayed(lsn int64) int64 {
 }
 
 // markReplay records that every announcement so far was of a commit before
-// the primary's current WAL insert position. A notification is delivered
-// after its commit, so the position read after it lies past that commit's
-// record.
+// the primary's WAL flush position. A notification is delivered after its
+// commit, and a synchronous commit (every writer of announced data commits
+// so) is flushed before that, so the position read after it lies past the
+// commit's record. The insert position would be safe for asynchronous
+// commits too, but it runs ahead with the WAL of transactions still in
+// progress (a batch being copied), which a replica replays only later:
+// answers read meanwhile would count as outdated for nothing.
 func (c *Changes) markReplay(ctx context.Context, db *bun.DB) error {
 	if !c.replay {
 		return nil
 	}
 	seq := c.seq.Load() // Run's loop is the only announcer
 	var lsn int64
-	if err := db.NewRaw("SELECT (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::bigint").Scan(ctx, &lsn); err != nil {
+	if err := db.NewRaw("SELECT (pg_current_wal_flush_lsn() - '0/0'::pg_lsn)::bigint").Scan(ctx, &lsn); err != nil {
 		return fmt.Errorf("read the primary's WAL position: %w", err)
 	}
 	c.mu.Lock()
