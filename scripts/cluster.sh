@@ -12,9 +12,11 @@
 #                                replicas (pg_basebackup) and pgbouncer in
 #                                transaction mode, all on loopback; prints the
 #                                URLs as shell assignments on stdout
-#   scripts/cluster.sh promote   fail over: stop the primary (fast), promote
-#                                replica 1, point pgbouncer at it and make
-#                                replica 2 follow it; prints the URLs again
+#   scripts/cluster.sh promote   fail over: stop the primary (fast; with
+#                                CHAINLENS_CLUSTER_CRASH=1 as if it crashed:
+#                                pg_ctl stop -m immediate), promote replica 1,
+#                                point pgbouncer at it and make replica 2
+#                                follow it; prints the URLs again
 #   scripts/cluster.sh down      stop everything the cluster started
 #   scripts/cluster.sh status    what runs, and each server's role
 #
@@ -105,7 +107,13 @@ start_node() { # node
 	}
 }
 
-settings() { # node: the settings every node starts with (rewritten each start)
+settings() { # node [sync]: the settings every node starts with (rewritten each start)
+	local sync=''
+	# Synchronous replication to replica 1 (replica 2 when 1 is away), set
+	# on a primary only once it has a replica (else every commit waits): a
+	# commit is acknowledged once a replica has it, so promoting replica 1
+	# after the primary crashed loses no acknowledged commit.
+	[[ ${2:-} == sync ]] && sync="synchronous_standby_names = 'FIRST 1 (node1, node2)'"
 	cat <<EOF
 listen_addresses = '127.0.0.1'
 port = $(node_port "$1")
@@ -119,6 +127,8 @@ hot_standby_feedback = on
 wal_log_hints = on
 max_connections = 200
 fsync = off
+cluster_name = 'node$1'
+$sync
 EOF
 }
 
@@ -153,6 +163,7 @@ init_replica() { # node
 	settings "$n" >"$d/data/cluster.conf"
 	is_root && chown -R "$PG_USER:" "$d"
 	start_node "$n"
+	wait_following "$n"
 }
 
 ensure_pgbouncer() {
@@ -237,7 +248,7 @@ cmd_db() {
 		local n
 		for ((n = 0; n <= REPLICAS; n++)); do
 			[[ -d $(node_dir "$n")/data ]] || continue
-			settings "$n" >"$(node_dir "$n")/data/cluster.conf"
+			settings "$n" >"$(node_dir "$n")/data/cluster.conf" # synchronous once its replicas run
 			is_root && chown "$PG_USER:" "$(node_dir "$n")/data/cluster.conf"
 			start_node "$n" 9>&-
 		done
@@ -248,11 +259,32 @@ cmd_db() {
 	for ((n = 1; n <= REPLICAS; n++)); do
 		[[ -d $(node_dir "$n")/data ]] || init_replica "$n" 9>&-
 	done
+	for ((n = 1; n <= REPLICAS; n++)); do
+		running "$n" && in_recovery "$n" && wait_following "$n"
+	done
+	sync_primary
 	start_pgbouncer 9>&-
 	print_urls
 }
 
-# wait_replay NODE: until the node replays as a standby of the current primary.
+# sync_primary makes the running primary replicate synchronously when a
+# replica streams from it, asynchronously when none does.
+sync_primary() {
+	local n p='' streaming
+	for ((n = 0; n <= REPLICAS; n++)); do
+		[[ -d $(node_dir "$n")/data ]] && running "$n" && ! in_recovery "$n" && p=$n
+	done
+	[[ -n $p ]] || return 0
+	streaming=$(psql_node "$p" -c "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'")
+	if ((streaming > 0)); then
+		settings "$p" sync >"$(node_dir "$p")/data/cluster.conf"
+	else
+		settings "$p" >"$(node_dir "$p")/data/cluster.conf"
+	fi
+	pg_ctl_node "$p" reload -s >&2
+}
+
+# wait_following NODE: until the node streams from the current primary.
 wait_following() {
 	local n=$1
 	for _ in $(seq 300); do
@@ -265,8 +297,10 @@ wait_following() {
 cmd_promote() {
 	local n
 	running 1 && in_recovery 1 || die "replica 1 is not a running replica"
-	log "stopping the primary (node 0) and promoting replica 1"
-	pg_ctl_node 0 stop -s -w -m fast >&2 || true
+	local mode=fast
+	[[ ${CHAINLENS_CLUSTER_CRASH:-} == 1 ]] && mode=immediate
+	log "stopping the primary (node 0, $mode) and promoting replica 1"
+	pg_ctl_node 0 stop -s -w -m "$mode" >&2 || true
 	pg_ctl_node 1 promote -s -w >&2 || die "promote failed"
 	write_pgbouncer 1
 	if pid=$(pgbouncer_pid); then
@@ -285,6 +319,7 @@ EOF
 		start_node "$n"
 		wait_following "$n"
 	done
+	sync_primary
 	print_urls
 }
 
@@ -372,7 +407,7 @@ promote) cmd_promote ;;
 down) cmd_down ;;
 status) cmd_status ;;
 *)
-	sed -n '2,31s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+	sed -n '2,33s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
 	exit 2
 	;;
 esac
