@@ -68,6 +68,9 @@ func TestParseErrorsNameKeyAndLine(t *testing.T) {
 		{"bad cron", minimal + "aggregator: {schedule: \"every now and then\"}\n", []string{"aggregator.schedule (line 8)", "bad cron spec"}},
 		{"bad listen", strings.Replace(minimal, "127.0.0.1:8080", "localhost", 1), []string{"api.listen (line 3)", "not host:port"}},
 		{"bad db url", strings.Replace(minimal, "postgres://postgres@127.0.0.1:5432/chainlens", "mysql://x", 1), []string{"database.url (line 2)"}},
+		{"empty host in a host list", strings.Replace(minimal, "postgres://postgres@127.0.0.1:5432/chainlens", `"postgres://postgres@127.0.0.1:5432,,h2:5432/chainlens"`, 1), []string{"database.url (line 2)", "hosts may be a list"}},
+		{"bad read url", strings.Replace(minimal, "/chainlens}", "/chainlens, read_urls: [\"http://r\"]}", 1), []string{"database.read_urls[0]"}},
+		{"bad session url", strings.Replace(minimal, "/chainlens}", "/chainlens, session_url: x}", 1), []string{"database.session_url"}},
 		{"missing db", strings.Replace(minimal, "database: {url: postgres://postgres@127.0.0.1:5432/chainlens}\n", "", 1), []string{"database.url", "is required"}},
 		{"duplicate chain", minimal + "  - {id: localosmosis, kind: osmosis, rpc: [http://127.0.0.1:1]}\n", []string{"chains[1].id (line 8)", "declared twice"}},
 		{"unknown group", minimal + "  \n", nil},
@@ -143,9 +146,11 @@ func TestParseErrorsNameKeyAndLine(t *testing.T) {
 
 func TestEnvOverrides(t *testing.T) {
 	env := map[string]string{
-		"DATABASE_URL":         "postgres://postgres@127.0.0.1:5999/other",
-		"CHAINLENS_API_LISTEN": "127.0.0.1:9999",
-		"CHAINLENS_LOG_LEVEL":  "debug",
+		"DATABASE_URL":                   "postgres://postgres@h1:5999,h2:5999/other?target_session_attrs=read-write",
+		"CHAINLENS_DATABASE_SESSION_URL": "postgres://postgres@h1:5432/other",
+		"CHAINLENS_DATABASE_READ_URLS":   "postgres://postgres@r1:5432/other  postgres://postgres@r2:5432/other",
+		"CHAINLENS_API_LISTEN":           "127.0.0.1:9999",
+		"CHAINLENS_LOG_LEVEL":            "debug",
 	}
 	cfg, err := Parse([]byte(minimal), "", func(k string) string { return env[k] })
 	if err != nil {
@@ -153,6 +158,11 @@ func TestEnvOverrides(t *testing.T) {
 	}
 	if cfg.Database.URL != env["DATABASE_URL"] || cfg.API.Listen != "127.0.0.1:9999" || cfg.Log.Level != "debug" {
 		t.Fatalf("overrides not applied: %+v %+v %+v", cfg.Database, cfg.API.Listen, cfg.Log)
+	}
+	if cfg.Database.SessionURL != env["CHAINLENS_DATABASE_SESSION_URL"] ||
+		strings.Join(cfg.Database.ReadURLs, " ") != "postgres://postgres@r1:5432/other postgres://postgres@r2:5432/other" ||
+		cfg.Database.MaxReplicaLag.D() != 30*time.Second {
+		t.Fatalf("database overrides: %+v", cfg.Database)
 	}
 }
 

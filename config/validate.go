@@ -43,9 +43,6 @@ func (c *Config) validate() []*FieldError {
 			bad(fmt.Sprintf("database.read_urls[%d]", i), "must be a postgres://user@host:port/db URL")
 		}
 	}
-	if c.Database.MaxReplicaLag < 0 {
-		bad("database.max_replica_lag", "must not be negative")
-	}
 	if c.Database.MaxConns < 1 || c.Database.MaxConns > 500 {
 		bad("database.max_conns", "must be between 1 and 500")
 	}

@@ -62,8 +62,8 @@ bindir() {
 	[[ -n $found ]] || die "PostgreSQL server binaries not found (apt-get install postgresql)"
 	dirname -- "$found"
 }
-BIN=$(bindir)
-readonly BIN
+PGBIN=$(bindir)
+readonly PGBIN
 
 # Node 0 is the first primary, nodes 1..REPLICAS its replicas.
 node_dir() { printf '%s/node%d\n' "$DIR" "$1"; }
@@ -81,7 +81,7 @@ as_owner() {
 pg_ctl_node() { # node args...
 	local n=$1
 	shift
-	as_owner "$BIN/pg_ctl" -D "$(node_dir "$n")/data" "$@"
+	as_owner "$PGBIN/pg_ctl" -D "$(node_dir "$n")/data" "$@"
 }
 
 running() { pg_ctl_node "$1" status >/dev/null 2>&1; }
@@ -89,7 +89,7 @@ running() { pg_ctl_node "$1" status >/dev/null 2>&1; }
 psql_node() { # node args...
 	local n=$1
 	shift
-	"$BIN/psql" -X -w -q -At -v ON_ERROR_STOP=1 -d "$(url_of "$(node_port "$n")" | sed "s#/$DB_NAME?#/postgres?#")" "$@"
+	"$PGBIN/psql" -X -w -q -At -v ON_ERROR_STOP=1 -d "$(url_of "$(node_port "$n")" | sed "s#/$DB_NAME?#/postgres?#")" "$@"
 }
 
 in_recovery() { [[ $(psql_node "$1" -c 'SELECT pg_is_in_recovery()' 2>/dev/null) == t ]]; }
@@ -138,7 +138,7 @@ init_primary() {
 	mkdir -p "$d"
 	is_root && chown -R "$PG_USER:" "$DIR"
 	log "initialising the primary in $d/data"
-	as_owner "$BIN/initdb" -D "$d/data" -U "$PG_USER" --auth=trust --encoding=UTF8 --no-locale --no-sync >"$d/initdb.log" 2>&1 ||
+	as_owner "$PGBIN/initdb" -D "$d/data" -U "$PG_USER" --auth=trust --encoding=UTF8 --no-locale --no-sync >"$d/initdb.log" 2>&1 ||
 		die "initdb failed (see $d/initdb.log)"
 	cat >"$d/data/pg_hba.conf" <<'EOF'
 # Written by scripts/cluster.sh: trust on loopback, replication included.
@@ -158,7 +158,7 @@ init_replica() { # node
 	mkdir -p "$d"
 	is_root && chown "$PG_USER:" "$d"
 	log "cloning replica $n from the primary (pg_basebackup)"
-	as_owner "$BIN/pg_basebackup" -h 127.0.0.1 -p "$(node_port 0)" -U "$PG_USER" -D "$d/data" -R -X stream -c fast \
+	as_owner "$PGBIN/pg_basebackup" -h 127.0.0.1 -p "$(node_port 0)" -U "$PG_USER" -D "$d/data" -R -X stream -c fast \
 		-C -S "replica$n" >"$d/basebackup.log" 2>&1 || die "pg_basebackup failed (see $d/basebackup.log)"
 	settings "$n" >"$d/data/cluster.conf"
 	is_root && chown -R "$PG_USER:" "$d"
@@ -305,7 +305,7 @@ cmd_promote() {
 	write_pgbouncer 1
 	if pid=$(pgbouncer_pid); then
 		kill -HUP "$pid" # reload: new server connections go to the new primary
-		"$BIN/psql" -X -w -q -h 127.0.0.1 -p "$BASE" -U "$PG_USER" -d pgbouncer -c "RECONNECT" >/dev/null 2>&1 || true
+		"$PGBIN/psql" -X -w -q -h 127.0.0.1 -p "$BASE" -U "$PG_USER" -d pgbouncer -c "RECONNECT" >/dev/null 2>&1 || true
 	fi
 	for ((n = 2; n <= REPLICAS; n++)); do
 		running "$n" || continue
@@ -357,7 +357,9 @@ cmd_status() {
 
 # cmd_up starts the databases, then chainlens as separate processes.
 cmd_up() {
-	local urls cfg=${CONFIG:-config/local.yaml} bin=${BIN_CHAINLENS:-bin/chainlens} dev=${DEV_BIN:-bin/chainlens-dev}
+	local urls
+	CONFIG=${CONFIG:-config/local.yaml} BIN=bin/chainlens DEV_BIN=bin/chainlens-dev
+	local cfg=$CONFIG bin=$BIN dev=$DEV_BIN
 	urls=$(cmd_db)
 	eval "$urls"
 	cd "$REPO_ROOT"
@@ -373,10 +375,11 @@ cmd_up() {
 	# LISTEN) directly; the API processes read from the replicas.
 	export DATABASE_URL=$POOLER_URL CHAINLENS_DATABASE_SESSION_URL=$FAILOVER_URL
 	"$bin" migrate up --config "$cfg" >&2
-	BIN=$bin DEV_BIN=$dev
+	local key
+	key=$("$bin" keys create --config "$cfg" --name "cluster-$(date +%s)" --scopes all 2>/dev/null)
 	# shellcheck source=/dev/null
 	. scripts/local-chains.sh
-	ids=$("$bin" chains --config "$cfg" --ids)
+	ids=$(sed -nE 's/^  - \{?id: *([^,} ]+).*/\1/p' "$cfg")
 	mkdir -p .data
 	for chain in $ids; do
 		"$bin" index --config "$cfg" --chain "$chain" 2>>".data/cluster-index-$chain.log" &
@@ -395,6 +398,7 @@ cmd_up() {
 
 chainlens runs as $((${#pids[@]})) processes over the cluster in $DIR:
   API (replica 1): http://127.0.0.1:8091/readyz   API (replica 2): http://127.0.0.1:8092/readyz
+  dev API key: $key
   logs: .data/cluster-*.log     fail over: scripts/cluster.sh promote     stop: Ctrl-C, then scripts/cluster.sh down
 MSG
 	wait
