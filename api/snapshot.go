@@ -7,6 +7,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/chainlens/chainlens/store"
 	"github.com/chainlens/chainlens/store/reads"
 )
 
@@ -33,13 +34,22 @@ func Reader(ctx context.Context, db bun.IDB) bun.IDB {
 // shows every commit made before it began.
 func inSnapshot(ctx context.Context, src ReadSource, db *bun.DB, compute func(context.Context) (*Response, error)) (resp *Response, replayed int64, err error) {
 	if src != nil {
-		snap, err := src.Begin(ctx)
-		if err != nil {
-			return nil, reads.Current, err
+		for retried := false; ; retried = true {
+			snap, err := src.Begin(ctx)
+			if err != nil {
+				return nil, reads.Current, err
+			}
+			resp, err := compute(context.WithValue(ctx, snapshotKey{}, snap.Tx))
+			snap.Close()
+			// A replica that went away while the answer was read (stopped,
+			// restarted to follow a new primary) is skipped and the answer
+			// read again elsewhere, once: the client sees no error.
+			if err != nil && !retried && snap.OnReplica() && store.Unavailable(err) && ctx.Err() == nil {
+				snap.Skip(err)
+				continue
+			}
+			return resp, snap.Replayed, err
 		}
-		defer snap.Close()
-		resp, err := compute(context.WithValue(ctx, snapshotKey{}, snap.Tx))
-		return resp, snap.Replayed, err
 	}
 	if db == nil {
 		resp, err := compute(ctx)

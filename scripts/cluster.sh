@@ -17,6 +17,8 @@
 #                                pg_ctl stop -m immediate), promote replica 1,
 #                                point pgbouncer at it and make replica 2
 #                                follow it; prints the URLs again
+#   scripts/cluster.sh stop N    stop server N (0 the first primary, 1 and 2
+#                                the replicas; fast shutdown); start N again
 #   scripts/cluster.sh down      stop everything the cluster started
 #   scripts/cluster.sh status    what runs, and each server's role
 #
@@ -404,14 +406,26 @@ MSG
 	wait
 }
 
+node_arg() {
+	[[ ${1:-} =~ ^[0-9]$ ]] && ((${1:-} <= REPLICAS)) && [[ -d $(node_dir "$1")/data ]] || die "no server '${1:-}' (0..$REPLICAS)"
+}
+
 case ${1:-} in
 up) cmd_up ;;
+stop)
+	node_arg "${2:-}"
+	pg_ctl_node "$2" stop -s -w -m fast >&2
+	;;
+start)
+	node_arg "${2:-}"
+	start_node "$2"
+	;;
 db) cmd_db ;;
 promote) cmd_promote ;;
 down) cmd_down ;;
 status) cmd_status ;;
 *)
-	sed -n '2,33s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+	sed -n '2,35s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
 	exit 2
 	;;
 esac

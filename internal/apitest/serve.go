@@ -28,9 +28,20 @@ type Server struct{ URL, Key string }
 // with the clock fixed at now, and creates a key with room for any test.
 func Serve(t testing.TB, db *bun.DB, cfg *config.Config, now time.Time) Server {
 	t.Helper()
+	return ServeWith(t, db, cfg, now, nil)
+}
+
+// ServeWith is Serve with the server's options changed by mutate first
+// (nil: none), e.g. to read answers from replicas.
+func ServeWith(t testing.TB, db *bun.DB, cfg *config.Config, now time.Time, mutate func(*api.Options)) Server {
+	t.Helper()
 	log := slog.New(slog.DiscardHandler)
-	s, err := api.New(api.Options{DB: db, Config: cfg.API, Ops: route.Table(), Handlers: app.Handlers(cfg, db), Auth: apikey.NewAuthenticator(db),
-		Meter: apikey.NewMeter(db, log), Log: log, Now: func() time.Time { return now }})
+	opt := api.Options{DB: db, Config: cfg.API, Ops: route.Table(), Handlers: app.Handlers(cfg, db), Auth: apikey.NewAuthenticator(db),
+		Meter: apikey.NewMeter(db, log), Log: log, Now: func() time.Time { return now }}
+	if mutate != nil {
+		mutate(&opt)
+	}
+	s, err := api.New(opt)
 	if err != nil {
 		t.Fatal(err)
 	}

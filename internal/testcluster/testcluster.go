@@ -83,6 +83,20 @@ func (c *Cluster) Promote(t testing.TB) {
 	c.parse(t, out)
 }
 
+// StopServer stops server n (0 the first primary, 1.. the replicas);
+// StartServer starts it again.
+func (c *Cluster) StopServer(t testing.TB, n int) { c.node(t, "stop", n) }
+
+// StartServer starts server n again after StopServer.
+func (c *Cluster) StartServer(t testing.TB, n int) { c.node(t, "start", n) }
+
+func (c *Cluster) node(t testing.TB, cmd string, n int) {
+	t.Helper()
+	if out, err := c.run(cmd, strconv.Itoa(n)); err != nil {
+		t.Fatalf("scripts/cluster.sh %s %d: %v\n%s", cmd, n, err, out)
+	}
+}
+
 // Open opens url for the test (closed when it ends).
 func (c *Cluster) Open(t testing.TB, url string) *bun.DB {
 	t.Helper()
@@ -123,10 +137,10 @@ func (c *Cluster) WaitReplayed(t testing.TB) {
 	}
 }
 
-func (c *Cluster) run(cmd string) ([]byte, error) {
+func (c *Cluster) run(cmd ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	x := exec.CommandContext(ctx, filepath.Join(repoRoot(), "scripts", "cluster.sh"), cmd)
+	x := exec.CommandContext(ctx, filepath.Join(repoRoot(), "scripts", "cluster.sh"), cmd...)
 	x.Env = append(os.Environ(), "CHAINLENS_CLUSTER_DIR="+c.dir, "CHAINLENS_CLUSTER_PORT="+strconv.Itoa(c.port),
 		"CHAINLENS_CLUSTER_REPLICAS="+strconv.Itoa(c.replicas))
 	return x.CombinedOutput()

@@ -237,8 +237,23 @@ type Snapshot struct {
 	// snapshot began (every commit up to it is visible), or Current.
 	Replayed int64
 	// Server is "primary" or the replica's name.
-	Server string
-	conn   *bun.Conn
+	Server  string
+	conn    *bun.Conn
+	replica *replica
+	pool    *Pool
+}
+
+// OnReplica reports whether the snapshot was opened on a replica.
+func (s *Snapshot) OnReplica() bool { return s.replica != nil }
+
+// Skip marks the snapshot's replica unusable until its next probe finds
+// it well: it failed while the snapshot was read (it stopped, or its
+// connection broke). Nothing for a snapshot on the primary.
+func (s *Snapshot) Skip(err error) {
+	if s.replica == nil {
+		return
+	}
+	s.pool.skip(s.replica, err)
 }
 
 // Close ends the snapshot (it wrote nothing) and gives its connection back.
@@ -265,17 +280,14 @@ func (p *Pool) Begin(ctx context.Context) (*Snapshot, error) {
 			}
 			s, err := beginReplica(ctx, r)
 			if err == nil {
+				s.replica, s.pool = r, p
 				p.readsTotal.WithLabelValues(r.Name).Inc()
 				return s, nil
 			}
 			if ctx.Err() != nil {
 				return nil, err
 			}
-			r.mu.Lock()
-			r.usable, r.err = false, "unreachable"
-			r.mu.Unlock()
-			p.usableGauge.WithLabelValues(r.Name).Set(0)
-			p.log.Warn("read replica skipped", "replica", r.Name, "err", err)
+			p.skip(r, err)
 		}
 	}
 	tx, err := p.primary.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
@@ -286,6 +298,15 @@ func (p *Pool) Begin(ctx context.Context) (*Snapshot, error) {
 		p.readsTotal.WithLabelValues("primary").Inc()
 	}
 	return &Snapshot{Tx: tx, Replayed: Current, Server: "primary"}, nil
+}
+
+// skip marks r unreachable until its next probe.
+func (p *Pool) skip(r *replica, err error) {
+	r.mu.Lock()
+	r.usable, r.err = false, "unreachable"
+	r.mu.Unlock()
+	p.usableGauge.WithLabelValues(r.Name).Set(0)
+	p.log.Warn("read replica skipped", "replica", r.Name, "err", err)
 }
 
 // beginReplica reads how far r has replayed, then begins the snapshot on
