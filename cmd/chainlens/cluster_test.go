@@ -121,6 +121,41 @@ chains:
 			}
 		}()
 	}
+	// An analytics answer asked every 20 ms throughout: once it has data,
+	// always answered, with its data height.
+	var (
+		asked, bad atomic.Int64
+		badMu      sync.Mutex
+		badAnswers []string
+	)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for ctx.Err() == nil {
+			req, _ := http.NewRequest("GET", "http://"+apiAddr+"/trading/volume/top_assets_date_range?start_date=2026-11-21&end_date=2026-11-22", nil)
+			req.Header.Set("Authorization", "Bearer "+key)
+			resp, err := client.Do(req)
+			if err != nil {
+				continue
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			h := resp.Header.Get("X-Data-Height")
+			good := resp.StatusCode == 200 && h != "" && h != "0"
+			if asked.Load() == 0 && !good {
+				time.Sleep(20 * time.Millisecond)
+				continue // not aggregated yet
+			}
+			asked.Add(1)
+			if !good {
+				bad.Add(1)
+				badMu.Lock()
+				badAnswers = append(badAnswers, fmt.Sprintf("%d (height %q) %.200s", resp.StatusCode, h, b))
+				badMu.Unlock()
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
 	ackedNow := func() int {
 		mu.Lock()
 		defer mu.Unlock()
@@ -158,6 +193,9 @@ chains:
 	}
 	stop()
 	wg.Wait()
+	if bad.Load() > 0 {
+		t.Errorf("%d of %d analytics answers during the failover were not answered with a data height: %q", bad.Load(), asked.Load(), badAnswers[:min(5, len(badAnswers))])
+	}
 
 	// Every height once, no gap.
 	var blocks, distinct, lowest, highest int64
@@ -227,7 +265,7 @@ chains:
 	if resp.StatusCode != 200 || !strings.Contains(string(b), `"reads":"replicas"`) || !strings.Contains(string(b), `"name":"read_urls[0]","usable":true`) {
 		t.Errorf("readyz after the failover: %d %s", resp.StatusCode, b)
 	}
-	t.Logf("%d events acknowledged, %d after the failover; indexed through %d", total, total-before, h)
+	t.Logf("%d events acknowledged, %d after the failover; indexed through %d; %d analytics answers during the failover, all with data", total, total-before, h, asked.Load())
 	logMu.Lock()
 	defer logMu.Unlock()
 	if !strings.Contains(logs["index"].String(), "resuming from the checkpoint") {
