@@ -265,6 +265,18 @@ chains:
 	if resp.StatusCode != 200 || !strings.Contains(string(b), `"reads":"replicas"`) || !strings.Contains(string(b), `"name":"read_urls[0]","usable":true`) {
 		t.Errorf("readyz after the failover: %d %s", resp.StatusCode, b)
 	}
+	resp, err = http.Get("http://" + apiAddr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{`chainlens_db_replica_usable{replica="read_urls[0]"} 1`, `chainlens_db_replica_lag_seconds{replica="read_urls[0]"}`,
+		`chainlens_db_answer_reads_total{server="read_urls[0]"}`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
 	t.Logf("%d events acknowledged, %d after the failover; indexed through %d; %d analytics answers during the failover, all with data", total, total-before, h, asked.Load())
 	logMu.Lock()
 	defer logMu.Unlock()
