@@ -22,13 +22,13 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	m := &metrics{
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "chainlens_api_request_duration_seconds",
-			Help:    "Latency of API requests by operation.",
+			Help:    "Latency of API requests by endpoint group and operation.",
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 10},
-		}, []string{"operation"}),
+		}, []string{"group", "operation"}),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "chainlens_api_requests_total",
-			Help: "API requests by operation and status code.",
-		}, []string{"operation", "code"}),
+			Help: "API requests by endpoint group, operation and status code.",
+		}, []string{"group", "operation", "code"}),
 		cache: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "chainlens_api_cache_lookups_total",
 			Help: "Analytics answers by response cache result: hit (fresh), stale (sent while recomputed in the background) or miss (computed before sending).",
@@ -48,13 +48,16 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 // of a cached answer's cost.
 type opMetrics struct {
 	m       *metrics
+	group   string
 	op      string
 	latency prometheus.Observer
 	ok      prometheus.Counter // code 200, by far the most frequent
 }
 
-func (m *metrics) forOperation(op string) *opMetrics {
-	return &opMetrics{m: m, op: op, latency: m.latency.WithLabelValues(op), ok: m.requests.WithLabelValues(op, "200")}
+// forOperation resolves the series of operation op of group (the group's
+// label lets dashboards and alert rules aggregate per endpoint group).
+func (m *metrics) forOperation(group, op string) *opMetrics {
+	return &opMetrics{m: m, group: group, op: op, latency: m.latency.WithLabelValues(group, op), ok: m.requests.WithLabelValues(group, op, "200")}
 }
 
 func (o *opMetrics) observe(status int, d time.Duration) {
@@ -63,7 +66,7 @@ func (o *opMetrics) observe(status int, d time.Duration) {
 		o.ok.Inc()
 		return
 	}
-	o.m.requests.WithLabelValues(o.op, strconv.Itoa(status)).Inc()
+	o.m.requests.WithLabelValues(o.group, o.op, strconv.Itoa(status)).Inc()
 }
 
 func (m *metrics) cacheResult(s respcache.State) {

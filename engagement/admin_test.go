@@ -175,8 +175,8 @@ func TestAdminAPI(t *testing.T) {
 		}
 	}
 	_, b = e.do(t, "GET", "/metrics", nil, nil)
-	for _, want := range []string{`chainlens_api_requests_total{code="200",operation="GET /admin/campaigns/{id}/report"} 1`,
-		`chainlens_api_requests_total{code="401",operation="GET /admin/campaigns"} 1`} {
+	for _, want := range []string{`chainlens_api_requests_total{code="200",group="engagement",operation="GET /admin/campaigns/{id}/report"} 1`,
+		`chainlens_api_requests_total{code="401",group="engagement",operation="GET /admin/campaigns"} 1`} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("metrics lack %s", want)
 		}
