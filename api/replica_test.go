@@ -27,7 +27,7 @@ func TestResponseCacheOnReplicas(t *testing.T) {
 	defer cancel()
 	c := testcluster.Start(t, 1, true)
 	primary, replica := c.Open(t, c.Primary), c.Open(t, c.Reads[0])
-	if err := store.EnsurePartitions(ctx, primary, []string{"blocks"}, 1, 10); err != nil {
+	if err := store.EnsurePartitions(ctx, primary, "a", []string{"blocks"}, 1, 10); err != nil {
 		t.Fatal(err)
 	}
 	c.WaitReplayed(t)

@@ -585,8 +585,10 @@ func TestResponseCacheFollowsAnnouncedChanges(t *testing.T) {
 			n := calls.Add(1)
 			return &api.Response{Body: map[string]int64{"call": n}, Freshness: api.Freshness{Chains: []api.ChainHeight{{ChainID: "a", Height: n, Time: time.Date(2026, 11, 21, 21, 32, 53, 0, time.UTC)}}}}, nil
 		}
-		if err := store.EnsurePartitions(ctx, db, []string{"blocks"}, 1, 10); err != nil {
-			t.Fatal(err)
+		for _, chain := range []string{"a", "b"} {
+			if err := store.EnsurePartitions(ctx, db, chain, []string{"blocks"}, 1, 10); err != nil {
+				t.Fatal(err)
+			}
 		}
 		go func() { _ = changes.Run(ctx, db, slog.New(slog.DiscardHandler)) }()
 	})

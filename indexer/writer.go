@@ -218,7 +218,7 @@ func (w *writer) ensurePartitions(ctx context.Context, from, to int64) error {
 	for i, t := range w.tables {
 		names[i] = t.Name
 	}
-	if err := store.EnsurePartitions(ctx, w.db, names, from, to); err != nil {
+	if err := store.EnsurePartitions(ctx, w.db, w.chainID, names, from, to); err != nil {
 		return err
 	}
 	w.mu.Lock()

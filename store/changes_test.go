@@ -17,7 +17,7 @@ func TestChangesFollowsCommits(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	db, _ := testdb.New(t)
-	if err := store.EnsurePartitions(ctx, db, []string{"blocks"}, 1, 10); err != nil {
+	if err := store.EnsurePartitions(ctx, db, "a", []string{"blocks"}, 1, 10); err != nil {
 		t.Fatal(err)
 	}
 	c := store.NewChanges()

@@ -233,47 +233,6 @@ func pgTextArray(xs []string) string {
 	return b.String()
 }
 
-// PartitionSpan is the number of heights in one partition of a raw or domain table.
-const PartitionSpan = 1_000_000
-
-// EnsurePartitions creates the partitions of the height-partitioned tables
-// covering [from, to] if they do not exist yet. It runs outside the batch
-// transaction (DDL takes strong locks) and is idempotent.
-func EnsurePartitions(ctx context.Context, db bun.IDB, tables []string, from, to int64) error {
-	var names []string
-	for _, t := range tables {
-		for start := (from / PartitionSpan) * PartitionSpan; start <= to; start += PartitionSpan {
-			names = append(names, fmt.Sprintf("%s_p%d", t, start/PartitionSpan))
-		}
-	}
-	var existing int
-	if err := db.NewRaw("SELECT count(*) FROM pg_class WHERE relname IN (?) AND relnamespace = current_schema()::regnamespace", bun.List(names)).
-		Scan(ctx, &existing); err != nil {
-		return fmt.Errorf("look up partitions: %w", err)
-	}
-	if existing == len(names) {
-		return nil
-	}
-	// Concurrent CREATE TABLE IF NOT EXISTS of the same partition can still
-	// fail with "already exists": indexers of several chains serialise on a
-	// transaction-level advisory lock.
-	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtext('chainlens-partitions'))"); err != nil {
-			return fmt.Errorf("lock partitions: %w", err)
-		}
-		for _, t := range tables {
-			for start := (from / PartitionSpan) * PartitionSpan; start <= to; start += PartitionSpan {
-				name := fmt.Sprintf("%s_p%d", t, start/PartitionSpan)
-				q := fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s PARTITION OF %s FOR VALUES FROM (%d) TO (%d)", name, t, start, start+PartitionSpan)
-				if _, err := tx.ExecContext(ctx, q); err != nil {
-					return fmt.Errorf("create partition %s: %w", name, err)
-				}
-			}
-		}
-		return nil
-	})
-}
-
 // JSONB returns JSON text as jsonb accepts it: without \u0000, which
 // Postgres refuses in jsonb (one such string would fail a whole batch).
 func JSONB(j []byte) string {

@@ -64,7 +64,7 @@ func TestEnsurePartitionsConcurrently(t *testing.T) {
 	errs := make(chan error, 8)
 	for range 8 {
 		go func() {
-			errs <- store.EnsurePartitions(ctx, db, []string{"blocks", "txs", "events", "messages"}, 1, 2_500_000)
+			errs <- store.EnsurePartitions(ctx, db, "x", []string{"blocks", "txs", "events", "messages", "osmosis_swaps"}, 1, 2_500_000)
 		}()
 	}
 	for range 8 {
@@ -72,9 +72,15 @@ func TestEnsurePartitionsConcurrently(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The raw tables get the chain's part, three height partitions under
+	// it; a domain table three shared height partitions.
 	var n int
-	if err := db.NewRaw("SELECT count(*) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhparent WHERE c.relname IN ('blocks','txs','events','messages')").Scan(ctx, &n); err != nil || n != 12 {
-		t.Fatalf("partitions = %d (%v), want 12", n, err)
+	if err := db.NewRaw(`SELECT count(*) FROM pg_inherits i JOIN pg_inherits j ON j.inhparent = i.inhrelid
+		JOIN pg_class c ON c.oid = i.inhparent WHERE c.relname IN ('blocks','txs','events','messages')`).Scan(ctx, &n); err != nil || n != 12 {
+		t.Fatalf("raw partitions = %d (%v), want 12", n, err)
+	}
+	if err := db.NewRaw("SELECT count(*) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhparent WHERE c.relname = 'osmosis_swaps'").Scan(ctx, &n); err != nil || n != 3 {
+		t.Fatalf("osmosis_swaps partitions = %d (%v), want 3", n, err)
 	}
 }
 

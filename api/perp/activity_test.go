@@ -28,7 +28,7 @@ func TestActivityDistributions(t *testing.T) {
 	ctx := context.Background()
 	const chain = "synth-dydx"
 	tip := time.Date(2026, 3, 2, 3, 59, 0, 0, time.UTC)
-	if err := store.EnsurePartitions(ctx, db, []string{"blocks"}, 10, 10); err != nil {
+	if err := store.EnsurePartitions(ctx, db, chain, []string{"blocks"}, 10, 10); err != nil {
 		t.Fatal(err)
 	}
 	at := func(s string) time.Time {
@@ -127,7 +127,7 @@ func TestRetentionAcrossDST(t *testing.T) {
 	defer db.Close()
 	const chain = "synth-dydx"
 	tip := time.Date(2026, 4, 1, 12, 0, 0, 0, time.UTC)
-	if err := store.EnsurePartitions(ctx, db, []string{"blocks"}, 10, 10); err != nil {
+	if err := store.EnsurePartitions(ctx, db, chain, []string{"blocks"}, 10, 10); err != nil {
 		t.Fatal(err)
 	}
 	for _, q := range []struct {
@@ -214,7 +214,7 @@ func TestTradingRewards(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := store.EnsurePartitions(ctx, db, []string{"blocks", "transfers", "dydx_native_token", "dydx_markets", "dydx_prices", "staking_events"}, 0, 10); err != nil {
+	if err := store.EnsurePartitions(ctx, db, chain, []string{"blocks", "transfers", "dydx_native_token", "dydx_markets", "dydx_prices", "staking_events"}, 0, 10); err != nil {
 		t.Fatal(err)
 	}
 	community, err := cosmos.ModuleAddress("dydx", "community_treasury")

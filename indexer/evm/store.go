@@ -35,7 +35,7 @@ func (x *Indexer) ensurePartitions(ctx context.Context, from, to int64) error {
 	if done {
 		return nil
 	}
-	if err := store.EnsurePartitions(ctx, x.db, tableNames, from, to); err != nil {
+	if err := store.EnsurePartitions(ctx, x.db, x.cfg.ID, tableNames, from, to); err != nil {
 		return err
 	}
 	x.mu.Lock()

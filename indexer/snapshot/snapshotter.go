@@ -242,7 +242,7 @@ func (s *Snapshotter) takeState(ctx context.Context, h int64) (*chains.Rows, []c
 	for i, st := range tables {
 		names[i] = st.Name
 	}
-	if err := store.EnsurePartitions(ctx, s.db, names, h, h); err != nil {
+	if err := store.EnsurePartitions(ctx, s.db, s.chainID, names, h, h); err != nil {
 		return nil, nil, err
 	}
 	return state, tables, nil

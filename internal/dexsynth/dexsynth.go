@@ -80,7 +80,7 @@ func Generate(ctx context.Context, db *bun.DB, o Options) (Written, error) {
 		return w, fmt.Errorf("dexsynth: chain %s already has indexed data; use an empty database", o.ChainID)
 	}
 	last := int64(o.Hours)
-	if err := store.EnsurePartitions(ctx, db, []string{"blocks", "osmosis_pools", "osmosis_pool_liquidity", "osmosis_swaps"}, 1, last); err != nil {
+	if err := store.EnsurePartitions(ctx, db, o.ChainID, []string{"blocks", "osmosis_pools", "osmosis_pool_liquidity", "osmosis_swaps"}, 1, last); err != nil {
 		return w, err
 	}
 	rng := rand.New(rand.NewPCG(o.Seed, o.Seed^0x9e3779b97f4a7c15))
