@@ -89,6 +89,34 @@ type Scheduler struct {
 	cfg     config.Aggregator
 	log     *slog.Logger
 	metrics *metrics
+	// retain are the chains whose retention Run applies (Retain).
+	retain []config.Chain
+}
+
+// Retain makes Run apply the retention settings of chains every
+// RetainEvery (see the package function Retain).
+func (s *Scheduler) Retain(chains []config.Chain) {
+	for _, ch := range chains {
+		if ch.Retention != nil {
+			s.retain = append(s.retain, ch)
+		}
+	}
+}
+
+// runRetention is one retention pass, logged.
+func (s *Scheduler) runRetention(ctx context.Context) {
+	done, err := Retain(ctx, s.db, s.retain, s.jobs, time.Now(), false)
+	for _, p := range done {
+		if len(p.Dropped) > 0 {
+			s.log.Info("raw partitions dropped", "chain", p.ChainID, "below", p.Bound, "partitions", len(p.Dropped))
+		}
+		if p.HeldBy != "" {
+			s.log.Info("retention waits for a job that has not read the raw rows yet", "chain", p.ChainID, "job", p.HeldBy, "bound", p.Bound)
+		}
+	}
+	if err != nil && ctx.Err() == nil {
+		s.log.Warn("retention pass failed; tried again later", "err", err)
+	}
 }
 
 // New returns a Scheduler for jobs. reg may be nil.
@@ -198,6 +226,11 @@ func (s *Scheduler) Run(ctx context.Context) error {
 			return fmt.Errorf("aggregator: schedule %s: %w", j.Name(), err)
 		}
 	}
+	if len(s.retain) > 0 {
+		if _, err := c.AddFunc(fmt.Sprintf("@every %s", RetainEvery), func() { s.runRetention(ctx) }); err != nil {
+			return fmt.Errorf("aggregator: schedule retention: %w", err)
+		}
+	}
 	s.log.Info("aggregator started", "jobs", s.Jobs(), "schedule", s.cfg.Schedule)
 	c.Start()
 	<-ctx.Done()
@@ -232,6 +265,9 @@ func (s *Scheduler) runJob(ctx context.Context, j Job) error {
 		}
 		wm, bound, err := s.prepare(ctx, tx, j)
 		if err != nil {
+			return err
+		}
+		if err := checkRetained(ctx, tx, j, wm); err != nil {
 			return err
 		}
 		newWM, n, err := j.Run(ctx, tx, wm, bound)

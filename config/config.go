@@ -191,6 +191,20 @@ type Chain struct {
 	// Raw keeps only some messages and events in the raw tables (cosmos
 	// chains); nil keeps all.
 	Raw *RawFilter `yaml:"raw"`
+	// Retention bounds how much of the chain's raw tables (blocks, txs,
+	// messages, events, message addresses, commit signatures) is kept;
+	// nil keeps everything. Reports and the domain tables stay.
+	Retention *Retention `yaml:"retention"`
+}
+
+// Retention keeps the raw rows of a chain's last KeepHeights heights
+// and/or of its last KeepFor of block time (both set: whichever keeps
+// more). Whole partitions of a million heights are dropped once every
+// height in them is older, and never one an aggregator job that reads the
+// raw tables has not read yet.
+type Retention struct {
+	KeepHeights int64    `yaml:"keep_heights"`
+	KeepFor     Duration `yaml:"keep_for"`
 }
 
 // Registry points at chain-registry files.

@@ -192,8 +192,14 @@ func (ch *Chain) validate(key string, seen map[string]bool) []*FieldError {
 		if ch.Raw != nil {
 			bad(".raw", "filters the raw tables of cosmos chains (an evm chain has none)")
 		}
+		if ch.Retention != nil {
+			bad(".retention", "applies to the raw tables of cosmos chains (an evm chain's blocks and logs are kept)")
+		}
 	} else {
 		ch.Raw.validate(".raw", bad)
+		if r := ch.Retention; r != nil && (r.KeepHeights < 0 || r.KeepFor < 0 || (r.KeepHeights == 0 && r.KeepFor == 0)) {
+			bad(".retention", "needs keep_heights (a positive number of heights) or keep_for (a positive duration), or both")
+		}
 		if ch.Bech32Prefix == "" {
 			ch.Bech32Prefix = defaultPrefix[ch.Kind]
 		}

@@ -55,6 +55,7 @@ func newRunCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			sched.Retain(cfg.Chains)
 			parts = append(parts, part{"aggregator", sched.Run})
 			idx, err := indexerParts(cfg, log, db, reg, indexing{session: session})
 			if err != nil {
@@ -79,6 +80,7 @@ func newAggregateCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			sched.Retain(cfg.Chains)
 			if once {
 				if err := sched.RunOnce(cmd.Context()); err != nil {
 					return err
@@ -257,6 +259,9 @@ func newStatusCmd(g *globals) *cobra.Command {
 					cp.LastTime.UTC().Format(time.RFC3339), genesis, snap, dl)
 			}
 			if err := w.Flush(); err != nil {
+				return err
+			}
+			if err := printRetention(ctx, out, cfg, db); err != nil {
 				return err
 			}
 			return printMessageCoverage(ctx, out, cfg, db)

@@ -66,6 +66,7 @@ func newRootCmd() *cobra.Command {
 		newBenchCmd(g),
 		newStatusCmd(g),
 		newMessagesCmd(g),
+		newPruneCmd(g),
 		newVersionCmd(),
 	)
 	return root

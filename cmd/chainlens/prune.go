@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/uptrace/bun"
+
+	"github.com/chainlens/chainlens/aggregator"
+	"github.com/chainlens/chainlens/config"
+	"github.com/chainlens/chainlens/internal/app"
+	"github.com/chainlens/chainlens/store"
+)
+
+func newPruneCmd(g *globals) *cobra.Command {
+	var dryRun bool
+	cmd := &cobra.Command{
+		Use:   "prune",
+		Short: "Apply the chains' retention settings now: drop the raw partitions they no longer keep (a running aggregate does it every 10 minutes)",
+		Args:  cobra.NoArgs,
+		RunE: g.withDB(func(cmd *cobra.Command, _ []string, e env) error {
+			var retained []config.Chain
+			for _, ch := range e.cfg.Chains {
+				if ch.Retention != nil {
+					retained = append(retained, ch)
+				}
+			}
+			if len(retained) == 0 {
+				return fmt.Errorf("no chain in %s has a retention setting (chains[].retention: {keep_heights: N} or {keep_for: 720h})", g.configPath)
+			}
+			done, err := aggregator.Retain(cmd.Context(), e.db, retained, app.Jobs(e.cfg), time.Now(), dryRun)
+			out := cmd.OutOrStdout()
+			for _, p := range done {
+				verb := "dropped"
+				parts := p.Dropped
+				if dryRun {
+					verb, parts = "would drop", p.Droppable
+				}
+				fmt.Fprintf(out, "%s: raw rows below height %d may go", p.ChainID, p.Bound)
+				if p.HeldBy != "" {
+					fmt.Fprintf(out, " (held there by job %s, which has not read further)", p.HeldBy)
+				}
+				fmt.Fprintf(out, "; %s %d partitions\n", verb, len(parts))
+				for _, part := range parts {
+					fmt.Fprintf(out, "  %s %s: heights %d..%d\n", verb, part.Table, part.From, part.To-1)
+				}
+			}
+			return err
+		}),
+	}
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "only say what would be dropped")
+	return cmd
+}
+
+// printRetention writes, per chain with a retention setting or pruned raw
+// rows, what is kept.
+func printRetention(ctx context.Context, out io.Writer, cfg *config.Config, db bun.IDB) error {
+	header := false
+	for _, ch := range cfg.Chains {
+		if ch.IsEVM() {
+			continue
+		}
+		pruned, err := store.PrunedBelow(ctx, db, ch.ID)
+		if err != nil {
+			return err
+		}
+		if ch.Retention == nil && pruned == 0 {
+			continue
+		}
+		if !header {
+			fmt.Fprintln(out, "\nretention:")
+			header = true
+		}
+		setting := "none (keeps everything from now on)"
+		if r := ch.Retention; r != nil {
+			setting = ""
+			if r.KeepHeights > 0 {
+				setting = fmt.Sprintf("the last %d heights", r.KeepHeights)
+			}
+			if r.KeepFor > 0 {
+				if setting != "" {
+					setting += " or "
+				}
+				setting += "the last " + r.KeepFor.D().String()
+			}
+		}
+		kept := "raw rows of every indexed height"
+		if pruned > 0 {
+			kept = fmt.Sprintf("raw rows from height %d (below dropped)", pruned)
+		}
+		fmt.Fprintf(out, "  %s: keeps %s; %s\n", ch.ID, setting, kept)
+	}
+	return nil
+}
