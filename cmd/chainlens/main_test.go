@@ -385,9 +385,23 @@ func TestIndexSeveralChains(t *testing.T) {
 		}
 	}
 
+	// Retention: refused without a setting; with one, held by the jobs
+	// that read the raw tables and have not run.
+	if _, stderr, code := runFor(t, time.Minute, "prune", "--config", cfg); code == 0 || !strings.Contains(stderr, "no chain in") {
+		t.Errorf("prune without retention: exit %d, stderr %q", code, stderr)
+	}
+	retained := write("retained.yaml", fmt.Sprintf("  - {id: localosmosis, kind: osmosis, rpc: [%s], retention: {keep_heights: 10}}\n", osmo))
+	out, stderr, code := runFor(t, time.Minute, "prune", "--dry-run", "--config", retained)
+	if code != 0 || !strings.Contains(out, "localosmosis: raw rows below height 1 may go (held there by job ") || !strings.Contains(out, "would drop 0 partitions") {
+		t.Errorf("prune --dry-run: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	if status, _, _ := run(t, "status", "--config", retained); !strings.Contains(status, "localosmosis: keeps the last 10 heights; raw rows of every indexed height") {
+		t.Errorf("status lacks the retention line:\n%s", status)
+	}
+
 	// A node that never answers fails --until instead of being waited for.
 	unreachable := write("dead.yaml", fmt.Sprintf("  - {id: localosmosis, kind: osmosis, rpc: [%s], start_height: 1}\n", dead))
-	_, stderr, code := runFor(t, time.Minute, "index", "--config", unreachable, "--until", "5", "--give-up-after", "1s")
+	_, stderr, code = runFor(t, time.Minute, "index", "--config", unreachable, "--until", "5", "--give-up-after", "1s")
 	if code == 0 || !strings.Contains(stderr, "no node answered for 1s") {
 		t.Errorf("index against a dead node: exit %d, stderr %q", code, stderr)
 	}
