@@ -72,6 +72,13 @@ type Cosmos struct {
 	// genesisSettled is set once this Run knows that no genesis is to be
 	// imported with a later batch (imported, or not at the initial height).
 	genesisSettled bool
+	// fresh: this Run started with nothing indexed (no checkpoint), so a
+	// start after the initial height imports the state before it.
+	fresh bool
+	// State, when set, reads the node's bank state at the height before
+	// the first indexed one for a chain not indexed from its initial
+	// height (the genesis does not apply): the opening balances.
+	State BankState
 	// GiveUpAfter, when positive, ends Run with an error once the node has
 	// answered no status for that long (index --until: an unreachable node
 	// fails the command instead of being waited for ever).
@@ -132,6 +139,7 @@ func (f *cosmosFamily) Start(ctx context.Context) (int64, error) {
 		return 0, err
 	}
 	f.resumed = resumed
+	x.fresh = !resumed
 	x.genesisSettled = false // the chain may have been reset since the last Run
 	return next, x.checkContinuity(ctx, next)
 }
@@ -382,6 +390,9 @@ func (x *Cosmos) catchUp(ctx context.Context, next, target int64, st cometbft.St
 			if c.genRows > 0 {
 				x.log.Info("genesis state imported", "rows", c.genRows)
 			}
+			if c.stateHeight > 0 {
+				x.log.Info("bank state before the first indexed height imported", "height", c.stateHeight)
+			}
 			if c.gen {
 				x.genesisSettled = true
 			}
@@ -427,9 +438,11 @@ type batchCommit struct {
 	opened  chan struct{}
 	gen     bool // the batch carries the genesis state
 	genRows int
-	done    chan struct{}
-	stats   commitStats
-	err     error
+	// stateHeight is that of the state imported with the batch (0: none).
+	stateHeight int64
+	done        chan struct{}
+	stats       commitStats
+	err         error
 }
 
 // errEarlierBatchFailed means a batch was rolled back because the batch
@@ -445,7 +458,10 @@ var errEarlierBatchFailed = errors.New("an earlier batch did not commit")
 func (x *Cosmos) startCommit(ctx context.Context, prev *batchCommit, batch []*fetched, gen *genesisRows, tip int64) *batchCommit {
 	c := &batchCommit{batch: batch, opened: make(chan struct{}), done: make(chan struct{})}
 	if gen != nil {
-		c.gen, c.genRows = true, gen.rows.Len()
+		c.gen, c.stateHeight = true, gen.stateHeight
+		if gen.rows != nil {
+			c.genRows = gen.rows.Len()
+		}
 	}
 	var once sync.Once
 	markOpened := func() { once.Do(func() { close(c.opened) }) }
@@ -535,8 +551,7 @@ func (x *Cosmos) genesisFor(ctx context.Context, next int64, st cometbft.Status)
 	}
 	gs, ok := x.src.(GenesisSource)
 	if !ok || (next != 1 && next != st.EarliestHeight) {
-		x.genesisSettled = true
-		return nil, nil
+		return x.stateFor(ctx, next)
 	}
 	doc, err := gs.Genesis(ctx)
 	var re *cometbft.RPCError
@@ -558,10 +573,7 @@ func (x *Cosmos) genesisFor(ctx context.Context, next int64, st cometbft.Status)
 		return nil, fmt.Errorf("indexer %s: the node's genesis is of chain %q", x.cfg.ID, g.ChainID)
 	}
 	if g.InitialHeight != next {
-		x.log.Warn("indexing starts after the chain's initial height: balances before it are unknown",
-			"start", next, "initial_height", g.InitialHeight)
-		x.genesisSettled = true
-		return nil, nil
+		return x.stateFor(ctx, next)
 	}
 	rows := chains.NewRows()
 	if err := ga.GenesisRows(g, rows); errors.Is(err, chains.ErrGenesisUnsupported) {
@@ -572,6 +584,34 @@ func (x *Cosmos) genesisFor(ctx context.Context, next int64, st cometbft.Status)
 		return nil, fmt.Errorf("indexer %s: genesis state: %w", x.cfg.ID, err)
 	}
 	return &genesisRows{genesis: g, tables: ga.GenesisTables(), rows: rows}, nil
+}
+
+// stateFor returns the opening balances to write with the first batch of a
+// chain indexed from next, after its initial height: the node's bank state
+// at next-1, staged page by page (resumed after a crash). Without a
+// BankState, on a resumed run, or when the node serves no state at next-1
+// (pruned), balances before next stay unknown: it says so and indexing
+// goes on.
+func (x *Cosmos) stateFor(ctx context.Context, next int64) (*genesisRows, error) {
+	if x.State == nil || !x.fresh || next <= 1 {
+		if x.fresh && next > 1 {
+			x.log.Warn("indexing starts after the chain's initial height: balances before it are unknown", "start", next)
+		}
+		x.genesisSettled = true
+		return nil, nil
+	}
+	n, err := stageBankState(ctx, x.db, x.State, x.cfg.ID, next-1)
+	if errors.Is(err, ErrStateUnavailable) {
+		x.log.Warn("the node serves no bank state at the height before the first indexed one: balances before it are unknown (portfolio, supply and holder endpoints answer 503)",
+			"height", next-1, "err", err)
+		x.genesisSettled = true
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("indexer %s: state at %d: %w", x.cfg.ID, next-1, err)
+	}
+	x.log.Info("bank state staged for import", "height", next-1, "balances", n)
+	return &genesisRows{stateHeight: next - 1}, nil
 }
 
 // readyBatch returns the batch to commit next from the fetched heights

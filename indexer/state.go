@@ -112,21 +112,29 @@ func LockChain(ctx context.Context, db *bun.DB, chainID string) (func(), error) 
 	}, nil
 }
 
-// GenesisImport is the record of a chain's state at genesis (see
-// chains.GenesisAdapter); ok is false when the chain was not indexed from
-// its initial height (its balances before the first indexed height are
+// Import is the record of a chain's opening state (see
+// chains.GenesisAdapter and Cosmos.State).
+type Import struct {
+	// InitialHeight is the first height the opening balances hold at.
+	InitialHeight int64 `bun:"initial_height"`
+	BalanceRows   int64 `bun:"balance_rows"`
+	// StateHeight is the height of the node state imported, 0 for the
+	// genesis.
+	StateHeight int64 `bun:"state_height"`
+}
+
+// GenesisImport is the record of a chain's opening state: its genesis, or
+// the node's state before its first indexed height; ok is false when
+// neither was imported (its balances before the first indexed height are
 // unknown).
-func GenesisImport(ctx context.Context, db bun.IDB, chainID string) (initialHeight int64, balanceRows int64, ok bool, err error) {
-	var r struct {
-		InitialHeight int64 `bun:"initial_height"`
-		Rows          int64 `bun:"balance_rows"`
-	}
-	err = db.NewRaw("SELECT initial_height, balance_rows FROM genesis_imports WHERE chain_id = ?", chainID).Scan(ctx, &r)
+func GenesisImport(ctx context.Context, db bun.IDB, chainID string) (Import, bool, error) {
+	var r Import
+	err := db.NewRaw("SELECT initial_height, balance_rows, coalesce(state_height, 0) AS state_height FROM genesis_imports WHERE chain_id = ?", chainID).Scan(ctx, &r)
 	if errors.Is(err, sql.ErrNoRows) {
-		return 0, 0, false, nil
+		return r, false, nil
 	}
 	if err != nil {
-		return 0, 0, false, fmt.Errorf("genesis import of %s: %w", chainID, err)
+		return r, false, fmt.Errorf("genesis import of %s: %w", chainID, err)
 	}
-	return r.InitialHeight, r.Rows, true, nil
+	return r, true, nil
 }

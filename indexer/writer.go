@@ -251,6 +251,9 @@ type genesisRows struct {
 	genesis *chains.Genesis
 	tables  []chains.Table
 	rows    *chains.Rows
+	// stateHeight, when set, replaces the genesis: the node's bank state
+	// at that height, staged in state_import_balances (stageBankState).
+	stateHeight int64
 }
 
 // commitWith is commit that also replaces the chain's rows at
@@ -387,7 +390,18 @@ func (w *writer) write(ctx context.Context, batch []*fetched, gen *genesisRows, 
 			ob.stats.rows += n
 		}
 	}
-	if gen != nil {
+	if gen != nil && gen.stateHeight > 0 {
+		// The opening balances are those before the first height: it must
+		// be committed with them, or its changes would be missing.
+		if len(ok) == 0 || ok[0] != gen.stateHeight+1 {
+			return nil, fmt.Errorf("commit %d..%d: the state import needs height %d, which failed", from, to, gen.stateHeight+1)
+		}
+		n, err := writeStateImport(ctx, conn, w.chainID, gen.stateHeight, batch[0].block.Time)
+		if err != nil {
+			return nil, fmt.Errorf("commit %d..%d: state import: %w", from, to, err)
+		}
+		ob.stats.rows += n
+	} else if gen != nil {
 		n, err := w.writeGenesis(ctx, conn, gen)
 		if err != nil {
 			return nil, fmt.Errorf("commit %d..%d: genesis: %w", from, to, err)

@@ -22,6 +22,10 @@ const (
 	// fees and self-delegations, module mints): event_index numbers the
 	// rows in order, coin_index is 0.
 	GenesisInitChainTx = -2
+	// StateImportTx marks the balances of the state imported at the height
+	// before the first indexed one, for a chain not indexed from its
+	// initial height: event_index numbers them, coin_index is 0.
+	StateImportTx = -3
 )
 
 // Module account names of the staking pools (x/staking types).

@@ -415,6 +415,15 @@ func TestIndexSeveralChains(t *testing.T) {
 	if _, stderr, code := runFor(t, time.Minute, "index", "--config", late, "--until", "20"); code == 0 || !strings.Contains(stderr, "height 20 is below the chain's first indexed height 50") {
 		t.Errorf("index --until below start_height: exit %d, stderr %q", code, stderr)
 	}
+	// A node that serves no state queries (the replay node answers no
+	// abci_query): the start after the initial height indexes on without
+	// opening balances, and says so.
+	if _, stderr, code := runFor(t, time.Minute, "index", "--config", late, "--until", "60"); code != 0 || !strings.Contains(stderr, "the node serves no bank state at the height before the first indexed one") {
+		t.Errorf("index from 50 on a node without state queries: exit %d, stderr %q", code, stderr)
+	}
+	if status, _, _ := run(t, "status", "--config", late); !strings.Contains(status, "none (balances before the first indexed height unknown)") {
+		t.Errorf("status after a start without opening balances:\n%s", status)
+	}
 }
 
 // TestBadInputIsRefused: commands refuse input that would do something

@@ -234,13 +234,17 @@ func newStatusCmd(g *globals) *cobra.Command {
 				// Balances are complete only from a genesis import.
 				genesis := "-"
 				if !ch.IsEVM() {
-					initial, rows, ok, err := indexer.GenesisImport(ctx, db, ch.ID)
+					imp, ok, err := indexer.GenesisImport(ctx, db, ch.ID)
 					if err != nil {
 						return err
 					}
-					genesis = "none (balances before the first indexed height unknown)"
-					if ok {
-						genesis = fmt.Sprintf("imported (height %d, %d balance rows)", initial, rows)
+					switch {
+					case !ok:
+						genesis = "none (balances before the first indexed height unknown)"
+					case imp.StateHeight > 0:
+						genesis = fmt.Sprintf("state at %d imported (%d balance rows)", imp.StateHeight, imp.BalanceRows)
+					default:
+						genesis = fmt.Sprintf("imported (height %d, %d balance rows)", imp.InitialHeight, imp.BalanceRows)
 					}
 				}
 				// State snapshots (and the dYdX catalog, which follows them).

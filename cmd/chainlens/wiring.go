@@ -82,6 +82,7 @@ func indexerParts(cfg *config.Config, log *slog.Logger, db *bun.DB, reg *prometh
 			}
 			x := indexer.NewCosmos(ch, db, indexer.NewClientSource(client), adapter, log, m)
 			x.SessionDB = o.session
+			x.State = snapshot.BankState{Q: client}
 			if until > 0 {
 				x.GiveUpAfter = o.giveUpAfter
 			}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/chainlens/chainlens/indexer"
+	"github.com/chainlens/chainlens/indexer/cometbft"
 	"github.com/chainlens/chainlens/store/snapshots"
 
 	banktypes "github.com/cosmos/cosmos-sdk/x/bank/types"
@@ -65,4 +67,61 @@ func RuleHolderDenoms(ctx context.Context, db bun.IDB, chainID string) ([]string
 		return nil, fmt.Errorf("holder denoms of %s: %w", chainID, err)
 	}
 	return denoms, nil
+}
+
+// BankState reads a chain's bank state at past heights for the indexer's
+// import of the state before its first indexed height (indexer.BankState).
+type BankState struct {
+	Q Querier
+	// PageSize is the number of holders a page asks for (0: the default).
+	PageSize uint64
+}
+
+// SupplyDenoms lists the denoms with a supply at height. A node that
+// keeps no state there (pruned) or lacks the query answers
+// indexer.ErrStateUnavailable.
+func (b BankState) SupplyDenoms(ctx context.Context, height int64) ([]string, error) {
+	t := &taker{q: b.Q, height: height}
+	rows, err := t.supply(ctx)
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	out := make([]string, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, r.Denom)
+	}
+	return out, nil
+}
+
+// Holders returns one page of denom's holders at height.
+func (b BankState) Holders(ctx context.Context, height int64, denom string, key []byte) ([]indexer.Holding, []byte, error) {
+	t := &taker{q: b.Q, height: height}
+	var resp banktypes.QueryDenomOwnersResponse
+	page := pageRequest(key)
+	if b.PageSize > 0 {
+		page.Limit = b.PageSize
+	}
+	if err := t.call(ctx, pathDenomOwners, &banktypes.QueryDenomOwnersRequest{Denom: denom, Pagination: page}, &resp); err != nil {
+		return nil, nil, unavailable(err)
+	}
+	out := make([]indexer.Holding, 0, len(resp.DenomOwners))
+	for _, o := range resp.DenomOwners {
+		if o == nil || !o.Balance.Amount.IsPositive() {
+			continue
+		}
+		out = append(out, indexer.Holding{Address: o.Address, Amount: intString(o.Balance.Amount)})
+	}
+	return out, nextKey(resp.Pagination), nil
+}
+
+// unavailable marks the node's refusals (pruned state, a query it does not
+// serve, abci_query itself refused: a JSON-RPC error) as
+// indexer.ErrStateUnavailable; other errors (a node that did not answer)
+// are kept, and retried.
+func unavailable(err error) error {
+	var re *cometbft.RPCError
+	if IsStatePruned(err) || IsUnknownPath(err) || errors.As(err, &re) {
+		return fmt.Errorf("%w: %w", indexer.ErrStateUnavailable, err)
+	}
+	return err
 }
