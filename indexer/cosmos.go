@@ -611,6 +611,18 @@ func (x *Cosmos) stateFor(ctx context.Context, next int64) (*genesisRows, error)
 		return nil, fmt.Errorf("indexer %s: state at %d: %w", x.cfg.ID, next-1, err)
 	}
 	x.log.Info("bank state staged for import", "height", next-1, "balances", n)
+	if ss, ok := x.State.(StakingState); ok {
+		d, err := stageStakingState(ctx, x.db, ss, x.cfg.ID, next-1)
+		switch {
+		case errors.Is(err, ErrStateUnavailable):
+			x.log.Warn("the node serves no staking state at the height before the first indexed one: delegations before it are unknown",
+				"height", next-1, "err", err)
+		case err != nil:
+			return nil, fmt.Errorf("indexer %s: staking state at %d: %w", x.cfg.ID, next-1, err)
+		default:
+			x.log.Info("staking state staged for import", "height", next-1, "delegations", d)
+		}
+	}
 	return &genesisRows{stateHeight: next - 1}, nil
 }
 

@@ -14,7 +14,7 @@ import (
 // transaction, so indexing starts over.
 func ResetChain(ctx context.Context, db *bun.DB, chainID string, domain []chains.Table) error {
 	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		tables := []string{"sync_state", "dead_letters", "genesis_imports", "state_import_progress", "state_import_balances", "raw_retention"}
+		tables := []string{"sync_state", "dead_letters", "genesis_imports", "state_import_progress", "state_import_balances", "state_import_delegations", "raw_retention"}
 		for _, t := range rawTables {
 			tables = append(tables, t.Name)
 		}

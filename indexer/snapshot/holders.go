@@ -12,6 +12,7 @@ import (
 	"github.com/chainlens/chainlens/store/snapshots"
 
 	banktypes "github.com/cosmos/cosmos-sdk/x/bank/types"
+	stakingtypes "github.com/cosmos/cosmos-sdk/x/staking/types"
 	"github.com/uptrace/bun"
 )
 
@@ -124,4 +125,49 @@ func unavailable(err error) error {
 		return fmt.Errorf("%w: %w", indexer.ErrStateUnavailable, err)
 	}
 	return err
+}
+
+const pathValidatorDelegations = "/cosmos.staking.v1beta1.Query/ValidatorDelegations"
+
+// Validators lists every validator's operator address at height.
+func (b BankState) Validators(ctx context.Context, height int64) ([]string, error) {
+	t := &taker{q: b.Q, height: height}
+	var out []string
+	err := paginate(pathValidators, func(key []byte) ([]byte, error) {
+		var resp stakingtypes.QueryValidatorsResponse
+		if err := t.call(ctx, pathValidators, &stakingtypes.QueryValidatorsRequest{Pagination: pageRequest(key)}, &resp); err != nil {
+			return nil, err
+		}
+		for _, v := range resp.Validators {
+			out = append(out, v.OperatorAddress)
+		}
+		return nextKey(resp.Pagination), nil
+	})
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	return out, nil
+}
+
+// Delegations returns one page of validator's delegations at height, each
+// in tokens (the shares at the validator's exchange rate, as the staking
+// module reports them).
+func (b BankState) Delegations(ctx context.Context, height int64, validator string, key []byte) ([]indexer.Delegation, []byte, error) {
+	t := &taker{q: b.Q, height: height}
+	page := pageRequest(key)
+	if b.PageSize > 0 {
+		page.Limit = b.PageSize
+	}
+	var resp stakingtypes.QueryValidatorDelegationsResponse
+	if err := t.call(ctx, pathValidatorDelegations, &stakingtypes.QueryValidatorDelegationsRequest{ValidatorAddr: validator, Pagination: page}, &resp); err != nil {
+		return nil, nil, unavailable(err)
+	}
+	out := make([]indexer.Delegation, 0, len(resp.DelegationResponses))
+	for _, d := range resp.DelegationResponses {
+		if !d.Balance.Amount.IsPositive() {
+			continue
+		}
+		out = append(out, indexer.Delegation{Delegator: d.Delegation.DelegatorAddress, Denom: d.Balance.Denom, Amount: intString(d.Balance.Amount)})
+	}
+	return out, nextKey(resp.Pagination), nil
 }

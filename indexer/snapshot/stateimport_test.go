@@ -10,6 +10,7 @@ import (
 	"time"
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
+	stakingtypes "github.com/cosmos/cosmos-sdk/x/staking/types"
 
 	"github.com/chainlens/chainlens/chains/cosmos"
 	"github.com/chainlens/chainlens/config"
@@ -38,10 +39,10 @@ func (f *failingHolders) Holders(ctx context.Context, height int64, denom string
 
 // TestStateImportAtALaterStart: a chain indexed from a height after its
 // initial one imports the node's bank balances at the height before,
-// page by page; a failure mid-import resumes at the next page; afterwards
-// every account's balance (opening balance plus indexed changes) equals
-// the node's at a later height, and the import is recorded with its
-// height.
+// page by page, and every validator's delegations; a failure mid-import
+// resumes at the next page; afterwards every account's balance and every
+// validator's tokens (opening state plus indexed changes) equal the
+// node's at a later height, and the import is recorded with its height.
 func TestStateImportAtALaterStart(t *testing.T) {
 	// Not parallel: its transfers are done before the parallel tests on
 	// the shared devnet look at its fees (they count them: feeTxs).
@@ -116,6 +117,24 @@ func TestStateImportAtALaterStart(t *testing.T) {
 	}
 	if err := db.NewRaw("SELECT count(*) FROM state_import_balances").Scan(ctx, &staged); err != nil || staged != 0 {
 		t.Fatalf("staging left: %d (%v)", staged, err)
+	}
+	// Delegations: each validator's tokens are the opening delegations plus
+	// the indexed staking changes, as the node reports them.
+	for _, valoper := range n.Validators() {
+		var tokens string
+		if err := db.NewRaw(`SELECT coalesce(sum(CASE kind WHEN 'delegate' THEN amount WHEN 'unbond' THEN -amount ELSE 0 END), 0)::text
+			FROM staking_events WHERE chain_id = ? AND validator = ? AND height <= ?`, n.ChainID(), valoper, until).Scan(ctx, &tokens); err != nil {
+			t.Fatal(err)
+		}
+		var val stakingtypes.QueryValidatorResponse
+		abci(t, ctx, client, "/cosmos.staking.v1beta1.Query/Validator", until, &stakingtypes.QueryValidatorRequest{ValidatorAddr: valoper}, &val)
+		if tokens == "0" || tokens != val.Validator.Tokens.String() {
+			t.Errorf("validator %s: opening delegations + changes %s, the node's tokens at %d %s", valoper, tokens, until, val.Validator.Tokens)
+		}
+	}
+	var opening int
+	if err := db.NewRaw("SELECT count(*) FROM staking_events WHERE chain_id = ? AND height = 0 AND tx_index = -3 AND kind = 'delegate'", n.ChainID()).Scan(ctx, &opening); err != nil || opening == 0 {
+		t.Fatalf("opening delegations: %d (%v)", opening, err)
 	}
 	bonded, err := cosmos.ModuleAddress(n.Bech32Prefix(), "bonded_tokens_pool")
 	if err != nil {
