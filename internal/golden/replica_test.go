@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/chainlens/chainlens/api"
+	"github.com/chainlens/chainlens/api/apikey"
 	"github.com/chainlens/chainlens/internal/apitest"
 	"github.com/chainlens/chainlens/internal/testcluster"
 	"github.com/chainlens/chainlens/store/reads"
@@ -85,6 +86,13 @@ func TestAnswersFromAReplica(t *testing.T) {
 		pinned[f[len(f)-1]] = f[0]
 		all = append(all, f[len(f)-1])
 	}
+	// A key that the load cannot exhaust (the shared one allows 1,000/s).
+	loadKey, _, err := apikey.Create(ctx, primary, apikey.Spec{Name: "load", Kind: apikey.Secret, Scopes: []string{"all"},
+		QuotaCredits: 1 << 40, QuotaPeriod: 24 * time.Hour, RatePerSec: 1 << 20, RateBurst: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	load := apitest.Server{URL: srv.URL, Key: loadKey}
 	var (
 		wg     sync.WaitGroup
 		stop   atomic.Bool
@@ -97,7 +105,7 @@ func TestAnswersFromAReplica(t *testing.T) {
 			defer wg.Done()
 			for i := w; !stop.Load(); i += 4 {
 				u := all[i%len(all)]
-				resp, body := get(t, srv, u)
+				resp, body := get(t, load, u)
 				asked.Add(1)
 				if strconv.Itoa(resp.StatusCode) != pinned[u] {
 					failed.Add(1)
