@@ -33,54 +33,58 @@ type BankState interface {
 // missing and indexing goes on without it.
 var ErrStateUnavailable = errors.New("the node serves no such state")
 
-// stageBankState reads every holder of every denom with a supply at height
-// into state_import_balances, a page per transaction with its progress
-// (state_import_progress), so memory holds one page and a crash resumes at
-// the page after the last committed. It returns the rows staged.
-func stageBankState(ctx context.Context, db *bun.DB, src BankState, chainID string, height int64) (int64, error) {
-	denoms, err := src.SupplyDenoms(ctx, height)
-	if err != nil {
-		return 0, fmt.Errorf("denoms with a supply at %d: %w", height, err)
+// stagePages stages the parts of a state import (a denom's holders, a
+// validator's delegations), each page by page: page reads the page of part
+// at key and returns a statement inserting its rows into the staging
+// table, the next key and the page's row count. Each page commits with its
+// progress (state_import_progress), so memory holds one page and a crash
+// resumes at the page after the last committed. prefix tells the parts of
+// one kind apart ("" for denoms).
+func stagePages(ctx context.Context, db *bun.DB, chainID string, height int64, prefix string, parts []string,
+	page func(part string, key []byte) (insert func(context.Context, bun.Tx) error, next []byte, rows int, err error)) error {
+	keys := make([]string, len(parts))
+	for i, p := range parts {
+		keys[i] = prefix + p
 	}
-	if len(denoms) > 0 {
+	if len(keys) > 0 {
 		if _, err := db.NewRaw(`INSERT INTO state_import_progress (chain_id, height, part)
-			SELECT ?, ?, unnest(?::text[]) ON CONFLICT DO NOTHING`, chainID, height, pgdialect.Array(denoms)).Exec(ctx); err != nil {
-			return 0, fmt.Errorf("record the denoms to import: %w", err)
+			SELECT ?, ?, unnest(?::text[]) ON CONFLICT DO NOTHING`, chainID, height, pgdialect.Array(keys)).Exec(ctx); err != nil {
+			return fmt.Errorf("record the parts to import: %w", err)
 		}
 	}
 	var todo []struct {
-		Denom   string `bun:"denom"`
+		Part    string `bun:"part"`
 		NextKey []byte `bun:"next_key"`
 	}
-	if err := db.NewRaw("SELECT part AS denom, next_key FROM state_import_progress WHERE chain_id = ? AND height = ? AND NOT done AND part NOT LIKE 'staking/%' ORDER BY part",
-		chainID, height).Scan(ctx, &todo); err != nil {
-		return 0, fmt.Errorf("import progress: %w", err)
+	// Denoms are the parts without a kind's prefix.
+	q := db.NewRaw("SELECT part, next_key FROM state_import_progress WHERE chain_id = ? AND height = ? AND NOT done AND NOT starts_with(part, ?) ORDER BY part",
+		chainID, height, stakingPart)
+	if prefix != "" {
+		q = db.NewRaw("SELECT part, next_key FROM state_import_progress WHERE chain_id = ? AND height = ? AND NOT done AND starts_with(part, ?) ORDER BY part",
+			chainID, height, prefix)
 	}
-	for _, d := range todo {
-		key := d.NextKey
+	if err := q.Scan(ctx, &todo); err != nil {
+		return fmt.Errorf("import progress: %w", err)
+	}
+	for _, t := range todo {
+		part, key := t.Part[len(prefix):], t.NextKey
 		for {
-			page, next, err := src.Holders(ctx, height, d.Denom, key)
+			insert, next, n, err := page(part, key)
 			if err != nil {
-				return 0, fmt.Errorf("holders of %s at %d: %w", d.Denom, height, err)
+				return err
 			}
 			err = db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-				if len(page) > 0 {
-					addrs, amounts := make([]string, len(page)), make([]string, len(page))
-					for i, h := range page {
-						addrs[i], amounts[i] = h.Address, h.Amount
-					}
-					if _, err := tx.NewRaw(`INSERT INTO state_import_balances (chain_id, height, denom, address, amount)
-						SELECT ?, ?, ?, a, m::numeric FROM unnest(?::text[], ?::text[]) AS u(a, m) ON CONFLICT DO NOTHING`,
-						chainID, height, d.Denom, pgdialect.Array(addrs), pgdialect.Array(amounts)).Exec(ctx); err != nil {
+				if n > 0 {
+					if err := insert(ctx, tx); err != nil {
 						return err
 					}
 				}
 				_, err := tx.NewRaw(`UPDATE state_import_progress SET next_key = ?, done = ?, rows = rows + ?
-					WHERE chain_id = ? AND height = ? AND part = ?`, next, len(next) == 0, len(page), chainID, height, d.Denom).Exec(ctx)
+					WHERE chain_id = ? AND height = ? AND part = ?`, next, len(next) == 0, n, chainID, height, t.Part).Exec(ctx)
 				return err
 			})
 			if err != nil {
-				return 0, fmt.Errorf("stage holders of %s: %w", d.Denom, err)
+				return fmt.Errorf("stage %s: %w", t.Part, err)
 			}
 			if len(next) == 0 {
 				break
@@ -88,11 +92,43 @@ func stageBankState(ctx context.Context, db *bun.DB, src BankState, chainID stri
 			key = next
 		}
 	}
+	return nil
+}
+
+// stagedRows counts the rows of a staging table for chainID at height.
+func stagedRows(ctx context.Context, db *bun.DB, table, chainID string, height int64) (int64, error) {
 	var n int64
-	if err := db.NewRaw("SELECT count(*) FROM state_import_balances WHERE chain_id = ? AND height = ?", chainID, height).Scan(ctx, &n); err != nil {
+	err := db.NewRaw("SELECT count(*) FROM ? WHERE chain_id = ? AND height = ?", bun.Ident(table), chainID, height).Scan(ctx, &n)
+	return n, err
+}
+
+// stageBankState reads every holder of every denom with a supply at height
+// into state_import_balances (stagePages). It returns the rows staged.
+func stageBankState(ctx context.Context, db *bun.DB, src BankState, chainID string, height int64) (int64, error) {
+	denoms, err := src.SupplyDenoms(ctx, height)
+	if err != nil {
+		return 0, fmt.Errorf("denoms with a supply at %d: %w", height, err)
+	}
+	err = stagePages(ctx, db, chainID, height, "", denoms, func(denom string, key []byte) (func(context.Context, bun.Tx) error, []byte, int, error) {
+		page, next, err := src.Holders(ctx, height, denom, key)
+		if err != nil {
+			return nil, nil, 0, fmt.Errorf("holders of %s at %d: %w", denom, height, err)
+		}
+		addrs, amounts := make([]string, len(page)), make([]string, len(page))
+		for i, h := range page {
+			addrs[i], amounts[i] = h.Address, h.Amount
+		}
+		return func(ctx context.Context, tx bun.Tx) error {
+			_, err := tx.NewRaw(`INSERT INTO state_import_balances (chain_id, height, denom, address, amount)
+				SELECT ?, ?, ?, a, m::numeric FROM unnest(?::text[], ?::text[]) AS u(a, m) ON CONFLICT DO NOTHING`,
+				chainID, height, denom, pgdialect.Array(addrs), pgdialect.Array(amounts)).Exec(ctx)
+			return err
+		}, next, len(page), nil
+	})
+	if err != nil {
 		return 0, err
 	}
-	return n, nil
+	return stagedRows(ctx, db, "state_import_balances", chainID, height)
 }
 
 // Delegation is one delegator's delegation to a validator, in tokens.
@@ -114,67 +150,32 @@ type StakingState interface {
 const stakingPart = "staking/"
 
 // stageStakingState reads every validator's delegations at height into
-// state_import_delegations, a page per transaction, as stageBankState.
+// state_import_delegations (stagePages). It returns the rows staged.
 func stageStakingState(ctx context.Context, db *bun.DB, src StakingState, chainID string, height int64) (int64, error) {
 	vals, err := src.Validators(ctx, height)
 	if err != nil {
 		return 0, fmt.Errorf("validators at %d: %w", height, err)
 	}
-	parts := make([]string, len(vals))
-	for i, v := range vals {
-		parts[i] = stakingPart + v
-	}
-	if len(parts) > 0 {
-		if _, err := db.NewRaw(`INSERT INTO state_import_progress (chain_id, height, part)
-			SELECT ?, ?, unnest(?::text[]) ON CONFLICT DO NOTHING`, chainID, height, pgdialect.Array(parts)).Exec(ctx); err != nil {
-			return 0, fmt.Errorf("record the validators to import: %w", err)
+	err = stagePages(ctx, db, chainID, height, stakingPart, vals, func(val string, key []byte) (func(context.Context, bun.Tx) error, []byte, int, error) {
+		page, next, err := src.Delegations(ctx, height, val, key)
+		if err != nil {
+			return nil, nil, 0, fmt.Errorf("delegations to %s at %d: %w", val, height, err)
 		}
-	}
-	var todo []struct {
-		Part    string `bun:"part"`
-		NextKey []byte `bun:"next_key"`
-	}
-	if err := db.NewRaw("SELECT part, next_key FROM state_import_progress WHERE chain_id = ? AND height = ? AND NOT done AND part LIKE 'staking/%' ORDER BY part",
-		chainID, height).Scan(ctx, &todo); err != nil {
-		return 0, fmt.Errorf("import progress: %w", err)
-	}
-	for _, p := range todo {
-		val, key := p.Part[len(stakingPart):], p.NextKey
-		for {
-			page, next, err := src.Delegations(ctx, height, val, key)
-			if err != nil {
-				return 0, fmt.Errorf("delegations to %s at %d: %w", val, height, err)
-			}
-			err = db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-				if len(page) > 0 {
-					dels, denoms, amounts := make([]string, len(page)), make([]string, len(page)), make([]string, len(page))
-					for i, d := range page {
-						dels[i], denoms[i], amounts[i] = d.Delegator, d.Denom, d.Amount
-					}
-					if _, err := tx.NewRaw(`INSERT INTO state_import_delegations (chain_id, height, validator, delegator, denom, amount)
-						SELECT ?, ?, ?, d, n, m::numeric FROM unnest(?::text[], ?::text[], ?::text[]) AS u(d, n, m) ON CONFLICT DO NOTHING`,
-						chainID, height, val, pgdialect.Array(dels), pgdialect.Array(denoms), pgdialect.Array(amounts)).Exec(ctx); err != nil {
-						return err
-					}
-				}
-				_, err := tx.NewRaw(`UPDATE state_import_progress SET next_key = ?, done = ?, rows = rows + ?
-					WHERE chain_id = ? AND height = ? AND part = ?`, next, len(next) == 0, len(page), chainID, height, p.Part).Exec(ctx)
-				return err
-			})
-			if err != nil {
-				return 0, fmt.Errorf("stage delegations to %s: %w", val, err)
-			}
-			if len(next) == 0 {
-				break
-			}
-			key = next
+		dels, denoms, amounts := make([]string, len(page)), make([]string, len(page)), make([]string, len(page))
+		for i, d := range page {
+			dels[i], denoms[i], amounts[i] = d.Delegator, d.Denom, d.Amount
 		}
-	}
-	var n int64
-	if err := db.NewRaw("SELECT count(*) FROM state_import_delegations WHERE chain_id = ? AND height = ?", chainID, height).Scan(ctx, &n); err != nil {
+		return func(ctx context.Context, tx bun.Tx) error {
+			_, err := tx.NewRaw(`INSERT INTO state_import_delegations (chain_id, height, validator, delegator, denom, amount)
+				SELECT ?, ?, ?, d, n, m::numeric FROM unnest(?::text[], ?::text[], ?::text[]) AS u(d, n, m) ON CONFLICT DO NOTHING`,
+				chainID, height, val, pgdialect.Array(dels), pgdialect.Array(denoms), pgdialect.Array(amounts)).Exec(ctx)
+			return err
+		}, next, len(page), nil
+	})
+	if err != nil {
 		return 0, err
 	}
-	return n, nil
+	return stagedRows(ctx, db, "state_import_delegations", chainID, height)
 }
 
 // writeStateImport moves the staged state at height into balance_changes
