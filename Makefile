@@ -20,9 +20,11 @@ run: build
 	CONFIG=$(CONFIG) scripts/run-local.sh
 
 ## test: every test (unit, Postgres, in-process chain, end to end); each test gets its own database.
-## scripts/sdk.sh builds and unit-tests the JavaScript SDK first (its browser test loads the bundle).
+## scripts/sdk.sh builds and unit-tests the JavaScript SDK first (its browser test loads the bundle);
+## scripts/docs-ui.sh --check installs the /docs assets' npm packages and checks the embedded copies.
 test: lint
 	scripts/sdk.sh
+	scripts/docs-ui.sh --check
 	@url=$$(scripts/db.sh ensure postgres) && \
 	  CHAINLENS_TEST_DATABASE_URL="$$url" $(GO) test -count=1 -p 2 -timeout 25m $(TESTFLAGS) $(PKGS)
 

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"runtime/debug"
 
+	"github.com/chainlens/chainlens/api/docsui"
 	"github.com/chainlens/chainlens/api/openapi"
 	"github.com/chainlens/chainlens/api/route"
 )
@@ -39,9 +40,17 @@ Send <code>Authorization: Bearer &lt;key&gt;</code>. Errors are <code>applicatio
 <td>{{range .Op.Params}}<code>{{.Name}}</code>{{if .Required}}*{{end}} {{end}}</td></tr>
 {{end}}</table></body></html>`))
 
-// docsPage serves a human-readable list of the operations at one base address.
+// docsPage serves the interactive reference of the operations at one base
+// address (docsui), or with ?plain=1 a plain list of them that needs no
+// JavaScript.
 func (s *Server) docsPage(prefix string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("plain") == "" {
+			if err := docsui.Page(w, s.opt.Config.DocsTitle, prefix); err != nil {
+				s.opt.Log.Warn("docs page", "err", err)
+			}
+			return
+		}
 		type row struct {
 			Op          route.Operation
 			Implemented bool

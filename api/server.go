@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/chainlens/chainlens/api/apikey"
+	"github.com/chainlens/chainlens/api/docsui"
 	"github.com/chainlens/chainlens/api/respcache"
 	"github.com/chainlens/chainlens/api/route"
 	"github.com/chainlens/chainlens/config"
@@ -197,6 +198,7 @@ func (s *Server) Handler(addr string) http.Handler {
 	for pl, ops := range docs {
 		mux.Handle("GET "+pl.host+pl.prefix+"/openapi.json", s.openAPI(ops, pl.prefix))
 		mux.Handle("GET "+pl.host+pl.prefix+"/docs", s.docsPage(pl.prefix))
+		mux.Handle("GET "+pl.host+pl.prefix+"/docs/assets/", http.StripPrefix(pl.prefix+"/docs/assets", docsui.Assets()))
 	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")

@@ -377,9 +377,19 @@ func TestOpenAPIDocument(t *testing.T) {
 		t.Fatalf("response does not match the document: %v", err)
 	}
 
-	resp, body = e.do(t, "GET", "/docs", "", nil)
+	resp, body = e.do(t, "GET", "/docs?plain=1", "", nil)
 	if resp.StatusCode != 200 || !strings.Contains(string(body), "/pools/depth/{pool_id}/current") {
-		t.Fatalf("docs page: %d", resp.StatusCode)
+		t.Fatalf("plain docs page: %d", resp.StatusCode)
+	}
+	// The interactive reference and its embedded assets, from the server only.
+	resp, body = e.do(t, "GET", "/docs", "", nil)
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `data-openapi="/openapi.json"`) || strings.Contains(string(body), "//") && strings.Contains(string(body), "https://") {
+		t.Fatalf("docs page: %d %s", resp.StatusCode, body)
+	}
+	for _, a := range []string{"/docs/assets/swagger-ui-bundle.js", "/docs/assets/swagger-ui.css", "/docs/assets/chainlens-docs.js"} {
+		if resp, body := e.do(t, "GET", a, "", nil); resp.StatusCode != 200 || len(body) < 500 {
+			t.Fatalf("%s: %d, %d bytes", a, resp.StatusCode, len(body))
+		}
 	}
 }
 

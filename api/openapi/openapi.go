@@ -86,9 +86,14 @@ func operation(op route.Operation, implemented bool) map[string]any {
 		status = http.StatusOK
 	}
 	if op.Response != nil {
+		media := map[string]any{"schema": Schema(op.Response)}
+		if ex, ok := examples[op.ID()]; ok {
+			media["examples"] = map[string]any{"localnet": map[string]any{
+				"summary": "An answer on the recorded localnets (arrays cut to two items)", "value": ex}}
+		}
 		responses[strconv.Itoa(status)] = map[string]any{
 			"description": http.StatusText(status),
-			"content":     map[string]any{"application/json": map[string]any{"schema": Schema(op.Response)}},
+			"content":     map[string]any{"application/json": media},
 		}
 	} else {
 		responses[strconv.Itoa(status)] = map[string]any{"description": http.StatusText(status)}
