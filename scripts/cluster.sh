@@ -230,6 +230,7 @@ print_urls() {
 		[[ -d $(node_dir "$n")/data ]] || continue
 		all+="${all:+,}127.0.0.1:$(node_port "$n")"
 		if running "$n" && ! in_recovery "$n"; then
+			[[ -z $primary ]] || die "servers $primary and $n are both primaries (a failed-over cluster restarted): stop it (down) and remove $DIR for a new one"
 			primary=$n
 		elif running "$n"; then
 			reads+="${reads:+ }$(url_of "$(node_port "$n")")"
