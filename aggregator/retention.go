@@ -96,10 +96,11 @@ func retentionBound(ctx context.Context, db bun.IDB, ch config.Chain, jobs []Job
 	default:
 		p.Bound = byAge
 	}
-	// Never what a job that reads the chain's raw tables has not read.
+	// Never what a job of the chain has not read: one that reads its raw
+	// events or messages, or one over the chain (its watermark is a height
+	// of it), which may join its blocks or txs.
 	for _, j := range jobs {
-		rr, ok := j.(RawReader)
-		if !ok || rr.RawInputs().ChainID != ch.ID {
+		if rawChain(j) != ch.ID {
 			continue
 		}
 		var wm int64
@@ -114,16 +115,24 @@ func retentionBound(ctx context.Context, db bun.IDB, ch config.Chain, jobs []Job
 	return p, nil
 }
 
+// rawChain is the chain whose raw tables j may read from its watermark on
+// (a height of that chain): the chain of its declared raw inputs, else the
+// chain its rows are of; "" for a job over no one chain.
+func rawChain(j Job) string {
+	if rr, ok := j.(RawReader); ok && rr.RawInputs().ChainID != "" {
+		return rr.RawInputs().ChainID
+	}
+	return j.Tables().ChainID
+}
+
 // checkRetained fails a run of j that would read raw rows retention has
-// dropped: a job that reads a chain's raw tables and starts at a height
-// below what is kept (a new job, or one rebuilt from 0) would compute a
-// partial answer.
+// dropped: a job of a chain that starts at a height below what is kept (a
+// new job, or one rebuilt from 0) would compute a partial answer.
 func checkRetained(ctx context.Context, tx bun.Tx, j Job, watermark int64) error {
-	rr, ok := j.(RawReader)
-	if !ok {
+	chain := rawChain(j)
+	if chain == "" {
 		return nil
 	}
-	chain := rr.RawInputs().ChainID
 	pruned, err := store.PrunedBelow(ctx, tx, chain)
 	if err != nil {
 		return err

@@ -39,14 +39,22 @@ func inSnapshot(ctx context.Context, src ReadSource, db *bun.DB, compute func(co
 			if err != nil {
 				return nil, reads.Current, err
 			}
-			resp, err := compute(context.WithValue(ctx, snapshotKey{}, snap.Tx))
-			snap.Close()
+			resp, err := func() (*Response, error) {
+				defer snap.Close() // a panicking handler too
+				return compute(context.WithValue(ctx, snapshotKey{}, snap.Tx))
+			}()
 			// A replica that went away while the answer was read (stopped,
-			// restarted to follow a new primary) is skipped and the answer
-			// read again elsewhere, once: the client sees no error.
-			if err != nil && !retried && snap.OnReplica() && store.Unavailable(err) && ctx.Err() == nil {
-				snap.Skip(err)
-				continue
+			// restarted to follow a new primary), or that cancelled it for
+			// a conflict with what it replays (a dropped partition), is
+			// skipped and the answer read again elsewhere, once.
+			if err != nil && !retried && snap.OnReplica() && ctx.Err() == nil {
+				if store.Unavailable(err) {
+					snap.Skip(err)
+					continue
+				}
+				if store.RecoveryConflict(err) {
+					continue
+				}
 			}
 			return resp, snap.Replayed, err
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -391,12 +392,20 @@ func (w *writer) write(ctx context.Context, batch []*fetched, gen *genesisRows, 
 		}
 	}
 	if gen != nil && gen.stateHeight > 0 {
-		// The opening balances are those before the first height: it must
-		// be committed with them, or its changes would be missing.
-		if len(ok) == 0 || ok[0] != gen.stateHeight+1 {
-			return nil, fmt.Errorf("commit %d..%d: the state import needs height %d, which failed", from, to, gen.stateHeight+1)
+		// The opening balances hold before the first height; a first height
+		// that failed is a dead letter, indexed on its retry. Their time is
+		// that of the first block committed with them.
+		first := -1
+		for i, f := range batch {
+			if f.block != nil && slices.Contains(ok, f.height) {
+				first = i
+				break
+			}
 		}
-		n, err := writeStateImport(ctx, conn, w.chainID, gen.stateHeight, batch[0].block.Time)
+		if first < 0 {
+			return nil, fmt.Errorf("commit %d..%d: the state import needs a committed block for its time, and every height failed", from, to)
+		}
+		n, err := writeStateImport(ctx, conn, w.chainID, gen.stateHeight, batch[first].block.Time)
 		if err != nil {
 			return nil, fmt.Errorf("commit %d..%d: state import: %w", from, to, err)
 		}

@@ -181,6 +181,11 @@ func (c *Changes) Run(ctx context.Context, db *bun.DB, log *slog.Logger) error {
 // back: LISTEN is in effect from then on, so every later commit is
 // announced to it. confirmed reports whether it got that far.
 func (c *Changes) listen(ctx context.Context, db *bun.DB) (confirmed bool, err error) {
+	// A connection through the pool first: with a multi-host URL it finds
+	// the current primary, whose driver the listener then connects with.
+	if err := db.PingContext(ctx); err != nil {
+		return false, fmt.Errorf("reach the database: %w", err)
+	}
 	ln := pgdriver.NewListener(db)
 	defer ln.Close()
 	// A receive waits up to the window whatever ctx says: closing the

@@ -50,7 +50,14 @@ func newConnector(dsn string, opts ...pgdriver.Option) (driver.Connector, error)
 	}
 	c := &hostsConnector{hosts: hosts, attrs: attrs}
 	for _, h := range hosts {
-		all := append([]pgdriver.Option{pgdriver.WithDSN(single), pgdriver.WithAddr(h)}, opts...)
+		// Each host's own URL, so that TLS verifies each server by its
+		// own name.
+		u, err := url.Parse(single)
+		if err != nil {
+			return nil, fmt.Errorf("database URL: %w", err)
+		}
+		u.Host = h
+		all := append([]pgdriver.Option{pgdriver.WithDSN(u.String())}, opts...)
 		c.conns = append(c.conns, pgdriver.NewConnector(all...))
 	}
 	if len(hosts) == 1 && attrs == attrsAny {
@@ -68,10 +75,16 @@ func splitHosts(dsn string) (hosts []string, single, attrs string, err error) {
 	if !ok || (scheme != "postgres" && scheme != "postgresql") {
 		return nil, "", "", errors.New("database URL: want postgres://user@host:port/database")
 	}
-	authority, path, _ := strings.Cut(rest, "/")
-	userinfo, hostlist, hasUser := strings.Cut(authority, "@")
-	if !hasUser {
-		userinfo, hostlist = "", authority
+	authority, path, hasPath := strings.Cut(rest, "/")
+	if !hasPath {
+		// postgres://u@h1,h2?sslmode=... : the query follows the hosts.
+		if i := strings.IndexByte(authority, '?'); i >= 0 {
+			authority, path = authority[:i], authority[i:]
+		}
+	}
+	userinfo, hostlist, hasUser := "", authority, false
+	if i := strings.LastIndexByte(authority, '@'); i >= 0 {
+		userinfo, hostlist, hasUser = authority[:i], authority[i+1:], true
 	}
 	for h := range strings.SplitSeq(hostlist, ",") {
 		if h == "" {
@@ -86,7 +99,7 @@ func splitHosts(dsn string) (hosts []string, single, attrs string, err error) {
 	if hasUser {
 		prefix += userinfo + "@"
 	}
-	u, err := url.Parse(prefix + hosts[0] + "/" + path)
+	u, err := url.Parse(prefix + hosts[0] + "/" + strings.TrimPrefix(path, "/"))
 	if err != nil {
 		return nil, "", "", fmt.Errorf("database URL: %w", err)
 	}
@@ -138,8 +151,11 @@ func (c *hostsConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	return nil, fmt.Errorf("%w (%s of %s): %w", ErrNoTargetServer, c.attrs, strings.Join(c.hosts, ","), errors.Join(errs...))
 }
 
-// Driver implements driver.Connector.
-func (c *hostsConnector) Driver() driver.Driver { return c.conns[0].Driver() }
+// Driver implements driver.Connector: the driver of the host that
+// answered last (a pgdriver.Listener, which connects through it, then
+// reaches the server the pool found; Changes pings through the pool
+// before it listens).
+func (c *hostsConnector) Driver() driver.Driver { return c.conns[c.last.Load()].Driver() }
 
 // fits reports whether the server conn is connected to is of the kind
 // want (libpq's meanings: read-write and read-only by the session's

@@ -3,8 +3,12 @@ package store_test
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/uptrace/bun/driver/pgdriver"
 
 	"github.com/chainlens/chainlens/internal/testcluster"
 	"github.com/chainlens/chainlens/store"
@@ -21,6 +25,8 @@ func TestSplitHosts(t *testing.T) {
 		{"postgres://u@a:1,,b:2/db", "", "", "", "an empty host in the host list"},
 		{"postgres://u@a:1/db?target_session_attrs=master", "", "", "", `target_session_attrs "master"`},
 		{"mysql://u@a/db", "", "", "", "want postgres://"},
+		{"postgres://u:p@ss@a:1,b:2/db?target_session_attrs=primary", "a:1 b:2", "postgres://u:p%40ss@a:1/db", "primary", ""},
+		{"postgres://u@a:1,b:2?sslmode=disable&target_session_attrs=read-write", "a:1 b:2", "postgres://u@a:1/?sslmode=disable", "read-write", ""},
 	} {
 		hosts, single, attrs, err := store.SplitHosts(c.url)
 		if c.err != "" {
@@ -62,6 +68,30 @@ func TestFailoverURLFindsThePrimary(t *testing.T) {
 	_ = standby.Close()
 
 	db := c.Open(t, c.Failover)
+	// The data-change listener follows the primary across the failover.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	changes := store.NewChanges()
+	go func() { _ = changes.Run(ctx, db, slog.New(slog.DiscardHandler)) }()
+	announced := func(what string) {
+		t.Helper()
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			if changes.Listening() {
+				seq := changes.Seq()
+				if err := pgdriver.Notify(ctx, db, store.ChangesChannel, "chain-x"); err == nil {
+					for until := time.Now().Add(2 * time.Second); time.Now().Before(until); time.Sleep(10 * time.Millisecond) {
+						if changes.AnnouncedSince(seq, "chain-x") {
+							return
+						}
+					}
+				}
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: no announcement received (listening %v)", what, changes.Listening())
+			}
+		}
+	}
+	announced("before the failover")
 	port := func() int {
 		t.Helper()
 		var p int
@@ -94,4 +124,5 @@ func TestFailoverURLFindsThePrimary(t *testing.T) {
 	if err := db.NewRaw("SELECT count(*) FROM written").Scan(ctx, &n); err != nil || n != 2 {
 		t.Fatalf("rows after failover: %d, %v; want 2", n, err)
 	}
+	announced("after the failover")
 }

@@ -40,3 +40,15 @@ func Unavailable(err error) bool {
 		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
 		errors.Is(err, net.ErrClosed) || errors.As(err, &ne)
 }
+
+// RecoveryConflict reports whether a read on a streaming replica was
+// cancelled because it conflicted with what the replica replays (a lock
+// or a removed row version of the primary's): read again, it succeeds.
+func RecoveryConflict(err error) bool {
+	var pe pgdriver.Error
+	if !errors.As(err, &pe) {
+		return false
+	}
+	code := pe.Field('C')
+	return (code == "40001" || code == "40P01") && strings.Contains(pe.Field('M'), "conflict with recovery")
+}

@@ -115,13 +115,13 @@ func (b BankState) Holders(ctx context.Context, height int64, denom string, key 
 	return out, nextKey(resp.Pagination), nil
 }
 
-// unavailable marks the node's refusals (pruned state, a query it does not
-// serve, abci_query itself refused: a JSON-RPC error) as
-// indexer.ErrStateUnavailable; other errors (a node that did not answer)
-// are kept, and retried.
+// unavailable marks the node's lasting refusals (pruned state, a query it
+// does not serve, no abci_query method at all) as
+// indexer.ErrStateUnavailable; other errors (a busy node's internal error,
+// one that did not answer) are kept, and retried.
 func unavailable(err error) error {
 	var re *cometbft.RPCError
-	if IsStatePruned(err) || IsUnknownPath(err) || errors.As(err, &re) {
+	if IsStatePruned(err) || IsUnknownPath(err) || (errors.As(err, &re) && re.Code == -32601) {
 		return fmt.Errorf("%w: %w", indexer.ErrStateUnavailable, err)
 	}
 	return err

@@ -134,7 +134,11 @@ func (p *Pool) Probe(ctx context.Context) {
 		p.record(sample{at: p.now(), lsn: lsn})
 	} // else: the primary is away (a failover?): replicas are judged by the last samples
 	for _, r := range p.replicas {
-		p.probeReplica(pctx, r)
+		// Each its own budget: a replica that does not answer must not
+		// leave none for the next.
+		rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		p.probeReplica(rctx, r)
+		cancel()
 	}
 }
 
