@@ -416,10 +416,21 @@ up) cmd_up ;;
 stop)
 	node_arg "${2:-}"
 	pg_ctl_node "$2" stop -s -w -m fast >&2
+	sync_primary # no replica left streaming: commits must not wait for one
 	;;
 start)
 	node_arg "${2:-}"
+	if [[ ! -f $(node_dir "$2")/data/standby.signal ]]; then
+		for ((n = 0; n <= REPLICAS; n++)); do
+			[[ $n != "$2" ]] && running "$n" && ! in_recovery "$n" &&
+				die "server $2 was a primary and server $n is the primary now: starting it would make two (remove $DIR for a new cluster)"
+		done
+	fi
 	start_node "$2"
+	if in_recovery "$2"; then
+		wait_following "$2"
+		sync_primary
+	fi
 	;;
 db) cmd_db ;;
 promote) cmd_promote ;;
