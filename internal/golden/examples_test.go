@@ -31,11 +31,8 @@ func TestOpenAPIExamples(t *testing.T) {
 		t.Skip("indexes every recording")
 	}
 	db, cfg := indexed(t)
-	var now time.Time
-	if err := db.NewRaw("SELECT max(time) FROM blocks").Scan(context.Background(), &now); err != nil {
-		t.Fatal(err)
-	}
-	srv := apitest.Serve(t, db, cfg, now.Add(time.Minute).Truncate(time.Minute).UTC())
+	now := clockAfter(t, db)
+	srv := apitest.Serve(t, db, cfg, now)
 	if *updateExamples {
 		ex := map[string]any{}
 		for _, op := range route.Table() {
@@ -112,11 +109,8 @@ func TestDocsTryIt(t *testing.T) {
 		t.Fatal("api/docsui/node_modules is missing: run scripts/docs-ui.sh (make test does)")
 	}
 	db, cfg := indexed(t)
-	var now time.Time
-	if err := db.NewRaw("SELECT max(time) FROM blocks").Scan(context.Background(), &now); err != nil {
-		t.Fatal(err)
-	}
-	srv := apitest.Serve(t, db, cfg, now.Add(time.Minute).Truncate(time.Minute).UTC())
+	now := clockAfter(t, db)
+	srv := apitest.Serve(t, db, cfg, now)
 	shot := filepath.Join(t.TempDir(), "docs.png")
 	if dir := os.Getenv("CHAINLENS_SCREENSHOTS"); dir != "" {
 		shot = filepath.Join(dir, "docs.png")

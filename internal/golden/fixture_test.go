@@ -1,6 +1,7 @@
 package golden_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -91,4 +92,15 @@ func indexInto(t testing.TB, db *bun.DB, cfg *config.Config) {
 		replaytest.Index(t, db, filepath.Join("..", "..", "testdata", "localnet", rec.folder), ch, ad, rec.last)
 	}
 	apitest.RunJobs(t, db, cfg)
+}
+
+// clockAfter is the fixed clock of the tests that serve the indexed
+// recordings: the minute after the last block of any chain in db.
+func clockAfter(t testing.TB, db bun.IDB) time.Time {
+	t.Helper()
+	var now time.Time
+	if err := db.NewRaw("SELECT max(time) FROM blocks").Scan(context.Background(), &now); err != nil {
+		t.Fatal(err)
+	}
+	return now.Add(time.Minute).Truncate(time.Minute).UTC()
 }

@@ -21,7 +21,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chainlens/chainlens/api/route"
 	"github.com/chainlens/chainlens/config"
@@ -156,11 +155,7 @@ func TestEveryAnswerUnchanged(t *testing.T) {
 	db, cfg := indexed(t)
 
 	// The clock is fixed just after the last block of any chain.
-	var now time.Time
-	if err := db.NewRaw("SELECT max(time) FROM blocks").Scan(context.Background(), &now); err != nil {
-		t.Fatal(err)
-	}
-	now = now.Add(time.Minute).Truncate(time.Minute).UTC()
+	now := clockAfter(t, db)
 	srv := apitest.Serve(t, db, cfg, now)
 
 	got := answers(t, srv, cfg)

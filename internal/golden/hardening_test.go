@@ -137,11 +137,8 @@ func notConfigured(t testing.TB, srv apitest.Server, cfg *config.Config) []strin
 func serveAt(t testing.TB, db *bun.DB, cfg *config.Config) apitest.Server {
 	t.Helper()
 	ctx := context.Background()
-	var now time.Time
-	if err := db.NewRaw("SELECT max(time) FROM blocks").Scan(ctx, &now); err != nil {
-		t.Fatal(err)
-	}
-	srv := apitest.Serve(t, db, cfg, now.Add(time.Minute).Truncate(time.Minute).UTC())
+	now := clockAfter(t, db)
+	srv := apitest.Serve(t, db, cfg, now)
 	key, _, err := apikey.Create(ctx, db, apikey.Spec{Name: "hostile", Kind: apikey.Secret, Scopes: []string{apikey.ScopeAll, apikey.ScopeAdmin},
 		QuotaCredits: 1 << 40, QuotaPeriod: time.Hour, RatePerSec: 1e6, RateBurst: 1 << 20})
 	if err != nil {

@@ -3,7 +3,6 @@ package golden_test
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/uptrace/bun"
 
@@ -73,10 +72,7 @@ func TestRawFiltersKeepingWhatJobsReadChangeNoAnswer(t *testing.T) {
 		WHERE m.chain_id = a.chain_id AND m.height = a.height AND m.tx_index = a.tx_index AND m.msg_index = a.msg_index)`).Scan(ctx, &orphans); err != nil || orphans != 0 {
 		t.Fatalf("%d address rows without their message (%v)", orphans, err)
 	}
-	var now time.Time
-	if err := db.NewRaw("SELECT max(time) FROM blocks").Scan(ctx, &now); err != nil {
-		t.Fatal(err)
-	}
-	srv := apitest.Serve(t, db, cfg, now.Add(time.Minute).Truncate(time.Minute).UTC())
+	now := clockAfter(t, db)
+	srv := apitest.Serve(t, db, cfg, now)
 	compare(t, srv, readLines(t, answersFile), answers(t, srv, cfg))
 }

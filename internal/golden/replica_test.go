@@ -60,11 +60,7 @@ func TestAnswersFromAReplica(t *testing.T) {
 	cfg := localConfig(t)
 	indexInto(t, primary, cfg)
 	c.WaitReplayed(t)
-	var now time.Time
-	if err := primary.NewRaw("SELECT max(time) FROM blocks").Scan(ctx, &now); err != nil {
-		t.Fatal(err)
-	}
-	now = now.Add(time.Minute).Truncate(time.Minute).UTC()
+	now := clockAfter(t, primary)
 
 	pool := reads.New(primary, []reads.Replica{{Name: "read_urls[0]", DB: c.Open(t, c.Reads[0])}}, time.Minute, slog.New(slog.DiscardHandler), nil)
 	pool.Probe(ctx)
