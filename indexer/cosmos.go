@@ -557,7 +557,12 @@ func (x *Cosmos) genesisFor(ctx context.Context, next int64, st cometbft.Status)
 	var re *cometbft.RPCError
 	var he *cometbft.HeightError
 	if errors.As(err, &re) || errors.As(err, &he) {
-		// The node answered that it does not serve the genesis.
+		// The node answered that it does not serve the genesis. Started at
+		// its earliest height after the first (a pruned node), the state
+		// before it may still be served.
+		if next > 1 {
+			return x.stateFor(ctx, next)
+		}
 		x.log.Warn("the node does not serve the genesis: balances before the first indexed height are unknown", "err", err)
 		x.genesisSettled = true
 		return nil, nil
@@ -605,6 +610,11 @@ func (x *Cosmos) stateFor(ctx context.Context, next int64) (*genesisRows, error)
 		x.log.Warn("the node serves no bank state at the height before the first indexed one: balances before it are unknown (portfolio, supply and holder endpoints answer 503)",
 			"height", next-1, "err", err)
 		x.genesisSettled = true
+		// Pages staged before the node stopped serving the height go: no
+		// import will use them.
+		if err := clearStaged(ctx, x.db, x.cfg.ID); err != nil {
+			return nil, fmt.Errorf("indexer %s: %w", x.cfg.ID, err)
+		}
 		return nil, nil
 	}
 	if err != nil {

@@ -211,10 +211,18 @@ func writeStateImport(ctx context.Context, conn bun.IConn, chainID string, heigh
 		chainID, height+1, firstTime, n, height); err != nil {
 		return 0, fmt.Errorf("record the state import: %w", err)
 	}
-	for _, t := range []string{"state_import_balances", "state_import_delegations", "state_import_progress"} {
-		if _, err := conn.ExecContext(ctx, "DELETE FROM "+t+" WHERE chain_id = ?", chainID); err != nil {
-			return 0, fmt.Errorf("clear %s: %w", t, err)
-		}
+	if err := clearStaged(ctx, conn, chainID); err != nil {
+		return 0, err
 	}
 	return n, nil
+}
+
+// clearStaged deletes chainID's staged state and its progress.
+func clearStaged(ctx context.Context, db bun.IConn, chainID string) error {
+	for _, t := range []string{"state_import_balances", "state_import_delegations", "state_import_progress"} {
+		if _, err := db.ExecContext(ctx, "DELETE FROM "+t+" WHERE chain_id = ?", chainID); err != nil {
+			return fmt.Errorf("clear %s: %w", t, err)
+		}
+	}
+	return nil
 }

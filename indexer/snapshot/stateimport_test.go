@@ -25,6 +25,7 @@ import (
 type failingHolders struct {
 	indexer.BankState
 	calls int
+	err   error // errInjected when nil
 }
 
 var errInjected = errors.New("injected: the node went away")
@@ -32,6 +33,9 @@ var errInjected = errors.New("injected: the node went away")
 func (f *failingHolders) Holders(ctx context.Context, height int64, denom string, key []byte) ([]indexer.Holding, []byte, error) {
 	f.calls++
 	if f.calls == 2 {
+		if f.err != nil {
+			return nil, nil, f.err
+		}
 		return nil, nil, errInjected
 	}
 	return f.BankState.Holders(ctx, height, denom, key)
@@ -186,6 +190,19 @@ func TestStateImportOnAPrunedNode(t *testing.T) {
 	var imports int
 	if err := db.NewRaw("SELECT count(*) FROM genesis_imports").Scan(ctx, &imports); err != nil || imports != 0 {
 		t.Fatalf("imports recorded: %d (%v), want none", imports, err)
+	}
+	// A node that stops serving the height mid-import (pruned meanwhile):
+	// the pages staged so far go, nothing is imported, indexing goes on.
+	db2, _ := testdb.New(t)
+	y := indexer.NewCosmos(cfg, db2, indexer.NewClientSource(client), cosmos.NewAdapter(cfg.Kind, cfg.Bech32Prefix), slog.New(slog.DiscardHandler), m)
+	y.State = &failingHolders{BankState: snapshot.BankState{Q: client, PageSize: 1}, err: fmt.Errorf("%w: pruned meanwhile", indexer.ErrStateUnavailable)}
+	if err := y.Run(ctx, start+2); err != nil {
+		t.Fatal(err)
+	}
+	var staged, imported int
+	if err := db2.NewRaw("SELECT (SELECT count(*) FROM state_import_balances) + (SELECT count(*) FROM state_import_progress), (SELECT count(*) FROM genesis_imports)").
+		Scan(ctx, &staged, &imported); err != nil || staged != 0 || imported != 0 {
+		t.Fatalf("after a node pruned mid-import: %d staged rows, %d imports (%v); want none", staged, imported, err)
 	}
 	if want := "the node serves no bank state at the height before the first indexed one"; !strings.Contains(logs.String(), want) ||
 		!strings.Contains(logs.String(), fmt.Sprintf("height=%d", start-1)) || !strings.Contains(logs.String(), "failed to load state") {
