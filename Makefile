@@ -21,10 +21,12 @@ run: build
 
 ## test: every test (unit, Postgres, in-process chain, end to end); each test gets its own database.
 ## scripts/sdk.sh builds and unit-tests the JavaScript SDK first (its browser test loads the bundle);
-## scripts/docs-ui.sh --check installs the /docs assets' npm packages and checks the embedded copies.
+## scripts/docs-ui.sh --check and scripts/console-ui.sh --check install the /docs and /console assets'
+## npm packages and check the embedded copies.
 test: lint
 	scripts/sdk.sh
 	scripts/docs-ui.sh --check
+	scripts/console-ui.sh --check
 	@url=$$(scripts/db.sh ensure postgres) && \
 	  CHAINLENS_TEST_DATABASE_URL="$$url" $(GO) test -count=1 -p 2 -timeout 25m $(TESTFLAGS) $(PKGS)
 

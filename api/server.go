@@ -60,6 +60,20 @@ type Options struct {
 	// Reads, when set, opens the answers' snapshots instead of DB: on a
 	// streaming replica within max lag, else on the primary (reads.Pool).
 	Reads ReadSource
+	// Mounts are further handlers served on the listener of a base family
+	// under its host and prefix (the operator console).
+	Mounts []Mount
+}
+
+// Mount is a handler served beside a base family's operations: Handler
+// gets the family's host pattern and serves its own paths under the
+// family's prefix.
+type Mount struct {
+	Base    string
+	Handler func(host string) http.Handler
+	// Path is the path under the prefix the handler answers, and every
+	// path below it ("/console").
+	Path string
 }
 
 // ReadSource opens the snapshot an analytics answer is read in
@@ -199,6 +213,15 @@ func (s *Server) Handler(addr string) http.Handler {
 		mux.Handle("GET "+pl.host+pl.prefix+"/openapi.json", s.openAPI(ops, pl.prefix))
 		mux.Handle("GET "+pl.host+pl.prefix+"/docs", s.docsPage(pl.prefix))
 		mux.Handle("GET "+pl.host+pl.prefix+"/docs/assets/", http.StripPrefix(pl.prefix+"/docs/assets", docsui.Assets()))
+	}
+	for _, m := range s.opt.Mounts {
+		if !slices.Contains(bases, m.Base) {
+			continue
+		}
+		g := s.opt.Config.Groups[m.Base]
+		h := m.Handler(g.Host)
+		mux.Handle(g.Host+g.Prefix+m.Path, h)
+		mux.Handle(g.Host+g.Prefix+m.Path+"/", h)
 	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")

@@ -27,6 +27,20 @@ type Config struct {
 	// Metrics places /metrics, /healthz and /readyz of the processes that
 	// serve no API (index, aggregate); the API listeners always serve them.
 	Metrics Metrics `yaml:"metrics"`
+	// Console tunes the operator console (/console on the engagement
+	// listener) and the history behind its charts.
+	Console Console `yaml:"console"`
+}
+
+// Console tunes the operator console. Every process samples its own
+// Prometheus series into Postgres (console_samples) every SampleEvery and
+// deletes the samples older than KeepFor, so the charts' history has a
+// bounded size whatever runs where.
+type Console struct {
+	SampleEvery Duration `yaml:"sample_every"` // default 1m
+	KeepFor     Duration `yaml:"keep_for"`     // default 48h (the day charts need 24h)
+	// SessionTTL is how long a console login lasts (default 1h).
+	SessionTTL Duration `yaml:"session_ttl"`
 }
 
 // Metrics is the listener of a process without an API.

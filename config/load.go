@@ -148,6 +148,15 @@ func (c *Config) applyDefaults() {
 	if c.Engagement.MaxWalletsPerVisitor == 0 {
 		c.Engagement.MaxWalletsPerVisitor = 10
 	}
+	if c.Console.SampleEvery == 0 {
+		c.Console.SampleEvery = Duration(time.Minute)
+	}
+	if c.Console.KeepFor == 0 {
+		c.Console.KeepFor = Duration(48 * time.Hour)
+	}
+	if c.Console.SessionTTL == 0 {
+		c.Console.SessionTTL = Duration(time.Hour)
+	}
 	if c.Database.MaxConns == 0 {
 		c.Database.MaxConns = 10
 	}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/robfig/cron/v3"
 )
@@ -135,6 +136,15 @@ func (c *Config) validate() []*FieldError {
 	}
 	if c.Engagement.MaxWalletsPerVisitor < 1 || c.Engagement.MaxWalletsPerVisitor > 1000 {
 		bad("engagement.max_wallets_per_visitor", "must be between 1 and 1000")
+	}
+	switch {
+	case c.Console.SampleEvery.D() < time.Second:
+		bad("console.sample_every", "must be at least 1s")
+	case c.Console.KeepFor.D() < c.Console.SampleEvery.D()*2:
+		bad("console.keep_for", "must be at least twice console.sample_every")
+	}
+	if c.Console.SessionTTL.D() < time.Minute || c.Console.SessionTTL.D() > 24*time.Hour {
+		bad("console.session_ttl", "must be between 1m and 24h")
 	}
 	errs = append(errs, c.Earn.validate(c.Chains)...)
 	errs = append(errs, c.IBC.validate(c.Chains)...)

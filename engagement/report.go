@@ -59,3 +59,26 @@ func ReadReport(ctx context.Context, db bun.IDB, campaignID int64) (*Report, err
 	r.ConversionValueUSD, r.ComputedAt = value.String, computed.Time.UTC()
 	return &r, nil
 }
+
+// ReportDay is a campaign's report of one UTC day (the
+// engagement_report_days job).
+type ReportDay struct {
+	Day                string `json:"day" bun:"day"` // 2026-11-28
+	Impressions        int64  `json:"impressions" bun:"impressions"`
+	Clicks             int64  `json:"clicks" bun:"clicks"`
+	WebsiteConversions int64  `json:"website_conversions" bun:"website_conversions"`
+	OnchainConversions int64  `json:"onchain_conversions" bun:"onchain_conversions"`
+	ConversionValueUSD string `json:"conversion_value_usd" bun:"conversion_value_usd"`
+}
+
+// ReadReportDays returns a campaign's report per day, oldest first (days
+// without any impression, click or conversion are absent).
+func ReadReportDays(ctx context.Context, db bun.IDB, campaignID int64) ([]ReportDay, error) {
+	out := []ReportDay{}
+	err := db.NewRaw(`SELECT to_char(day, 'YYYY-MM-DD') AS day, impressions, clicks, website_conversions, onchain_conversions,
+		conversion_value_usd::text AS conversion_value_usd FROM campaign_report_days WHERE campaign_id = ? ORDER BY day`, campaignID).Scan(ctx, &out)
+	if err != nil {
+		return nil, fmt.Errorf("report days of campaign %d: %w", campaignID, err)
+	}
+	return out, nil
+}

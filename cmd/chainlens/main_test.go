@@ -451,7 +451,7 @@ func TestBadInputIsRefused(t *testing.T) {
 	}{
 		{[]string{"keys", "create", "--name", "7", "--scopes", "all"}, "must not be a number"},
 		{[]string{"keys", "create", "--name", "site", "--scopes", "engagement", "--publishable", "--origins", "https://app.example/shop"}, "no path"},
-		{[]string{"keys", "create", "--name", "x", "--scopes", "all", "--rate", "NaN"}, "--rate must be a number"},
+		{[]string{"keys", "create", "--name", "x", "--scopes", "all", "--rate", "NaN"}, "--rate: must be a number"},
 		{[]string{"migrate", "down"}, "run it again with --yes"},
 		{[]string{"campaigns", "import", joined}, "more after its JSON object"},
 		{[]string{"campaigns", "import", empty}, "nothing to import"},

@@ -1,18 +1,14 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/uptrace/bun"
 
 	"github.com/chainlens/chainlens/aggregator"
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/internal/app"
-	"github.com/chainlens/chainlens/store"
 )
 
 func newPruneCmd(g *globals) *cobra.Command {
@@ -53,45 +49,4 @@ func newPruneCmd(g *globals) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "only say what would be dropped")
 	return cmd
-}
-
-// printRetention writes, per chain with a retention setting or pruned raw
-// rows, what is kept.
-func printRetention(ctx context.Context, out io.Writer, cfg *config.Config, db bun.IDB) error {
-	header := false
-	for _, ch := range cfg.Chains {
-		if ch.IsEVM() {
-			continue
-		}
-		pruned, err := store.PrunedBelow(ctx, db, ch.ID)
-		if err != nil {
-			return err
-		}
-		if ch.Retention == nil && pruned == 0 {
-			continue
-		}
-		if !header {
-			fmt.Fprintln(out, "\nretention:")
-			header = true
-		}
-		setting := "none (keeps everything from now on)"
-		if r := ch.Retention; r != nil {
-			setting = ""
-			if r.KeepHeights > 0 {
-				setting = fmt.Sprintf("the last %d heights", r.KeepHeights)
-			}
-			if r.KeepFor > 0 {
-				if setting != "" {
-					setting += " or "
-				}
-				setting += "the last " + r.KeepFor.D().String()
-			}
-		}
-		kept := "raw rows of every indexed height"
-		if pruned > 0 {
-			kept = fmt.Sprintf("raw rows from height %d (below dropped)", pruned)
-		}
-		fmt.Fprintf(out, "  %s: keeps %s; %s\n", ch.ID, setting, kept)
-	}
-	return nil
 }

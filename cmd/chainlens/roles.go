@@ -1,24 +1,20 @@
 package main
 
 import (
-	"context"
-	"errors"
+	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
-
-	"github.com/chainlens/chainlens/config"
-	"github.com/chainlens/chainlens/store/descriptors"
-	"github.com/chainlens/chainlens/store/snapshots"
-	"github.com/uptrace/bun"
 
 	"github.com/spf13/cobra"
 
 	"github.com/chainlens/chainlens/aggregator"
 	"github.com/chainlens/chainlens/indexer"
 	"github.com/chainlens/chainlens/internal/app"
+	"github.com/chainlens/chainlens/internal/opstatus"
 	"github.com/chainlens/chainlens/store"
 )
 
@@ -88,7 +84,7 @@ func newAggregateCmd(g *globals) *cobra.Command {
 				fmt.Fprintf(cmd.OutOrStdout(), "ran %d job(s): %s\n", len(sched.Jobs()), strings.Join(sched.Jobs(), ", "))
 				return nil
 			}
-			return runAll(cmd.Context(), log, append([]part{{"aggregator", sched.Run}}, metricsPart(cfg, log, db, reg)...)...)
+			return runAll(cmd.Context(), log, append([]part{{"aggregator", sched.Run}, historyPart(cfg, log, db, reg)}, metricsPart(cfg, log, db, reg)...)...)
 		}),
 	}
 	cmd.Flags().BoolVar(&once, "once", false, "run every job once, then exit")
@@ -169,7 +165,7 @@ func newIndexCmd(g *globals) *cobra.Command {
 			if until > 0 {
 				return runUntilDone(cmd.Context(), log, true, parts...)
 			}
-			return runAll(cmd.Context(), log, append(parts, metricsPart(cfg, log, db, reg)...)...)
+			return runAll(cmd.Context(), log, append(append(parts, historyPart(cfg, log, db, reg)), metricsPart(cfg, log, db, reg)...)...)
 		},
 	}
 	cmd.Flags().Int64Var(&until, "until", 0, "index through this height, then exit 0")
@@ -184,93 +180,98 @@ func newIndexCmd(g *globals) *cobra.Command {
 }
 
 func newStatusCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
+	var asJSON bool
+	cmd := &cobra.Command{
 		Use:   "status",
-		Short: "Show the database, migrations and per-chain indexing state",
+		Short: "Show the database, migrations, per-chain indexing state and the aggregator jobs",
 		Args:  cobra.NoArgs,
 		RunE: g.withDB(func(cmd *cobra.Command, _ []string, e env) error {
-			cfg, db := e.cfg, e.db
-			ctx := cmd.Context()
-			ms, err := store.Migrations(ctx, db)
+			st, err := opstatus.Gather(cmd.Context(), e.cfg, e.db, opstatus.Options{Messages: true})
 			if err != nil {
 				return err
 			}
-			pending := 0
-			for _, m := range ms {
-				if !m.Applied {
-					pending++
-				}
-			}
 			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "database: reachable\nmigrations: %d known, %d pending\n\n", len(ms), pending)
-			w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "CHAIN\tKIND\tINDEXED\tCONTIGUOUS\tNODE TIP\tLAG\tLAST BLOCK TIME\tGENESIS\tSNAPSHOT\tDEAD LETTERS")
-			for _, ch := range cfg.Chains {
-				cp, err := indexer.LoadCheckpoint(ctx, db, ch.ID)
-				if errors.Is(err, indexer.ErrNoCheckpoint) {
-					fmt.Fprintf(w, "%s\t%s\tnot started\t-\t-\t-\t-\t-\t-\t-\n", ch.ID, ch.Kind)
-					continue
-				}
-				if err != nil {
-					return err
-				}
-				dls, err := indexer.DeadLetters(ctx, db, ch.ID, false)
-				if err != nil {
-					return err
-				}
-				// INDEXED is the checkpoint (every height below it committed or
-				// a dead letter); CONTIGUOUS the height through which every
-				// height is indexed.
-				contiguous := cp.NextHeight - 1
-				dl := "0"
-				if len(dls) > 0 {
-					hs := make([]int64, len(dls))
-					for i, d := range dls {
-						hs[i] = d.Height
-					}
-					contiguous = min(contiguous, hs[0]-1)
-					dl = fmt.Sprintf("%d (%s; last error: %s)", len(dls), heightRanges(hs), dls[0].LastError)
-				}
-				// Balances are complete only from a genesis import.
-				genesis := "-"
-				if !ch.IsEVM() {
-					imp, ok, err := indexer.GenesisImport(ctx, db, ch.ID)
-					if err != nil {
-						return err
-					}
-					switch {
-					case !ok:
-						genesis = "none (balances before the first indexed height unknown)"
-					case imp.StateHeight > 0:
-						genesis = fmt.Sprintf("state at %d imported (%d balance rows)", imp.StateHeight, imp.BalanceRows)
-					default:
-						genesis = fmt.Sprintf("imported (height %d, %d balance rows)", imp.InitialHeight, imp.BalanceRows)
-					}
-				}
-				// State snapshots (and the dYdX catalog, which follows them).
-				snap := "off"
-				if ch.SnapshotEvery > 0 {
-					first, last, err := snapshots.Range(ctx, db, ch.ID)
-					if err != nil {
-						return err
-					}
-					snap = fmt.Sprintf("every %d, none yet", ch.SnapshotEvery)
-					if last > 0 {
-						snap = fmt.Sprintf("every %d, %d..%d", ch.SnapshotEvery, first, last)
-					}
-				}
-				fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\n", ch.ID, ch.Kind, cp.NextHeight-1, contiguous, cp.TipHeight, max(0, cp.TipHeight-(cp.NextHeight-1)),
-					cp.LastTime.UTC().Format(time.RFC3339), genesis, snap, dl)
+			if asJSON {
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(st)
 			}
-			if err := w.Flush(); err != nil {
-				return err
-			}
-			if err := printRetention(ctx, out, cfg, db); err != nil {
-				return err
-			}
-			return printMessageCoverage(ctx, out, cfg, db)
+			return printStatus(out, st)
 		}),
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the status as JSON (what the console shows)")
+	return cmd
+}
+
+// printStatus writes a status as tables.
+func printStatus(out io.Writer, st *opstatus.Status) error {
+	fmt.Fprintf(out, "database: reachable\nmigrations: %d known, %d pending\n\n", st.Migrations, st.Pending)
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "CHAIN\tKIND\tINDEXED\tCONTIGUOUS\tNODE TIP\tLAG\tLAST BLOCK TIME\tGENESIS\tSNAPSHOT\tDEAD LETTERS")
+	for _, c := range st.Chains {
+		if !c.Started {
+			fmt.Fprintf(w, "%s\t%s\tnot started\t-\t-\t-\t-\t-\t-\t-\n", c.ID, c.Kind)
+			continue
+		}
+		dl := "0"
+		if len(c.DeadLetters) > 0 {
+			hs := make([]int64, len(c.DeadLetters))
+			for i, d := range c.DeadLetters {
+				hs[i] = d.Height
+			}
+			dl = fmt.Sprintf("%d (%s; last error: %s)", len(hs), heightRanges(hs), c.DeadLetters[0].LastError)
+		}
+		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\n", c.ID, c.Kind, c.Indexed, c.Contiguous, c.NodeTip, c.Lag,
+			c.LastBlockTime.Format(time.RFC3339), c.Opening, c.Snapshots, dl)
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	header := false
+	for _, c := range st.Chains {
+		if c.Retention == nil {
+			continue
+		}
+		if !header {
+			fmt.Fprintln(out, "\nretention:")
+			header = true
+		}
+		kept := "raw rows of every indexed height"
+		if c.Retention.PrunedBelow > 0 {
+			kept = fmt.Sprintf("raw rows from height %d (below dropped)", c.Retention.PrunedBelow)
+		}
+		fmt.Fprintf(out, "  %s: keeps %s; %s\n", c.ID, c.Retention.Setting, kept)
+	}
+	if err := printMessageCoverage(out, st); err != nil {
+		return err
+	}
+	return printJobs(out, st)
+}
+
+// printJobs writes the aggregator jobs: watermark, the height their rows
+// are built through against the chain's tip, and the last run.
+func printJobs(out io.Writer, st *opstatus.Status) error {
+	if len(st.Jobs) == 0 {
+		return nil
+	}
+	fmt.Fprintln(out, "\njobs:")
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "JOB\tCHAIN\tHEIGHT\tTIP\tLAST RUN\tDURATION\tROWS\tLAST ERROR")
+	for _, j := range st.Jobs {
+		chain, height, tip, last := "-", "-", "-", "never"
+		if j.Chain != "" {
+			chain, height, tip = j.Chain, strconv.FormatInt(j.Height, 10), strconv.FormatInt(j.Tip, 10)
+		}
+		if !j.LastRun.IsZero() {
+			last = j.LastRun.Format(time.RFC3339)
+		}
+		errText := "-"
+		if j.LastError != "" {
+			errText = j.LastError
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%dms\t%d\t%s\n", j.Name, chain, height, tip, last, j.DurationMS, j.Rows, errText)
+	}
+	return w.Flush()
 }
 
 // heightRanges writes sorted heights as ranges: "7, 9-12, 40".
@@ -296,17 +297,14 @@ func heightRanges(hs []int64) string {
 
 // printMessageCoverage writes, per cosmos chain, the share of its stored
 // messages decoded, the types kept raw, and the node descriptors stored.
-func printMessageCoverage(ctx context.Context, out io.Writer, cfg *config.Config, db bun.IDB) error {
+func printMessageCoverage(out io.Writer, st *opstatus.Status) error {
 	fmt.Fprintln(out, "\nmessages:")
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "CHAIN\tSTORED\tDECODED\tKEPT RAW (type: undecoded/partial)\tNODE DESCRIPTORS")
-	for _, ch := range cfg.Chains {
-		if ch.IsEVM() {
+	for _, ch := range st.Chains {
+		c := ch.Messages
+		if c == nil {
 			continue
-		}
-		c, err := indexer.MessageCoverage(ctx, db, ch.ID)
-		if err != nil {
-			return err
 		}
 		raw := "none"
 		if len(c.KeptRaw) > 0 {
@@ -319,19 +317,15 @@ func printMessageCoverage(ctx context.Context, out io.Writer, cfg *config.Config
 			}
 			raw = strings.Join(parts, ", ")
 		}
-		vs, err := descriptors.Versions(ctx, db, ch.ID)
-		if err != nil {
-			return err
-		}
 		nd := "none (shipped sets only)"
-		if len(vs) > 0 {
-			parts := make([]string, len(vs))
-			for i, v := range vs {
+		if len(c.Descriptors) > 0 {
+			parts := make([]string, len(c.Descriptors))
+			for i, v := range c.Descriptors {
 				parts[i] = fmt.Sprintf("%s (from height %d, %d files)", v.AppVersion, v.FirstHeight, v.Files)
 			}
 			nd = strings.Join(parts, ", ")
 		}
-		fmt.Fprintf(w, "%s\t%d\t%.2f%%\t%s\t%s\n", ch.ID, c.Messages, 100*c.Decoded(), raw, nd)
+		fmt.Fprintf(w, "%s\t%d\t%.2f%%\t%s\t%s\n", ch.ID, c.Stored, 100*c.Decoded, raw, nd)
 	}
 	return w.Flush()
 }

@@ -22,6 +22,8 @@ import (
 	"github.com/chainlens/chainlens/api/route"
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/internal/app"
+	"github.com/chainlens/chainlens/internal/console"
+	"github.com/chainlens/chainlens/internal/history"
 	"github.com/chainlens/chainlens/store"
 	"github.com/chainlens/chainlens/store/reads"
 )
@@ -92,11 +94,16 @@ func apiParts(ctx context.Context, cfg *config.Config, log *slog.Logger, db, ses
 	if pool.Replicated() {
 		changes.TrackReplay()
 	}
+	handlers := app.HandlersWith(cfg, db, app.Deps{Log: log, Registry: reg, SessionDB: session})
+	auth := apikey.NewAuthenticator(db)
+	// The operator console, on the engagement listener.
+	cons := console.New(console.Options{Config: cfg, DB: db, Auth: auth, Gatherer: reg, Admin: handlers.Admin, Log: log}, cfg.API.Groups[route.Engagement.Base()].Prefix)
 	srv, err := api.New(api.Options{
 		Config:   cfg.API,
 		Ops:      route.Table(),
-		Handlers: app.HandlersWith(cfg, db, app.Deps{Log: log, Registry: reg, SessionDB: session}),
-		Auth:     apikey.NewAuthenticator(db),
+		Handlers: handlers,
+		Auth:     auth,
+		Mounts:   []api.Mount{{Base: route.Engagement.Base(), Path: "/console", Handler: cons.Handler}},
 		Meter:    meter,
 		Log:      log,
 		Registry: reg,
@@ -118,7 +125,15 @@ func apiParts(ctx context.Context, cfg *config.Config, log *slog.Logger, db, ses
 		return nil, err
 	}
 	follow := func(ctx context.Context) error { return changes.Run(ctx, session, log) }
-	return []part{{"api", srv.Run}, {"key-usage", meter.Run}, {"data-changes", follow}, {"read-replicas", pool.Run}}, nil
+	return []part{{"api", srv.Run}, {"key-usage", meter.Run}, {"data-changes", follow}, {"read-replicas", pool.Run}, historyPart(cfg, log, db, reg)}, nil
+}
+
+// historyPart samples the process's registry into the console's history
+// (console.sample_every, kept console.keep_for).
+func historyPart(cfg *config.Config, log *slog.Logger, db *bun.DB, reg *prometheus.Registry) part {
+	r := &history.Recorder{DB: db, Gatherer: reg, Every: cfg.Console.SampleEvery.D(), Keep: cfg.Console.KeepFor.D(),
+		Instance: history.NewInstance(), Log: log.With("component", "console-history")}
+	return part{"console-history", r.Run}
 }
 
 // openSession opens database.session_url, a direct connection to the

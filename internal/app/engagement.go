@@ -44,7 +44,7 @@ func engagementDomain() domain {
 				byID[ch.ID] = ch
 				jobs = append(jobs, campaigns.Onchain{Chain: ch, Prices: prices})
 			}
-			return append(jobs, campaigns.Audiences{Chains: byID, Prices: prices}, campaigns.Report{})
+			return append(jobs, campaigns.Audiences{Chains: byID, Prices: prices}, campaigns.Report{}, campaigns.ReportDays{})
 		},
 	}
 }
