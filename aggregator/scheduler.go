@@ -287,6 +287,11 @@ func (s *Scheduler) runJob(ctx context.Context, j Job) error {
 	if skipped {
 		return nil
 	}
+	if err != nil && ctx.Err() != nil {
+		// Stopped by shutdown: not a failure of the job (the run rolled
+		// back and is taken again at the next start).
+		return ctx.Err()
+	}
 	s.metrics.record(j.Name(), time.Since(start), rows, err)
 	if err != nil {
 		// Record the failure outside the rolled-back transaction.

@@ -18,12 +18,12 @@ import (
 )
 
 // spans are the chart windows a page may ask for.
-var spans = map[string]time.Duration{"1h": time.Hour, "1d": 24 * time.Hour}
+var spans = map[string]time.Duration{"15m": 15 * time.Minute, "1h": time.Hour, "1d": 24 * time.Hour}
 
 // chartPoints is about how many points a chart line has.
 const chartPoints = 120
 
-// window reads ?window= (1h, the default, or 1d).
+// window reads ?window= (15m, 1h, the default, or 1d).
 func (c *Console) window(r *http.Request) (history.Window, error) {
 	name := r.URL.Query().Get("window")
 	if name == "" {
@@ -31,7 +31,7 @@ func (c *Console) window(r *http.Request) (history.Window, error) {
 	}
 	span, ok := spans[name]
 	if !ok {
-		return history.Window{}, problem.BadParam("window", "must be 1h or 1d")
+		return history.Window{}, problem.BadParam("window", "must be 15m, 1h or 1d")
 	}
 	return history.NewWindow(c.now(), span, c.opt.Config.Console.SampleEvery.D(), chartPoints), nil
 }

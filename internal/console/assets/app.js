@@ -139,7 +139,9 @@
     }));
     requestAnimationFrame(function () {
       var width = Math.max(300, box.clientWidth || 420);
-      state.plots.push(new uPlot({ width: width, height: 200, series: series, axes: [{}, { size: 60 }], legend: { live: false } }, data, box));
+      // One point (a campaign's first day) gets a day either side.
+      var x = { range: function (u, min, max) { return min === max ? [min - 86400, max + 86400] : [min, max]; } };
+      state.plots.push(new uPlot({ width: width, height: 200, series: series, scales: { x: x }, axes: [{}, { size: 60 }], legend: { live: false } }, data, box));
     });
     return card;
   }
@@ -149,9 +151,18 @@
   }
 
   function windowBar(reload) {
-    return el('div', { class: 'toolbar' }, el('span', { class: 'muted' }, 'Window:'), ['1h', '1d'].map(function (w) {
-      return el('button', { type: 'button', class: state.window === w ? 'on' : '', 'data-window': w, onclick: function () { state.window = w; reload(); } }, w === '1h' ? 'Last hour' : 'Last day');
+    return el('div', { class: 'toolbar' }, el('span', { class: 'muted' }, 'Window:'), [['15m', 'Last 15 minutes'], ['1h', 'Last hour'], ['1d', 'Last day']].map(function (w) {
+      return el('button', { type: 'button', class: state.window === w[0] ? 'on' : '', 'data-window': w[0], onclick: function () { state.window = w[0]; reload(); } }, w[1]);
     }));
+  }
+
+  // editing says whether a form of the page holds input or focus.
+  function editing() {
+    var a = document.activeElement;
+    if (a && a.form && main.contains(a)) return true;
+    return Array.prototype.some.call(main.querySelectorAll('form input'), function (i) {
+      return (i.type === 'checkbox' ? i.checked : i.type === 'file' ? i.files.length > 0 : i.value !== '');
+    });
   }
 
   // page loads a page's data, renders it, and refreshes it every 10 s.
@@ -159,7 +170,8 @@
     clearPage();
     var body = el('div');
     add(main, [el('h1', null, title), body]);
-    function reload() {
+    function reload(auto) {
+      if (auto === true && editing()) return Promise.resolve(); // never wipe what the user is typing
       return load().then(function (d) {
         state.plots.forEach(function (p) { p.destroy(); });
         state.plots = [];
@@ -173,7 +185,7 @@
       });
     }
     reload();
-    state.timer = setInterval(reload, 10000);
+    state.timer = setInterval(function () { reload(true); }, 10000);
     return reload;
   }
 
@@ -327,10 +339,10 @@
       call('POST', 'api/keys', body).then(function (k) {
         if (state.timer) { clearInterval(state.timer); state.timer = null; } // keep the key on screen
         msg.textContent = '';
-        add(msg, el('p', null, 'Key ', el('b', null, k.name), ' created (id ' + k.id + '). It is shown only this once:'), el('div', { class: 'secret', 'data-k': 'created-key', 'data-v': k.key }, k.key));
+        add(msg, [el('p', null, 'Key ', el('b', null, k.name), ' created (id ' + k.id + '). It is shown only this once:'), el('div', { class: 'secret', 'data-k': 'created-key', 'data-v': k.key }, k.key)]);
       }).catch(function (e) { add(msg, errorBox(e)); });
     } },
-    el('label', null, 'Name', f.name), el('label', null, 'Scopes', el('span', null, scopes)),
+    el('label', null, 'Name', f.name), el('label', null, 'Scopes', el('span', { class: 'scopes' }, scopes)),
     el('label', null, 'Publishable', f.publishable), el('label', null, 'Origins (publishable)', f.origins),
     el('label', null, 'Credits', f.credits), el('label', null, 'Period', f.period), el('label', null, 'Rate /s', f.rate), el('label', null, 'Burst', f.burst),
     el('button', { class: 'primary', type: 'submit' }, 'Create key'));
@@ -384,10 +396,10 @@
       function tile(key, v, label, shown) { return el('div', { class: 'tile' }, val('div', 'report.' + key, v, shown, 'v'), el('div', { class: 'k' }, label)); }
       var top = Math.max(r.impressions, r.clicks, conv, 1);
       function bar(label, n) {
-        return el('div', null, el('div', { class: 'bar', style: null, 'data-width': Math.round(100 * n / top) }, label + ': ' + fmt(n)));
+        return el('div', { class: 'frow' }, el('span', { class: 'flabel' }, label), el('div', { class: 'bar', 'data-width': Math.round(100 * n / top) }), el('span', { class: 'fnum' }, fmt(n)));
       }
       var funnel = el('div', { class: 'card funnel' }, el('h3', null, 'Funnel'), bar('Impressions', r.impressions), bar('Clicks', r.clicks), bar('Conversions', conv));
-      funnel.querySelectorAll('.bar').forEach(function (b) { b.style.width = Math.max(1, Number(b.getAttribute('data-width'))) + '%'; });
+      funnel.querySelectorAll('.bar').forEach(function (b) { b.style.width = Math.max(0.5, 0.6 * Number(b.getAttribute('data-width'))) + '%'; });
       var days = d.days;
       var t = days.map(function (x) { return Date.parse(x.day + 'T00:00:00Z') / 1000; });
       function line(name, f) { return { name: name, values: days.map(f) }; }
