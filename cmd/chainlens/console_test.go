@@ -94,7 +94,7 @@ func TestConsole(t *testing.T) {
 		t.Fatal("internal/console/ui/node_modules is missing: run scripts/console-ui.sh (make test does)")
 	}
 	t.Parallel()
-	_, dbURL := testdb.New(t)
+	db, dbURL := testdb.New(t)
 	osmo := startNode(t, "../../testdata/localnet/osmosis")
 	dydx := startNode(t, "../../testdata/localnet/dydx")
 	apiAddr := freeAddr(t)
@@ -254,6 +254,7 @@ chains:
 	}
 	for _, j := range st.Jobs {
 		k := "job." + j.Name + "."
+		shownAs("jobs", k+"watermark", strconv.FormatInt(j.Watermark, 10))
 		shownAs("jobs", k+"height", strconv.FormatInt(j.Height, 10))
 		shownAs("jobs", k+"tip", strconv.FormatInt(j.Tip, 10))
 		shownAs("jobs", k+"rows", strconv.FormatInt(j.Rows, 10))
@@ -324,6 +325,14 @@ chains:
 		shownAs("campaign", "report."+f, want)
 	}
 	shownAs("campaigns", "campaign.1.name", "CL vaults")
+	// The campaign's days (its charts) add up to its report.
+	var days, impressions, clicks int64
+	if err := db.QueryRow(`SELECT count(*), coalesce(sum(impressions), 0), coalesce(sum(clicks), 0) FROM campaign_report_days WHERE campaign_id = 1`).Scan(&days, &impressions, &clicks); err != nil {
+		t.Fatal(err)
+	}
+	if days != 1 || float64(impressions) != report["impressions"] || float64(clicks) != report["clicks"] {
+		t.Errorf("campaign days: %d days, %d impressions, %d clicks; report %v", days, impressions, clicks, report)
+	}
 
 	// The key made in the console was revoked there.
 	if seen.CreatedKey == "" {

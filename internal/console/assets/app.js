@@ -248,7 +248,7 @@
       var rows = d.jobs.map(function (j) {
         var k = 'job.' + j.name + '.';
         return el('tr', { class: 'pick' + (j.name === state.job ? ' picked' : ''), onclick: function () { state.job = j.name; reload(); } },
-          val('td', k + 'name', j.name), el('td', null, j.chain || '–'),
+          val('td', k + 'name', j.name), el('td', null, j.chain || '–'), val('td', k + 'watermark', j.watermark, undefined, 'num'),
           val('td', k + 'height', j.height, j.chain ? fmt(j.height) : '–', 'num'), val('td', k + 'tip', j.tip, j.chain ? fmt(j.tip) : '–', 'num'),
           val('td', k + 'behind', j.chain ? Math.max(0, j.tip - j.height) : '', j.chain ? fmt(Math.max(0, j.tip - j.height)) : '–', 'num'),
           val('td', k + 'last_run', j.last_run || '', when(j.last_run)),
@@ -257,7 +257,7 @@
       });
       return [
         el('table', { 'data-k': 'jobs' },
-          el('thead', null, el('tr', null, ['Job', 'Chain', 'Built through', 'Tip', 'Behind', 'Last run', 'Duration', 'Rows', 'Last error'].map(function (h) { return el('th', null, h); }))),
+          el('thead', null, el('tr', null, ['Job', 'Chain', 'Watermark', 'Built through', 'Tip', 'Behind', 'Last run', 'Duration', 'Rows', 'Last error'].map(function (h) { return el('th', null, h); }))),
           el('tbody', null, rows)),
         el('h2', null, state.job ? 'Job ' + state.job + ' over time' : 'No job has run yet'),
         windowBar(reload),
