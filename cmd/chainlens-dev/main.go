@@ -22,6 +22,7 @@ import (
 	"github.com/chainlens/chainlens/devchain/evmreplay"
 	"github.com/chainlens/chainlens/devchain/protosets"
 	"github.com/chainlens/chainlens/devchain/replaynode"
+	"github.com/chainlens/chainlens/devchain/synthevm"
 	"github.com/spf13/cobra"
 )
 
@@ -34,7 +35,7 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newDevnetCmd(), newReplayNodeCmd(), newProtosetsCmd())
+	root.AddCommand(newDevnetCmd(), newReplayNodeCmd(), newSynthNodeCmd(), newProtosetsCmd())
 	if err := root.ExecuteContext(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, "chainlens-dev:", err)
 		os.Exit(1)
@@ -137,19 +138,81 @@ func newReplayNodeCmd() *cobra.Command {
 	return cmd
 }
 
+func newSynthNodeCmd() *cobra.Command {
+	var (
+		profile, listen string
+		days            int
+		seed            uint64
+		blockTime       time.Duration
+		startHeight     int64
+		printConfig     bool
+		end             string
+	)
+	cmd := &cobra.Command{
+		Use:   "synth-node",
+		Short: "Serve a generated, mainnet-shaped chain of --days days (deterministic for --seed)",
+		Long: "Generates a chain with a busy mainnet's block time and traffic in the wire form of the recorded data and serves\n" +
+			"it (profile evm: Ethereum JSON-RPC; see devchain/synthevm for what the profile assumes). The last height is at\n" +
+			"--end-time (default now; give the same one to serve the same chain again). With --block-time it reveals one\n" +
+			"height per block time from --start-height.\n" +
+			"--print-config writes the chain's `chains:` entry and its `stablecoins` tokens for a chainlens config, and exits.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if profile != "evm" {
+				return fmt.Errorf("--profile %q: the profiles are: evm", profile)
+			}
+			if days < 1 || days > 3650 {
+				return fmt.Errorf("--days must be between 1 and 3650")
+			}
+			if blockTime < 0 || startHeight < 0 {
+				return fmt.Errorf("--block-time and --start-height must not be negative")
+			}
+			p := synthevm.Ethereum(days, seed)
+			endTime := time.Now()
+			if end != "" {
+				t, err := time.Parse(time.RFC3339, end)
+				if err != nil {
+					return fmt.Errorf("--end-time: %w", err)
+				}
+				endTime = t
+			}
+			p.EndAt(endTime)
+			if printConfig {
+				fmt.Fprint(cmd.OutOrStdout(), synthevm.Config(p, "http://"+listen))
+				return nil
+			}
+			return serveEVM(cmd.Context(), synthevm.New(p), listen, evmreplay.Options{StartHeight: startHeight, BlockTime: blockTime})
+		},
+	}
+	cmd.Flags().StringVar(&profile, "profile", "evm", "chain profile: evm")
+	cmd.Flags().IntVar(&days, "days", 1, "days of history")
+	cmd.Flags().Uint64Var(&seed, "seed", 1, "generator seed (same seed, same chain)")
+	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8545", "listen address (loopback)")
+	cmd.Flags().DurationVar(&blockTime, "block-time", 0, "reveal one height per this duration (0: every height at once)")
+	cmd.Flags().Int64Var(&startHeight, "start-height", 0, "height revealed at start (0: the last)")
+	cmd.Flags().BoolVar(&printConfig, "print-config", false, "print the chainlens config entries of the chain and exit")
+	cmd.Flags().StringVar(&end, "end-time", "", "the last height's time, RFC 3339 (default now)")
+	return cmd
+}
+
 // serveEVMReplay serves an EVM recording until ctx ends.
 func serveEVMReplay(ctx context.Context, dir, listen string, opt evmreplay.Options) error {
 	rec, err := evmreplay.Load(dir)
 	if err != nil {
 		return err
 	}
+	return serveEVM(ctx, rec, listen, opt)
+}
+
+// serveEVM serves an EVM chain (recorded or generated) until ctx ends.
+func serveEVM(ctx context.Context, rec evmreplay.Source, listen string, opt evmreplay.Options) error {
 	node := evmreplay.New(rec, opt)
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
 		return fmt.Errorf("--listen: %w", err)
 	}
 	srv := &http.Server{Handler: node.Handler(), ReadHeaderTimeout: 5 * time.Second}
-	slog.New(slog.NewTextHandler(os.Stderr, nil)).Info("evm replay node serving", "blocks", fmt.Sprintf("0..%d", rec.LastHeight()),
+	slog.New(slog.NewTextHandler(os.Stderr, nil)).Info("evm node serving", "blocks", fmt.Sprintf("0..%d", rec.LastHeight()),
 		"head", node.Head(), "addr", "http://"+ln.Addr().String(), "block_time", opt.BlockTime, "rebase", opt.Rebase)
 	go func() { _ = node.Run(ctx) }()
 	go func() {

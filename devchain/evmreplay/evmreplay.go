@@ -39,19 +39,59 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 )
 
+// Source is a chain a Node serves: a Recording, or a generated chain
+// (devchain/synthevm).
+type Source interface {
+	// Info is the result of eth_chainId, net_version or web3_clientVersion.
+	Info(method string) (json.RawMessage, bool)
+	// LastHeight is the highest block.
+	LastHeight() int64
+	// Block is the result of eth_getBlockByNumber(h, false), h <= LastHeight.
+	Block(h int64) (json.RawMessage, error)
+	// Time is block h's timestamp.
+	Time(h int64) (uint64, error)
+	// Logs calls fn with each log of blocks from..to, in (block, log
+	// index) order, until fn returns false.
+	Logs(from, to int64, fn func(l *Log) bool) error
+}
+
+// Log is one log of a Source: its eth_getLogs form, and what filters read.
+type Log struct {
+	Raw     map[string]json.RawMessage
+	Block   uint64
+	Address common.Address
+	Topics  []common.Hash
+}
+
 // Recording is a recorded EVM chain in memory; immutable after Load.
 type Recording struct {
 	chain  map[string]json.RawMessage // method → recorded result
 	blocks []json.RawMessage          // result of eth_getBlockByNumber(N, false), index N
 	times  []uint64                   // block timestamps
-	logs   []recordedLog              // in (block, log index) order
+	logs   []Log                      // in (block, log index) order
 }
 
-type recordedLog struct {
-	raw     map[string]json.RawMessage
-	block   uint64
-	address common.Address
-	topics  []common.Hash
+// Info is a recorded result of eth_chainId, net_version or web3_clientVersion.
+func (r *Recording) Info(method string) (json.RawMessage, bool) {
+	res, ok := r.chain[method]
+	return res, ok
+}
+
+// Block is the recorded block h.
+func (r *Recording) Block(h int64) (json.RawMessage, error) { return r.blocks[h], nil }
+
+// Time is block h's recorded timestamp.
+func (r *Recording) Time(h int64) (uint64, error) { return r.times[h], nil }
+
+// Logs visits the recorded logs of blocks from..to.
+func (r *Recording) Logs(from, to int64, fn func(l *Log) bool) error {
+	lo, _ := slices.BinarySearchFunc(r.logs, uint64(from), func(l Log, b uint64) int { return compare(l.Block, b) })
+	for i := lo; i < len(r.logs) && r.logs[i].Block <= uint64(to); i++ {
+		if !fn(&r.logs[i]) {
+			break
+		}
+	}
+	return nil
 }
 
 // Load reads a recording folder.
@@ -98,21 +138,21 @@ func Load(dir string) (*Recording, error) {
 		return nil, errors.New("evm recording: no blocks")
 	}
 	if err := eachLine(filepath.Join(dir, "logs.jsonl.gz"), func(line []byte) error {
-		var l recordedLog
+		var l Log
 		var parsed struct {
 			Address     common.Address `json:"address"`
 			Topics      []common.Hash  `json:"topics"`
 			BlockNumber hexutil.Uint64 `json:"blockNumber"`
 		}
-		if err := json.Unmarshal(line, &l.raw); err != nil {
+		if err := json.Unmarshal(line, &l.Raw); err != nil {
 			return err
 		}
 		if err := json.Unmarshal(line, &parsed); err != nil {
 			return err
 		}
-		l.block, l.address, l.topics = uint64(parsed.BlockNumber), parsed.Address, parsed.Topics
-		if l.block >= uint64(len(r.blocks)) {
-			return fmt.Errorf("log of block %d beyond the last block %d", l.block, len(r.blocks)-1)
+		l.Block, l.Address, l.Topics = uint64(parsed.BlockNumber), parsed.Address, parsed.Topics
+		if l.Block >= uint64(len(r.blocks)) {
+			return fmt.Errorf("log of block %d beyond the last block %d", l.Block, len(r.blocks)-1)
 		}
 		r.logs = append(r.logs, l)
 		return nil
@@ -159,16 +199,16 @@ type Options struct {
 	Now func() time.Time
 }
 
-// Node serves a Recording.
+// Node serves a Source.
 type Node struct {
-	rec   *Recording
+	rec   Source
 	opt   Options
 	head  atomic.Int64
 	shift int64 // seconds added to every timestamp
 }
 
 // New returns a node at opt.StartHeight.
-func New(rec *Recording, opt Options) *Node {
+func New(rec Source, opt Options) *Node {
 	n := &Node{rec: rec, opt: opt}
 	start := opt.StartHeight
 	if start <= 0 || start > rec.LastHeight() {
@@ -180,7 +220,10 @@ func New(rec *Recording, opt Options) *Node {
 		if opt.Now != nil {
 			now = opt.Now
 		}
-		n.shift = now().Unix() - int64(rec.times[start])
+		t, err := rec.Time(start)
+		if err == nil {
+			n.shift = now().Unix() - int64(t)
+		}
 	}
 	return n
 }
@@ -274,7 +317,7 @@ func (n *Node) serve(q request) response {
 	}
 	switch q.Method {
 	case "eth_chainId", "net_version", "web3_clientVersion":
-		res, ok := n.rec.chain[q.Method]
+		res, ok := n.rec.Info(q.Method)
 		if !ok {
 			return fail(-32601, "the method %s does not exist/is not available", q.Method)
 		}
@@ -296,7 +339,11 @@ func (n *Node) serve(q request) response {
 			resp.Result = nullResult
 			return resp
 		}
-		resp.Result = n.block(h)
+		b, err := n.block(h)
+		if err != nil {
+			return fail(-32000, "%v", err)
+		}
+		resp.Result = b
 	case "eth_getLogs":
 		if len(q.Params) != 1 {
 			return fail(-32602, "missing value for required argument 0")
@@ -331,21 +378,25 @@ func (n *Node) blockArg(raw json.RawMessage) (int64, error) {
 	return int64(min(v, 1<<62)), nil
 }
 
-func (n *Node) block(h int64) json.RawMessage {
-	raw := n.rec.blocks[h]
-	if n.shift == 0 {
-		return raw
+func (n *Node) block(h int64) (json.RawMessage, error) {
+	raw, err := n.rec.Block(h)
+	if err != nil || n.shift == 0 {
+		return raw, err
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return raw
+		return raw, nil
 	}
-	m["timestamp"] = hexQuantity(uint64(int64(n.rec.times[h]) + n.shift))
+	t, err := n.rec.Time(h)
+	if err != nil {
+		return nil, err
+	}
+	m["timestamp"] = hexQuantity(uint64(int64(t) + n.shift))
 	out, err := json.Marshal(m)
 	if err != nil {
-		return raw
+		return raw, nil
 	}
-	return out
+	return out, nil
 }
 
 func hexQuantity(v uint64) json.RawMessage {
@@ -395,31 +446,38 @@ func (n *Node) getLogs(raw json.RawMessage) ([]map[string]json.RawMessage, error
 		}
 	}
 	out := []map[string]json.RawMessage{}
-	lo, _ := slices.BinarySearchFunc(n.rec.logs, uint64(from), func(l recordedLog, b uint64) int {
-		return compare(l.block, b)
-	})
-	for _, l := range n.rec.logs[lo:] {
-		if l.block > uint64(to) {
-			break
+	var timeErr error
+	err = n.rec.Logs(from, to, func(l *Log) bool {
+		if len(addrs) > 0 && !slices.Contains(addrs, l.Address) {
+			return true
 		}
-		if len(addrs) > 0 && !slices.Contains(addrs, l.address) {
-			continue
-		}
-		if !matchTopics(l.topics, topics) {
-			continue
+		if !matchTopics(l.Topics, topics) {
+			return true
 		}
 		if n.shift == 0 {
-			out = append(out, l.raw)
-			continue
+			out = append(out, l.Raw)
+			return true
 		}
-		m := make(map[string]json.RawMessage, len(l.raw))
-		for k, v := range l.raw {
+		m := make(map[string]json.RawMessage, len(l.Raw))
+		for k, v := range l.Raw {
 			m[k] = v
 		}
 		if _, ok := m["blockTimestamp"]; ok {
-			m["blockTimestamp"] = hexQuantity(uint64(int64(n.rec.times[l.block]) + n.shift))
+			t, err := n.rec.Time(int64(l.Block))
+			if err != nil {
+				timeErr = err
+				return false
+			}
+			m["blockTimestamp"] = hexQuantity(uint64(int64(t) + n.shift))
 		}
 		out = append(out, m)
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	if timeErr != nil {
+		return nil, timeErr
 	}
 	return out, nil
 }

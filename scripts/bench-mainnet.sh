@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# bench-mainnet.sh PROFILE DAYS: a mainnet-shaped chain of DAYS days
+# (`chainlens-dev synth-node`, deterministic) through the real path —
+# `chainlens index`, `aggregate`, `serve` — on a fresh database, measured:
+#   ingest      blocks/s and events/s of `index --until` over all but the last
+#               hour, the indexer's peak RSS, and COPY of the same rows into an
+#               empty copy of each written table (the ceiling, same run);
+#   storage     bytes per table (with indexes), per block and per day;
+#   jobs        `aggregate --once` over the history (full build), then the
+#               incremental run after the last hour is indexed; then a rebuild;
+#   API         every endpoint of the profile's groups, uncached: service time
+#               p50/p99 of 20 requests each, one at a time.
+# Output: markdown for docs/PERFORMANCE.md, on stdout. Profiles: evm.
+#
+#   scripts/bench-mainnet.sh evm 1
+#   KEEP_DB=1 ... keeps the database (its URL is printed)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PROFILE=${1:-evm}
+DAYS=${2:-1}
+[ "$PROFILE" = evm ] || { echo "bench-mainnet.sh: profiles: evm" >&2; exit 2; }
+go build -o bin/chainlens ./cmd/chainlens
+go build -o bin/chainlens-dev ./cmd/chainlens-dev
+BIN=bin/chainlens
+DEV=bin/chainlens-dev
+
+work=$(mktemp -d)
+pids=()
+db="chainlens_bench_${PROFILE}_${DAYS}_$$"
+admin=$(scripts/db.sh ensure postgres)
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	if [ -z "${KEEP_DB:-}" ]; then psql -q -d "$admin" -c "DROP DATABASE IF EXISTS \"$db\" WITH (FORCE)" >/dev/null 2>&1 || true; fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+url=$(scripts/db.sh ensure "$db")
+port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+node_port=$(port)
+api_port=$(port)
+end=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+node() { # node START_HEIGHT: serve the chain revealed through START_HEIGHT (0: all)
+	"$DEV" synth-node --profile "$PROFILE" --days "$DAYS" --end-time "$end" --listen "127.0.0.1:$node_port" --start-height "$1" 2>"$work/node.log" &
+	node_pid=$!
+	pids+=($node_pid)
+	for _ in $(seq 100); do curl -sf -X POST -H 'Content-Type: application/json' -d '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}' "http://127.0.0.1:$node_port" >/dev/null && return; sleep 0.1; done
+	echo "bench-mainnet.sh: the synth node did not start" >&2; cat "$work/node.log" >&2; exit 1
+}
+{
+	printf 'database: {url: "%s"}\nlog: {level: warn}\napi: {listen: "127.0.0.1:%s", cache_ttl: 0s}\nchains:\n' "$url" "$api_port"
+	"$DEV" synth-node --profile "$PROFILE" --days "$DAYS" --end-time "$end" --listen "127.0.0.1:$node_port" --print-config
+} > "$work/c.yaml"
+cfg=(--config "$work/c.yaml")
+"$BIN" migrate up "${cfg[@]}" >/dev/null
+last=$(( DAYS * 7200 ))
+hour=300
+q() { psql -qtA -d "$url" -c "$1"; }
+now() { date +%s.%N; }
+elapsed() { python3 -c "print(f'{$2 - $1:.2f}')"; }
+
+echo "## bench-mainnet: profile $PROFILE, $DAYS day(s) ($last blocks), $(nproc) cores"
+echo
+# Ingest: everything but the last hour.
+node $(( last - hour ))
+t0=$(now)
+/usr/bin/time -f '%M' -o "$work/rss" "$BIN" index "${cfg[@]}" --until $(( last - hour )) 2>>"$work/index.log"
+t1=$(now)
+kill "$node_pid"; wait "$node_pid" 2>/dev/null || true
+secs=$(elapsed "$t0" "$t1")
+events=$(q "SELECT count(*) FROM erc20_transfers")
+rss=$(cat "$work/rss")
+echo "### ingest"
+echo
+echo "| blocks | events (transfers) | seconds | blocks/s | events/s | indexer peak RSS |"
+echo "|---|---|---|---|---|---|"
+python3 -c "print(f'| {$last - $hour} | {$events} | {$secs} | {($last - $hour)/$secs:,.0f} | {$events/$secs:,.0f} | {$rss/1024:,.0f} MB |')"
+echo
+# The ceiling: the same rows COPYed into empty copies of the written tables.
+echo "| table | rows | COPY in s (ceiling) |"
+echo "|---|---|---|"
+copy_total=0
+for t in $(q "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relkind IN ('r','p') AND NOT c.relispartition ORDER BY 1"); do
+	rows=$(q "SELECT count(*) FROM \"$t\"")
+	[ "$rows" -gt 1000 ] || continue
+	q "COPY (SELECT * FROM \"$t\") TO '$work/$t.copy'" >/dev/null 2>&1 || psql -qtA -d "$url" -c "\\copy (SELECT * FROM \"$t\") TO '$work/$t.copy'" >/dev/null
+	q "CREATE TABLE \"ceiling_$t\" (LIKE \"$t\" INCLUDING DEFAULTS INCLUDING INDEXES)" >/dev/null
+	c0=$(now)
+	psql -qtA -d "$url" -c "\\copy \"ceiling_$t\" FROM '$work/$t.copy'" >/dev/null
+	c1=$(now)
+	q "DROP TABLE \"ceiling_$t\"" >/dev/null
+	rm -f "$work/$t.copy"
+	echo "| $t | $rows | $(elapsed "$c0" "$c1") |"
+	copy_total=$(python3 -c "print($copy_total + $c1 - $c0)")
+done
+python3 -c "print(f'\nIngest took {$secs / $copy_total:.1f}× the COPY of its rows ({$copy_total:.2f} s).\n')"
+
+echo "### storage after $DAYS day(s)"
+echo
+echo "| table (with its partitions and indexes) | MB | bytes/block | MB/day |"
+echo "|---|---|---|---|"
+q "SELECT c.relname, sum(pg_total_relation_size(coalesce(i.inhrelid, c.oid))) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+   LEFT JOIN pg_inherits i ON i.inhparent = c.oid
+   WHERE n.nspname = 'public' AND c.relkind IN ('r','p') AND NOT c.relispartition GROUP BY 1 HAVING sum(pg_total_relation_size(coalesce(i.inhrelid, c.oid))) > 100000 ORDER BY 2 DESC" |
+while IFS='|' read -r t bytes; do
+	python3 -c "print(f'| $t | {$bytes/1e6:,.1f} | {$bytes/($last-$hour):,.0f} | {$bytes/1e6/$DAYS*($last/($last-$hour)):,.1f} |')"
+done
+echo
+
+echo "### aggregator"
+echo
+a0=$(now); "$BIN" aggregate "${cfg[@]}" --once >/dev/null; a1=$(now)
+node 0
+"$BIN" index "${cfg[@]}" --until "$last" 2>>"$work/index.log"
+i0=$(now); "$BIN" aggregate "${cfg[@]}" --once >/dev/null; i1=$(now)
+echo "| run | seconds |"
+echo "|---|---|"
+echo "| full build over $DAYS day(s) less an hour | $(elapsed "$a0" "$a1") |"
+echo "| incremental, after one more hour of blocks | $(elapsed "$i0" "$i1") |"
+echo
+echo "Per job, the incremental run (aggregator_jobs.last_duration_ms):"
+echo
+echo "| job | ms | rows |"
+echo "|---|---|---|"
+q "SELECT name, last_duration_ms, last_rows FROM aggregator_jobs WHERE name LIKE 'stablecoin%' OR name LIKE '%ethereum%' ORDER BY last_duration_ms DESC" | while IFS='|' read -r n ms rows; do echo "| $n | $ms | $rows |"; done
+echo
+
+echo "### API, uncached (20 sequential requests per endpoint)"
+echo
+key=$("$BIN" keys create "${cfg[@]}" --name bench --scopes all 2>/dev/null)
+"$BIN" serve "${cfg[@]}" 2>>"$work/serve.log" &
+pids+=($!)
+for _ in $(seq 100); do curl -sf "http://127.0.0.1:$api_port/healthz" >/dev/null && break; sleep 0.1; done
+base="http://127.0.0.1:$api_port"
+echo "| endpoint | status | p50 ms | p99 ms |"
+echo "|---|---|---|---|"
+for path in /stablecoins/volume-per-token /stablecoins/issuing/over-time '/stablecoins/issuing/over-time?time_range=24h&time_agg=1h' \
+	/stablecoins/active-senders/over-time '/stablecoins/active-senders/over-time?time_range=24h&time_agg=1h' \
+	/stablecoins/volume-by-category/over-time '/stablecoins/volume-by-category/over-time?time_range=24h&time_agg=1h' \
+	/stablecoins/whale-alerts /stablecoins/bridge/total-inflow /stablecoins/bridge/total-outflow /stablecoins/bridge/total-netflow \
+	/stablecoins/bridge/cross-chain-volume /stablecoins/bridge/netflow-over-time /stablecoins/category/total-inflow \
+	/stablecoins/category/total-outflow /stablecoins/category/total-netflow; do
+	code=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $key" "$base$path")
+	for _ in $(seq 20); do curl -s -o /dev/null -w '%{time_total}\n' -H "Authorization: Bearer $key" "$base$path"; done | sort -n > "$work/t"
+	echo "| \`$path\` | $code | $(python3 -c "print(f'{float(open(\"$work/t\").read().split()[9])*1000:.1f}')") | $(python3 -c "print(f'{float(open(\"$work/t\").read().split()[19])*1000:.1f}')") |"
+done
+echo
+if [ -n "${KEEP_DB:-}" ]; then echo "database kept: $url" >&2; fi
