@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,7 +35,7 @@ import (
 const maxBlocks = 20_000
 
 // Tables are the report tables, all keyed by chain_id first.
-var Tables = []string{"stablecoin_minute", "stablecoin_senders_minute", "stablecoin_category_minute",
+var Tables = []string{"stablecoin_minute", "stablecoin_senders_minute", "stablecoin_senders_bucket", "stablecoin_category_minute",
 	"stablecoin_whales", "stablecoin_bridge_minute"}
 
 // Flows is the job of one EVM chain. Each run adds the blocks past its
@@ -42,6 +43,9 @@ var Tables = []string{"stablecoin_minute", "stablecoin_senders_minute", "stablec
 //   - stablecoin_minute: minted, burned and transferred USD per token and
 //     minute, and the transfer count;
 //   - stablecoin_senders_minute: each minute's distinct senders per token;
+//   - stablecoin_senders_bucket: the distinct senders of every bucket of
+//     each report.Buckets size the run's minutes fall in, counted again
+//     from stablecoin_senders_minute (an hour's bucket: an hour of senders);
 //   - stablecoin_category_minute: USD received and sent by each counterparty
 //     category, and the volume attributed to it;
 //   - stablecoin_whales: movements of at least report.WhaleUSD;
@@ -115,8 +119,8 @@ func (j Flows) Fingerprint() string {
 
 // reportRules numbers the versions of the job's rules; raising it rebuilds
 // every chain's reports. 2: an escrow transfer in a tx with a CCTP flow of
-// the same token is that flow.
-const reportRules = 2
+// the same token is that flow. 3: senders per bucket.
+const reportRules = 3
 
 // Run advances the chain's reports from watermark wm to the indexed tip.
 func (j Flows) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, int64, error) {
@@ -209,12 +213,14 @@ func (j Flows) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, int6
 			domains, domainChains = append(domains, d), append(domainChains, c.DomainChain(d))
 		}
 	}
+	aggs := slices.Sorted(maps.Values(report.Buckets))
 	args := []any{id, wm, to, pgdialect.Array(tokens), pgdialect.Array(factors), pgdialect.Array(addrs), pgdialect.Array(cats),
-		pgdialect.Array(domains), pgdialect.Array(domainChains), report.WhaleUSD}
+		pgdialect.Array(domains), pgdialect.Array(domainChains), report.WhaleUSD, pgdialect.Array(aggs)}
 	var rows int64
 	for _, step := range []struct{ name, query string }{
 		{"stablecoin_minute", minuteSQL},
 		{"stablecoin_senders_minute", sendersSQL},
+		{"stablecoin_senders_bucket", sendersBucketSQL},
 		{"stablecoin_category_minute", categorySQL},
 		{"stablecoin_whales", whalesSQL},
 		{"stablecoin_bridge_minute cctp", bridgeCCTPSQL},
@@ -264,6 +270,20 @@ const (
 	sendersSQL = moves + `INSERT INTO stablecoin_senders_minute (chain_id, token, minute, sender)
 		SELECT DISTINCT ?0, token, minute, sender FROM m WHERE kind = 'transfer'
 		ON CONFLICT DO NOTHING`
+
+	// The buckets the run's minutes fall in, of every size (?10), counted
+	// whole again from the minutes' senders.
+	sendersBucketSQL = `WITH r AS (
+			SELECT date_trunc('minute', min(b.time)) AS lo, date_trunc('minute', max(b.time)) AS hi
+			FROM evm_blocks b WHERE b.chain_id = ?0 AND b.height > ?1 AND b.height <= ?2)
+		INSERT INTO stablecoin_senders_bucket AS s (chain_id, agg_s, bucket, token, senders)
+		SELECT ?0, a.s, date_bin(make_interval(secs => a.s), m.minute, timestamptz '1970-01-01 00:00:00+00') AS bucket, m.token, count(DISTINCT m.sender)
+		FROM r CROSS JOIN unnest(?10::int[]) AS a(s)
+		JOIN stablecoin_senders_minute m ON m.chain_id = ?0
+			AND m.minute >= date_bin(make_interval(secs => a.s), r.lo, timestamptz '1970-01-01 00:00:00+00') AND m.minute <= r.hi
+		WHERE r.lo IS NOT NULL
+		GROUP BY a.s, bucket, m.token
+		ON CONFLICT (chain_id, agg_s, bucket, token) DO UPDATE SET senders = EXCLUDED.senders`
 
 	categorySQL = moves + `, c AS (
 			SELECT token, minute, recipient_cat AS category, usd AS inflow, 0 AS outflow, 0 AS volume FROM m

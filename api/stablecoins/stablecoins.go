@@ -129,8 +129,13 @@ type query struct {
 var ranges = map[string]time.Duration{"10m": 10 * time.Minute, "30m": 30 * time.Minute, "1h": time.Hour,
 	"3h": 3 * time.Hour, "6h": 6 * time.Hour, "24h": 24 * time.Hour}
 
-var buckets = map[string]time.Duration{"1m": time.Minute, "2m": 2 * time.Minute, "5m": 5 * time.Minute, "10m": 10 * time.Minute,
-	"30m": 30 * time.Minute, "1h": time.Hour}
+var buckets = func() map[string]time.Duration {
+	out := map[string]time.Duration{}
+	for name, secs := range report.Buckets {
+		out[name] = time.Duration(secs) * time.Second
+	}
+	return out
+}()
 
 // begin resolves the common parameters and the freshness of the chains
 // read: 503 when no EVM chain (or not the requested one) is indexed, or
@@ -387,12 +392,33 @@ func (s *Service) activeSenders(ctx context.Context, req *api.Request) (*api.Res
 		Token   string    `bun:"token"`
 		Senders int64     `bun:"senders"`
 	}
-	if err := api.Reader(ctx, s.db).NewRaw(`WITH `+cte+`
-		SELECT `+bucketExpr+` AS bucket, m.chain_id, m.token, count(DISTINCT m.sender) AS senders
+	// The job keeps each bucket's distinct senders; the window's buckets
+	// are those that start in it (windowBuckets). A bucket holds every
+	// minute aggregated, so when aggregated blocks are later than the
+	// request's now (a clock behind the chain's), the bucket of now is
+	// counted from its minutes through now instead.
+	agg := int64(q.step / time.Second)
+	cut := q.to.Add(time.Nanosecond) // every bucket that starts by now
+	for _, c := range q.fresh.Chains {
+		if c.Time.After(q.to) {
+			cut = time.Unix(q.to.Unix()/agg*agg, 0).UTC()
+		}
+	}
+	sqlText := `WITH ` + cte + `
+		SELECT m.bucket, m.chain_id, m.token, m.senders
+		FROM stablecoin_senders_bucket m JOIN tk USING (chain_id, token)
+		WHERE m.agg_s = ? AND m.bucket >= ? AND m.bucket < ?`
+	qargs := append(args, agg, q.from, cut)
+	if !cut.After(q.to) {
+		sqlText += `
+		UNION ALL
+		SELECT ?::timestamptz, m.chain_id, m.token, count(DISTINCT m.sender)
 		FROM stablecoin_senders_minute m JOIN tk USING (chain_id, token)
-		WHERE m.minute >= ? AND m.minute <= ?
-		GROUP BY 1, 2, 3 ORDER BY 1, 4 DESC, 2, 3`,
-		append(append(args, q.bucket), q.from, q.to)...).Scan(ctx, &rows); err != nil {
+		WHERE m.minute >= ? AND m.minute <= ? GROUP BY 2, 3`
+		qargs = append(qargs, cut, cut, q.to)
+	}
+	if err := api.Reader(ctx, s.db).NewRaw(sqlText+`
+		ORDER BY 1, 4 DESC, 2, 3`, qargs...).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("active senders: %w", err)
 	}
 	type entry struct {

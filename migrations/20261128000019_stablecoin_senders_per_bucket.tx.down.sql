@@ -1,0 +1,1 @@
+DROP TABLE stablecoin_senders_bucket;
