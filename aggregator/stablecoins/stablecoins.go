@@ -189,7 +189,8 @@ func (j Flows) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, int6
 	// Arguments of every query: ?0 chain, ?1 watermark, ?2 last block,
 	// ?3 token addresses, ?4 their USD factors (price × 10^-decimals),
 	// ?5 labelled addresses, ?6 their categories, ?7 CCTP domains, ?8 their
-	// chain ids, ?9 the whale threshold.
+	// chain ids, ?9 the whale threshold, ?10 the bucket sizes in seconds,
+	// ?11 and ?12 the first and last minute of the run's blocks.
 	var tokens, factors []string
 	for _, t := range j.Chain.Tokens {
 		tokens = append(tokens, strings.ToLower(t.Address))
@@ -214,8 +215,14 @@ func (j Flows) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, int6
 		}
 	}
 	aggs := slices.Sorted(maps.Values(report.Buckets))
+	// The minutes of the run's blocks (sendersBucketSQL recounts their buckets).
+	var lo, hi bun.NullTime // none: the bucket statement adds nothing
+	if err := tx.NewRaw(`SELECT date_trunc('minute', min(time)), date_trunc('minute', max(time)) FROM evm_blocks WHERE chain_id = ? AND height > ? AND height <= ?`,
+		id, wm, to).Scan(ctx, &lo, &hi); err != nil {
+		return 0, 0, fmt.Errorf("minutes of blocks %d..%d: %w", wm+1, to, err)
+	}
 	args := []any{id, wm, to, pgdialect.Array(tokens), pgdialect.Array(factors), pgdialect.Array(addrs), pgdialect.Array(cats),
-		pgdialect.Array(domains), pgdialect.Array(domainChains), report.WhaleUSD, pgdialect.Array(aggs)}
+		pgdialect.Array(domains), pgdialect.Array(domainChains), report.WhaleUSD, pgdialect.Array(aggs), lo.Time, hi.Time}
 	var rows int64
 	for _, step := range []struct{ name, query string }{
 		{"stablecoin_minute", minuteSQL},
@@ -271,18 +278,18 @@ const (
 		SELECT DISTINCT ?0, token, minute, sender FROM m WHERE kind = 'transfer'
 		ON CONFLICT DO NOTHING`
 
-	// The buckets the run's minutes fall in, of every size (?10), counted
-	// whole again from the minutes' senders.
-	sendersBucketSQL = `WITH r AS (
-			SELECT date_trunc('minute', min(b.time)) AS lo, date_trunc('minute', max(b.time)) AS hi
-			FROM evm_blocks b WHERE b.chain_id = ?0 AND b.height > ?1 AND b.height <= ?2)
-		INSERT INTO stablecoin_senders_bucket AS s (chain_id, agg_s, bucket, token, senders)
-		SELECT ?0, a.s, date_bin(make_interval(secs => a.s), m.minute, timestamptz '1970-01-01 00:00:00+00') AS bucket, m.token, count(DISTINCT m.sender)
-		FROM r CROSS JOIN unnest(?10::int[]) AS a(s)
-		JOIN stablecoin_senders_minute m ON m.chain_id = ?0
-			AND m.minute >= date_bin(make_interval(secs => a.s), r.lo, timestamptz '1970-01-01 00:00:00+00') AND m.minute <= r.hi
-		WHERE r.lo IS NOT NULL
-		GROUP BY a.s, bucket, m.token
+	// The buckets the run's minutes (?11 to ?12) fall in, of every size
+	// (?10), counted whole again from the minutes' senders: one index range
+	// per size (a join on the range would read every minute of the chain).
+	sendersBucketSQL = `INSERT INTO stablecoin_senders_bucket AS s (chain_id, agg_s, bucket, token, senders)
+		SELECT ?0, a.s, c.bucket, c.token, c.senders
+		FROM unnest(?10::int[]) AS a(s) CROSS JOIN LATERAL (
+			SELECT date_bin(make_interval(secs => a.s), m.minute, timestamptz '1970-01-01 00:00:00+00') AS bucket, m.token,
+				count(DISTINCT m.sender) AS senders
+			FROM stablecoin_senders_minute m
+			WHERE m.chain_id = ?0 AND m.minute >= date_bin(make_interval(secs => a.s), ?11::timestamptz, timestamptz '1970-01-01 00:00:00+00')
+				AND m.minute <= ?12::timestamptz
+			GROUP BY 1, 2) c
 		ON CONFLICT (chain_id, agg_s, bucket, token) DO UPDATE SET senders = EXCLUDED.senders`
 
 	categorySQL = moves + `, c AS (
