@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/uptrace/bun"
 
 	"github.com/chainlens/chainlens/aggregator"
 	"github.com/chainlens/chainlens/aggregator/stablecoins"
@@ -22,21 +23,7 @@ import (
 // job's step starts its reports at the first indexed block (it used to
 // look for a block below the start and fail every run).
 func TestLateStartHeight(t *testing.T) {
-	url := evmtest.Start(t, evmreplay.Options{})
-	db, _ := testdb.New(t)
-	ch := evmtest.Chain(url)
-	ch.Confirmations, ch.StartHeight = 0, 150
-	client, err := ethclient.Dial(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
-	m, _ := indexer.NewMetrics(nil)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := evmindexer.New(ch, db, []*ethclient.Client{client}, slog.New(slog.DiscardHandler), m).Run(ctx, evmtest.LastHeight); err != nil {
-		t.Fatal(err)
-	}
+	db, ch, ctx := indexRecording(t, 150)
 	sched, err := aggregator.New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, stablecoins.Flows{Chain: ch, MaxBlocks: 50})
 	if err != nil {
 		t.Fatal(err)
@@ -60,21 +47,7 @@ func TestLateStartHeight(t *testing.T) {
 // however many runs the minutes arrived in (runs of 7 blocks split
 // minutes and buckets between runs).
 func TestSendersPerBucketAcrossRuns(t *testing.T) {
-	url := evmtest.Start(t, evmreplay.Options{})
-	db, _ := testdb.New(t)
-	ch := evmtest.Chain(url)
-	ch.Confirmations = 0
-	client, err := ethclient.Dial(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
-	m, _ := indexer.NewMetrics(nil)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := evmindexer.New(ch, db, []*ethclient.Client{client}, slog.New(slog.DiscardHandler), m).Run(ctx, evmtest.LastHeight); err != nil {
-		t.Fatal(err)
-	}
+	db, ch, ctx := indexRecording(t, 0)
 	sched, err := aggregator.New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, stablecoins.Flows{Chain: ch, MaxBlocks: 7})
 	if err != nil {
 		t.Fatal(err)
@@ -97,4 +70,26 @@ func TestSendersPerBucketAcrossRuns(t *testing.T) {
 	if buckets < 20 || differ != 0 {
 		t.Fatalf("%d buckets kept, %d differ from the minutes counted whole", buckets, differ)
 	}
+}
+
+// indexRecording indexes the EVM recording from startHeight (0: its
+// first block) into a fresh database through the real indexer.
+func indexRecording(t *testing.T, startHeight int64) (*bun.DB, config.Chain, context.Context) {
+	t.Helper()
+	url := evmtest.Start(t, evmreplay.Options{})
+	db, _ := testdb.New(t)
+	ch := evmtest.Chain(url)
+	ch.Confirmations, ch.StartHeight = 0, startHeight
+	client, err := ethclient.Dial(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(client.Close)
+	m, _ := indexer.NewMetrics(nil)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	if err := evmindexer.New(ch, db, []*ethclient.Client{client}, slog.New(slog.DiscardHandler), m).Run(ctx, evmtest.LastHeight); err != nil {
+		t.Fatal(err)
+	}
+	return db, ch, ctx
 }

@@ -36,6 +36,16 @@ func (c *Console) window(r *http.Request) (history.Window, error) {
 	return history.NewWindow(c.now(), span, c.opt.Config.Console.SampleEvery.D(), chartPoints), nil
 }
 
+// statusIn reads a page's window and the deployment's status.
+func (c *Console) statusIn(r *http.Request) (history.Window, *opstatus.Status, error) {
+	win, err := c.window(r)
+	if err != nil {
+		return win, nil, err
+	}
+	st, err := opstatus.Gather(r.Context(), c.opt.Config, c.opt.DB, opstatus.Options{})
+	return win, st, err
+}
+
 // chart is one chart of a page: its title, unit and lines.
 type chart struct {
 	ID    string `json:"id"`
@@ -48,15 +58,11 @@ type chart struct {
 // its RPC endpoints' health as last sampled, and charts of blocks/s,
 // events/s and lag.
 func (c *Console) chains(w http.ResponseWriter, r *http.Request) error {
-	win, err := c.window(r)
+	win, st, err := c.statusIn(r)
 	if err != nil {
 		return err
 	}
 	ctx := r.Context()
-	st, err := opstatus.Gather(ctx, c.opt.Config, c.opt.DB, opstatus.Options{})
-	if err != nil {
-		return err
-	}
 	var charts []chart
 	for _, def := range []struct {
 		id, title, unit, metric string
@@ -89,15 +95,11 @@ func (c *Console) chains(w http.ResponseWriter, r *http.Request) error {
 // jobs is the Jobs page: every job's state (as `chainlens status`) and,
 // for ?job=, charts of its run duration, rows written and failures.
 func (c *Console) jobs(w http.ResponseWriter, r *http.Request) error {
-	win, err := c.window(r)
+	win, st, err := c.statusIn(r)
 	if err != nil {
 		return err
 	}
 	ctx := r.Context()
-	st, err := opstatus.Gather(ctx, c.opt.Config, c.opt.DB, opstatus.Options{})
-	if err != nil {
-		return err
-	}
 	charts := []chart{}
 	if job := r.URL.Query().Get("job"); job != "" {
 		if !slices.ContainsFunc(st.Jobs, func(j opstatus.Job) bool { return j.Name == job }) {
