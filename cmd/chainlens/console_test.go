@@ -268,7 +268,7 @@ chains:
 	}
 	// Charts drawn from the history every process sampled (the indexer's
 	// and the aggregator's, read by the API process's console).
-	for page, charts := range map[string][]string{"chains": {"blocks", "events"}, "jobs": {"duration", "rows"}, "api": {"requests", "p50"}, "campaign": {"reach"}} {
+	for page, charts := range map[string][]string{"chains": {"blocks", "events"}, "jobs": {"duration", "rows"}, "api": {"requests", "errors", "p50"}, "campaign": {"reach"}} {
 		for _, c := range charts {
 			if n, _ := strconv.Atoi(seen.Pages[page]["chart."+c]); n < 1 {
 				t.Errorf("%s page: chart %s has %d points", page, c, n)

@@ -192,7 +192,7 @@ func (c *Console) apiPage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	errs, err := history.Rate(ctx, c.opt.DB, "chainlens_api_requests_total", "group", win, func(l map[string]string) bool { return strings.HasPrefix(l["code"], "5") })
+	errs, err := history.RateOf(ctx, c.opt.DB, "chainlens_api_requests_total", "group", win, func(l map[string]string) bool { return strings.HasPrefix(l["code"], "5") })
 	if err != nil {
 		return err
 	}

@@ -88,6 +88,16 @@ func TestHistory(t *testing.T) {
 	}}
 	equal(t, "blocks/s", rate, want)
 
+	// Counted only where a series counts: the others make flat lines.
+	osmoOnly, err := history.RateOf(ctx, db, "chainlens_indexer_blocks_total", "chain", w, func(l map[string]string) bool { return l["chain"] == "osmo" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	equal(t, "blocks/s of osmo", osmoOnly, history.Chart{T: []int64{t1, t2}, Lines: []history.Line{
+		{Name: "dydx", Values: []*float64{f(0), f(0)}},
+		{Name: "osmo", Values: []*float64{f(1), f(2)}},
+	}})
+
 	lag, err := history.Value(ctx, db, "chainlens_indexer_lag_blocks", "chain", 1, w, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -199,6 +199,26 @@ func filter(rows []row, f Filter) []row {
 	return out
 }
 
+// RateOf charts, by label, the per-second rate of a counter's series
+// that count: the others count as 0, so a line of every label value is
+// drawn, flat when none of its series count (errors when there are none).
+func RateOf(ctx context.Context, db bun.IDB, metric, label string, w Window, counts Filter) (Chart, error) {
+	rows, err := load(ctx, db, metric, w)
+	if err != nil {
+		return Chart{}, err
+	}
+	for i := range rows {
+		if !counts(ParseLabels(rows[i].Labels)) {
+			rows[i].Value = 0
+		}
+	}
+	seen, err := loadSampled(ctx, db, w)
+	if err != nil {
+		return Chart{}, err
+	}
+	return chart(rates(rows, seen, int64(w.Step/time.Second)), label, 1), nil
+}
+
 // Rate charts a counter's per-second rate by label.
 func Rate(ctx context.Context, db bun.IDB, metric, label string, w Window, f Filter) (Chart, error) {
 	rows, err := load(ctx, db, metric, w)
