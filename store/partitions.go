@@ -63,17 +63,21 @@ func EnsurePartitions(ctx context.Context, db bun.IDB, chainID string, tables []
 	}
 	// Concurrent CREATE TABLE IF NOT EXISTS of the same partition can still
 	// fail with "already exists": indexers of several chains serialise on a
-	// transaction-level advisory lock.
-	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtext('chainlens-partitions'))"); err != nil {
-			return fmt.Errorf("lock partitions: %w", err)
-		}
-		for _, t := range tables {
+	// transaction-level advisory lock. Each table's partitions are created
+	// in a transaction of their own: DDL locks its parent table until
+	// commit, and a transaction holding one parent while it waits for
+	// another that a reader holds would deadlock with a reader (an
+	// aggregator job reading several raw tables) that then wants the first.
+	for _, t := range tables {
+		err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtext('chainlens-partitions'))"); err != nil {
+				return fmt.Errorf("lock partitions: %w", err)
+			}
 			if IsChainPartitioned(t) {
 				if _, err := tx.ExecContext(ctx, "SELECT chainlens_chain_partitions(?, ?, ?, ?, ?)", t, chainID, from, to, PartitionSpan); err != nil {
 					return fmt.Errorf("create partitions of %s for %s: %w", t, chainID, err)
 				}
-				continue
+				return nil
 			}
 			for n := from / PartitionSpan; n <= to/PartitionSpan; n++ {
 				q := fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s PARTITION OF %s FOR VALUES FROM (%d) TO (%d)", partitionName(t, chainID, n), t, n*PartitionSpan, (n+1)*PartitionSpan)
@@ -81,9 +85,13 @@ func EnsurePartitions(ctx context.Context, db bun.IDB, chainID string, tables []
 					return fmt.Errorf("create partition %s: %w", partitionName(t, chainID, n), err)
 				}
 			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
-		return nil
-	})
+	}
+	return nil
 }
 
 // RawPartition is one height partition of a chain's raw table.

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/uptrace/bun"
 
@@ -67,5 +68,50 @@ func TestDropRawBelow(t *testing.T) {
 	parts, err := store.RawPartitions(ctx, db, "b")
 	if err != nil || len(parts) != 18 {
 		t.Fatalf("chain b partitions: %d (%v), want 18", len(parts), err)
+	}
+}
+
+// TestEnsurePartitionsBesideAReader: an indexer creating a new chain's
+// partitions while a job's transaction reads two raw tables, the second
+// after the creation began, does not deadlock (all tables' partitions in
+// one transaction did: "deadlock detected" failed one side).
+func TestEnsurePartitionsBesideAReader(t *testing.T) {
+	ctx := context.Background()
+	db, _ := testdb.New(t)
+	if err := store.EnsurePartitions(ctx, db, "a", []string{"blocks", "events"}, 1, 10); err != nil {
+		t.Fatal(err)
+	}
+	reader, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Rollback()
+	if _, err := reader.ExecContext(ctx, "SELECT count(*) FROM events"); err != nil {
+		t.Fatal(err)
+	}
+	created := make(chan error, 1)
+	go func() { created <- store.EnsurePartitions(ctx, db, "b", []string{"blocks", "events"}, 1, 10) }()
+	// The creator has the blocks partition and waits for events, which the
+	// reader holds; the reader now reads blocks.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		var waiting int
+		if err := db.NewRaw(`SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE NOT l.granted AND c.relname = 'events'`).Scan(ctx, &waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the partition creator never waited for the reader")
+		}
+	}
+	if _, err := reader.ExecContext(ctx, "SELECT count(*) FROM blocks"); err != nil {
+		t.Fatalf("the reader: %v", err)
+	}
+	if err := reader.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-created; err != nil {
+		t.Fatalf("the partition creator: %v", err)
 	}
 }
