@@ -140,3 +140,16 @@ func setFreshness(h http.Header, f Freshness) {
 	h.Set("X-Data-Height", strings.Join(parts, ","))
 	h.Set("X-Data-Time", oldest.UTC().Format(time.RFC3339))
 }
+
+// WriteJSON sends v as a JSON answer with status: the admin API's and the
+// console's answers (analytics answers go through encode).
+func WriteJSON(w http.ResponseWriter, status int, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, err = w.Write(append(b, '\n'))
+	return err
+}

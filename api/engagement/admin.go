@@ -40,17 +40,6 @@ func (a *Admin) Register(h api.Handlers) {
 	h.Admin["GET /admin/campaigns/{id}/report"] = a.report
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, err = w.Write(append(b, '\n'))
-	return err
-}
-
 func campaignID(r *http.Request) (int64, error) {
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	if err != nil || id <= 0 {
@@ -77,7 +66,7 @@ func (a *Admin) list(w http.ResponseWriter, r *http.Request) error {
 	if out == nil {
 		out = []eng.Summary{}
 	}
-	return writeJSON(w, http.StatusOK, out)
+	return api.WriteJSON(w, http.StatusOK, out)
 }
 
 func (a *Admin) export(w http.ResponseWriter, r *http.Request) error {
@@ -85,7 +74,7 @@ func (a *Admin) export(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, f)
+	return api.WriteJSON(w, http.StatusOK, f)
 }
 
 // get answers one campaign in the import format, with its audiences.
@@ -98,7 +87,7 @@ func (a *Admin) get(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return notFound(err)
 	}
-	return writeJSON(w, http.StatusOK, one)
+	return api.WriteJSON(w, http.StatusOK, one)
 }
 
 // importFile validates and writes a campaigns file (as `chainlens
@@ -127,7 +116,7 @@ func (a *Admin) importFile(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return notFound(err)
 	}
-	return writeJSON(w, http.StatusOK, map[string]any{"audiences": res.Audiences, "campaigns": res.Campaigns})
+	return api.WriteJSON(w, http.StatusOK, map[string]any{"audiences": res.Audiences, "campaigns": res.Campaigns})
 }
 
 func (a *Admin) setStatus(status string) api.AdminHandler {
@@ -139,7 +128,7 @@ func (a *Admin) setStatus(status string) api.AdminHandler {
 		if err := eng.SetStatus(r.Context(), a.db, id, status); err != nil {
 			return notFound(err)
 		}
-		return writeJSON(w, http.StatusOK, map[string]any{"id": id, "status": status})
+		return api.WriteJSON(w, http.StatusOK, map[string]any{"id": id, "status": status})
 	}
 }
 
@@ -152,5 +141,5 @@ func (a *Admin) report(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return notFound(err)
 	}
-	return writeJSON(w, http.StatusOK, rep)
+	return api.WriteJSON(w, http.StatusOK, rep)
 }

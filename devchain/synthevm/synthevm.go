@@ -16,8 +16,8 @@
 // explorers; there is no mainnet EVM recording to measure): 12 s blocks
 // (7,200 a day); USDT-like ~240,000 transfers a day, USDC-like ~160,000,
 // DAI-like ~20,000; a few hundred mints and burns a day for the USDC- and
-// DAI-like tokens (USDT's Issue/Redeem are rare and need eth_call, which
-// the node does not serve: its supply only moves by transfers here);
+// DAI-like tokens (USDT's Issue/Redeem are rare: here its supply is only
+// its opening mint, a Transfer from the zero address like the others');
 // recipients drawn from 500,000 holders, a few of them (exchanges, the
 // DEX routers) far more often than the rest.
 package synthevm
@@ -286,11 +286,9 @@ func (c *Chain) recipient() int32 {
 // amount draws a transfer size in micro units between $1 and $1M (log
 // uniform), at most half of what the sender holds.
 func (c *Chain) amount(balance uint64) uint64 {
-	a := uint64(1e6 * pow10(c.rng.Float64()*6))
+	a := uint64(1e6 * math.Pow(10, c.rng.Float64()*6))
 	return max(1, min(a, balance/2))
 }
-
-func pow10(x float64) float64 { return math.Pow(10, x) }
 
 func (c *Chain) credit(tok uint8, h int32, amount uint64) {
 	if c.balance[tok][h] == 0 {
@@ -336,7 +334,7 @@ func (c *Chain) generate(h int64) []move {
 		t := sl.token
 		switch sl.kind {
 		case 'm':
-			m := move{token: t, from: -1, to: int32(c.rng.IntN(c.funders)), amount: uint64(1e6 * pow10(3+c.rng.Float64()*4))}
+			m := move{token: t, from: -1, to: int32(c.rng.IntN(c.funders)), amount: uint64(1e6 * math.Pow(10, 3+c.rng.Float64()*4))}
 			c.credit(t, m.to, m.amount)
 			out = append(out, m)
 		case 't':
@@ -382,7 +380,13 @@ func Config(p Profile, rpcURL string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "  - id: ethereum-%d\n    kind: evm\n    evm_chain_id: %d\n    rpc: [%s]\n    confirmations: 0\n    tokens:\n", p.ChainID, p.ChainID, rpcURL)
 	for _, t := range p.Tokens {
-		fmt.Fprintf(&b, "      - {address: %q, symbol: %s, name: %s, decimals: %d, owner: %q}\n", lower(t.Address), t.Symbol, t.Symbol, t.Decimals, lower(c.holder(0)))
+		// A TetherToken-style owner (what Issue/Redeem would move) is named
+		// so the indexer never needs eth_call, which the node does not serve.
+		owner := ""
+		if t.Symbol == "USDT" {
+			owner = fmt.Sprintf(", owner: %q", lower(c.holder(0)))
+		}
+		fmt.Fprintf(&b, "      - {address: %q, symbol: %s, name: %s, decimals: %d%s}\n", lower(t.Address), t.Symbol, t.Symbol, t.Decimals, owner)
 	}
 	b.WriteString("    address_labels:\n")
 	for i := range int32(20) {

@@ -9,6 +9,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
+	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/devchain/evmreplay"
 	"github.com/chainlens/chainlens/devchain/synthevm"
 )
@@ -142,5 +143,19 @@ func TestChainIsConsistentAndDeterministic(t *testing.T) {
 	}
 	if _, err := a.Block(a.LastHeight() + 1); err == nil {
 		t.Fatal("a block beyond the chain was generated")
+	}
+}
+
+// TestConfigIsAValidChain: the config entry --print-config writes is a
+// chain chainlens accepts, with the profile's tokens and 20 labels.
+func TestConfigIsAValidChain(t *testing.T) {
+	p := synthevm.Ethereum(1, 1)
+	cfg, err := config.Parse([]byte("database: {url: \"postgres://postgres@127.0.0.1:5432/x\"}\nchains:\n"+synthevm.Config(p, "http://127.0.0.1:8545")), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := cfg.Chains[0]
+	if ch.ID != "ethereum-1" || !ch.IsEVM() || len(ch.Tokens) != 3 || len(ch.AddressLabels) != 20 || ch.Tokens[0].Owner == "" || ch.Tokens[1].Owner != "" {
+		t.Fatalf("chain %+v", ch)
 	}
 }

@@ -11,7 +11,6 @@ package console
 import (
 	"context"
 	"embed"
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"log/slog"
@@ -23,7 +22,6 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/chainlens/chainlens/api"
-	"github.com/chainlens/chainlens/api/apikey"
 	"github.com/chainlens/chainlens/api/problem"
 	"github.com/chainlens/chainlens/config"
 )
@@ -31,16 +29,11 @@ import (
 //go:embed assets
 var assets embed.FS
 
-// Authenticator checks an API key (apikey.Authenticator).
-type Authenticator interface {
-	Authenticate(ctx context.Context, raw string) (*apikey.Key, error)
-}
-
 // Options are what the console reads and acts on.
 type Options struct {
 	Config *config.Config
 	DB     *bun.DB
-	Auth   Authenticator
+	Auth   api.Authenticator
 	// Gatherer is this process's registry: the API page's totals are
 	// those of its /metrics.
 	Gatherer prometheus.Gatherer
@@ -88,7 +81,7 @@ func (c *Console) Handler(host string) http.Handler {
 	handle("POST "+p+"/login", c.login)
 	handle("POST "+p+"/logout", c.authed(c.logout))
 	handle("GET "+p+"/api/session", c.authed(func(w http.ResponseWriter, r *http.Request) error {
-		return writeJSON(w, http.StatusOK, sessionOf(r.Context()))
+		return api.WriteJSON(w, http.StatusOK, sessionOf(r.Context()))
 	}))
 	handle("GET "+p+"/api/chains", c.authed(c.chains))
 	handle("GET "+p+"/api/jobs", c.authed(c.jobs))
@@ -169,15 +162,4 @@ func noSniff(h http.Handler) http.Handler {
 		w.Header().Set("Cache-Control", "no-cache")
 		h.ServeHTTP(w, r)
 	})
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, err = w.Write(append(b, '\n'))
-	return err
 }

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"maps"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/apikey"
 	"github.com/chainlens/chainlens/api/problem"
 	"github.com/chainlens/chainlens/engagement"
@@ -89,7 +91,7 @@ func (c *Console) chains(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, map[string]any{"chains": st.Chains, "rpc": rpc, "charts": charts, "sample_every_s": c.opt.Config.Console.SampleEvery.D().Seconds()})
+	return api.WriteJSON(w, http.StatusOK, map[string]any{"chains": st.Chains, "rpc": rpc, "charts": charts, "sample_every_s": c.opt.Config.Console.SampleEvery.D().Seconds()})
 }
 
 // jobs is the Jobs page: every job's state (as `chainlens status`) and,
@@ -121,7 +123,7 @@ func (c *Console) jobs(w http.ResponseWriter, r *http.Request) error {
 		charts = append(charts, chart{"duration", "Last run's duration", "ms", dur}, chart{"rows", "Report rows written", "rows/s", rows},
 			chart{"failures", "Failed runs", "runs/s", fails})
 	}
-	return writeJSON(w, http.StatusOK, map[string]any{"jobs": st.Jobs, "charts": charts})
+	return api.WriteJSON(w, http.StatusOK, map[string]any{"jobs": st.Jobs, "charts": charts})
 }
 
 // groupTotals are one endpoint group's requests in this process since it
@@ -216,7 +218,7 @@ func (c *Console) apiPage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, map[string]any{"groups": totals, "cache": cache, "charts": charts, "top_keys": top})
+	return api.WriteJSON(w, http.StatusOK, map[string]any{"groups": totals, "cache": cache, "charts": charts, "top_keys": top})
 }
 
 func round3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }
@@ -258,10 +260,7 @@ func topKeys(r *http.Request, c *Console) ([]keyUsage, error) {
 		out = append(out, u)
 	}
 	slices.SortFunc(out, func(a, b keyUsage) int {
-		if a.Credits != b.Credits {
-			return int(b.Credits - a.Credits)
-		}
-		return int(a.KeyID - b.KeyID)
+		return cmp.Or(cmp.Compare(b.Credits, a.Credits), cmp.Compare(a.KeyID, b.KeyID))
 	})
 	return out[:min(len(out), 10)], nil
 }
@@ -295,9 +294,6 @@ func (c *Console) keys(w http.ResponseWriter, r *http.Request) error {
 	for _, k := range ks {
 		v := keyView{ID: k.ID, Name: k.Name, Kind: string(k.Kind), Hint: k.Hint, Scopes: k.Scopes, Origins: k.Origins,
 			Quota: k.QuotaCredits, PeriodS: k.QuotaPeriodS, CreatedAt: k.CreatedAt.UTC(), RevokedAt: k.RevokedAt.UTC()}
-		if k.RevokedAt.IsZero() {
-			v.RevokedAt = time.Time{}
-		}
 		if u, ok := usage[k.ID]; ok {
 			v.Usage = &u
 		}
@@ -306,7 +302,7 @@ func (c *Console) keys(w http.ResponseWriter, r *http.Request) error {
 		}
 		out = append(out, v)
 	}
-	return writeJSON(w, http.StatusOK, map[string]any{"keys": out, "scopes": apikey.Scopes()})
+	return api.WriteJSON(w, http.StatusOK, map[string]any{"keys": out, "scopes": apikey.Scopes()})
 }
 
 // createKey creates a key by the CLI's rules (apikey.NewSpec) and answers
@@ -340,7 +336,7 @@ func (c *Console) createKey(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	c.opt.Log.Info("console: key created", "key_id", k.ID, "name", k.Name, "by_key", sessionOf(r.Context()).KeyID)
-	return writeJSON(w, http.StatusCreated, map[string]any{"key": raw, "id": k.ID, "name": k.Name, "kind": k.Kind, "scopes": k.Scopes})
+	return api.WriteJSON(w, http.StatusCreated, map[string]any{"key": raw, "id": k.ID, "name": k.Name, "kind": k.Kind, "scopes": k.Scopes})
 }
 
 // revokeKey revokes a key by id (`keys revoke`). Revoking the session's
@@ -358,7 +354,7 @@ func (c *Console) revokeKey(w http.ResponseWriter, r *http.Request) error {
 		return problem.Status(http.StatusNotFound, "no live key with id %d", id)
 	}
 	c.opt.Log.Info("console: key revoked", "key_id", id, "by_key", sessionOf(r.Context()).KeyID)
-	return writeJSON(w, http.StatusOK, map[string]any{"revoked": id})
+	return api.WriteJSON(w, http.StatusOK, map[string]any{"revoked": id})
 }
 
 // campaignReport is a campaign's report (the admin API's) with its days.
@@ -380,7 +376,7 @@ func (c *Console) campaignReport(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, map[string]any{"campaign_id": id, "report": rep, "days": days})
+	return api.WriteJSON(w, http.StatusOK, map[string]any{"campaign_id": id, "report": rep, "days": days})
 }
 
 // decodeJSON reads a JSON body, refusing unknown fields.

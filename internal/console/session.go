@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/apikey"
 	"github.com/chainlens/chainlens/api/problem"
 )
@@ -112,7 +113,7 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) error {
 	}
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: token, Path: c.path, MaxAge: int(c.opt.Config.Console.SessionTTL.D() / time.Second),
 		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: secure(r)})
-	return writeJSON(w, http.StatusOK, s)
+	return api.WriteJSON(w, http.StatusOK, s)
 }
 
 // secure says whether the cookie must be sent over TLS only.
