@@ -21,8 +21,8 @@ import (
 func BenchmarkCachedHit(b *testing.B) {
 	db, _ := testdb.New(b)
 	log := slog.New(slog.DiscardHandler)
-	opt := api.Options{Config: testConfig(b), Ops: route.Table(), Handlers: api.Handlers{JSON: map[string]api.Handler{
-		"GET /activity/active_whales": whalesHandler}, Raw: map[string]api.RawHandler{}},
+	opt := api.Options{Config: testConfig(b), Ops: route.Table(), Handlers: api.Handlers{JSON: map[route.ID]api.Handler{
+		route.DexLensActiveWhales: whalesHandler}, Raw: map[route.ID]api.RawHandler{}},
 		Auth: apikey.NewAuthenticator(db), Meter: apikey.NewMeter(db, log), Log: log}
 	s, err := api.New(opt)
 	if err != nil {

@@ -64,16 +64,16 @@ type AdminHandler func(w http.ResponseWriter, r *http.Request) error
 
 // Handlers binds operations (by route.Operation.ID) to their handlers.
 type Handlers struct {
-	JSON map[string]Handler
-	Raw  map[string]RawHandler
+	JSON map[route.ID]Handler
+	Raw  map[route.ID]RawHandler
 	// Admin are the admin API routes by pattern ("GET /admin/campaigns"),
 	// served under the engagement base address to secret keys with the
 	// admin scope. They are not operations of the interface.
-	Admin map[string]AdminHandler
+	Admin map[route.ID]AdminHandler
 }
 
 // implemented reports whether an operation has a handler.
-func (h Handlers) implemented(id string) bool {
+func (h Handlers) implemented(id route.ID) bool {
 	_, ok := h.JSON[id]
 	_, ok2 := h.Raw[id]
 	_, ok3 := h.Admin[id]

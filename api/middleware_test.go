@@ -44,7 +44,7 @@ func serve(mw middleware, r *http.Request, c *call) *httptest.ResponseRecorder {
 func op(t *testing.T, id string) route.Operation {
 	t.Helper()
 	for _, o := range route.Table() {
-		if o.ID() == id {
+		if o.ID().String() == id {
 			return o
 		}
 	}
@@ -73,7 +73,7 @@ func TestLimitBody(t *testing.T) {
 }
 
 func TestImplemented(t *testing.T) {
-	s := testServer(t, Handlers{JSON: map[string]Handler{"GET /dex/pairs": nil}}, nil)
+	s := testServer(t, Handlers{JSON: map[route.ID]Handler{route.Dex2Pairs: nil}}, nil)
 	for _, c := range []struct {
 		id     string
 		status int

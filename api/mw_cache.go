@@ -20,7 +20,7 @@ func (s *Server) lookup(op route.Operation) middleware {
 		}
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			c := callOf(r)
-			c.ckey = s.cache.Key(id, r)
+			c.ckey = s.cache.Key(id.String(), r)
 			c.cached, c.state = s.cache.Get(c.ckey, time.Now())
 			next.ServeHTTP(w, r)
 		})

@@ -10,7 +10,7 @@ import (
 // observe records each request's latency and status by operation, and
 // starts its call.
 func (s *Server) observe(op route.Operation) middleware {
-	m := s.metrics.forOperation(string(op.Group), op.ID())
+	m := s.metrics.forOperation(string(op.Group), op.ID().String())
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()

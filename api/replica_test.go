@@ -11,6 +11,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/chainlens/chainlens/api"
+	"github.com/chainlens/chainlens/api/route"
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/internal/testcluster"
 	"github.com/chainlens/chainlens/store"
@@ -44,7 +45,7 @@ func TestResponseCacheOnReplicas(t *testing.T) {
 		o.Config.CacheStale = 0
 		o.Changes = changes
 		o.DB, o.Reads = primary, pool
-		o.Handlers.JSON["GET /activity/active_whales"] = func(ctx context.Context, req *api.Request) (*api.Response, error) {
+		o.Handlers.JSON[route.DexLensActiveWhales] = func(ctx context.Context, req *api.Request) (*api.Response, error) {
 			calls.Add(1)
 			var row struct {
 				N    int64 `bun:"n"`

@@ -77,7 +77,7 @@ func newEnvWith(t *testing.T, mutate func(*api.Options, *bun.DB)) *env {
 	db, _ := testdb.New(t)
 	log := slog.New(slog.DiscardHandler)
 	meter := apikey.NewMeter(db, log)
-	opt := api.Options{Config: testConfig(t), Ops: route.Table(), Handlers: api.Handlers{JSON: map[string]api.Handler{}, Raw: map[string]api.RawHandler{}},
+	opt := api.Options{Config: testConfig(t), Ops: route.Table(), Handlers: api.Handlers{JSON: map[route.ID]api.Handler{}, Raw: map[route.ID]api.RawHandler{}},
 		Auth: apikey.NewAuthenticator(db), Meter: meter, Log: log}
 	mutate(&opt, db)
 	s, err := api.New(opt)
@@ -151,7 +151,7 @@ func TestErrorsAreProblems(t *testing.T) {
 }
 
 func TestScopesAndPublishableKeys(t *testing.T) {
-	e := newEnv(t, func(c *config.API, h *api.Handlers) { h.JSON["GET /activity/active_whales"] = whalesHandler })
+	e := newEnv(t, func(c *config.API, h *api.Handlers) { h.JSON[route.DexLensActiveWhales] = whalesHandler })
 	ctx := context.Background()
 	perpOnly, _, _ := apikey.Create(ctx, e.db, apikey.Spec{Name: "perp", Kind: apikey.Secret, Scopes: []string{"perp"}, QuotaCredits: 100, QuotaPeriod: time.Hour, RatePerSec: 10, RateBurst: 10})
 	dexOnly, _, _ := apikey.Create(ctx, e.db, apikey.Spec{Name: "dex", Kind: apikey.Secret, Scopes: []string{"dex"}, QuotaCredits: 100, QuotaPeriod: time.Hour, RatePerSec: 10, RateBurst: 10})
@@ -206,7 +206,7 @@ func TestScopesAndPublishableKeys(t *testing.T) {
 }
 
 func TestImplementedAnswerHeaders(t *testing.T) {
-	e := newEnv(t, func(c *config.API, h *api.Handlers) { h.JSON["GET /activity/active_whales"] = whalesHandler })
+	e := newEnv(t, func(c *config.API, h *api.Handlers) { h.JSON[route.DexLensActiveWhales] = whalesHandler })
 	resp, body := e.do(t, "GET", "/activity/active_whales?limit=2", e.key, nil)
 	if resp.StatusCode != 200 {
 		t.Fatalf("%d %s", resp.StatusCode, body)
@@ -252,7 +252,7 @@ func TestImplementedAnswerHeaders(t *testing.T) {
 }
 
 func TestCreditsQuotaAndRevocation(t *testing.T) {
-	e := newEnv(t, func(c *config.API, h *api.Handlers) { h.JSON["GET /activity/active_whales"] = whalesHandler })
+	e := newEnv(t, func(c *config.API, h *api.Handlers) { h.JSON[route.DexLensActiveWhales] = whalesHandler })
 	ctx := context.Background()
 	small, _, _ := apikey.Create(ctx, e.db, apikey.Spec{Name: "small", Kind: apikey.Secret, Scopes: []string{"dex_lens"}, QuotaCredits: 12, QuotaPeriod: time.Hour, RatePerSec: 100, RateBurst: 100})
 	for i, want := range []int{200, 200, 429} { // 5 credits each: 5, 10, then 15 > 12
@@ -312,7 +312,7 @@ func TestCreditsQuotaAndRevocation(t *testing.T) {
 }
 
 func TestRateLimit(t *testing.T) {
-	e := newEnv(t, func(c *config.API, h *api.Handlers) { h.JSON["GET /activity/active_whales"] = whalesHandler })
+	e := newEnv(t, func(c *config.API, h *api.Handlers) { h.JSON[route.DexLensActiveWhales] = whalesHandler })
 	k, _, _ := apikey.Create(context.Background(), e.db, apikey.Spec{Name: "slow", Kind: apikey.Secret, Scopes: []string{"dex_lens"}, QuotaCredits: 1000, QuotaPeriod: time.Hour, RatePerSec: 0.01, RateBurst: 2})
 	var codes []int
 	for range 3 {
@@ -325,7 +325,7 @@ func TestRateLimit(t *testing.T) {
 }
 
 func TestOpenAPIDocument(t *testing.T) {
-	e := newEnv(t, func(c *config.API, h *api.Handlers) { h.JSON["GET /activity/active_whales"] = whalesHandler })
+	e := newEnv(t, func(c *config.API, h *api.Handlers) { h.JSON[route.DexLensActiveWhales] = whalesHandler })
 	resp, body := e.do(t, "GET", "/openapi.json", "", nil)
 	if resp.StatusCode != 200 {
 		t.Fatalf("%d", resp.StatusCode)
@@ -461,7 +461,7 @@ func TestResponseCache(t *testing.T) {
 	e := newEnv(t, func(c *config.API, h *api.Handlers) {
 		c.CacheTTL = config.Duration(300 * time.Millisecond)
 		c.CacheStale = 0
-		h.JSON["GET /activity/active_whales"] = func(ctx context.Context, req *api.Request) (*api.Response, error) {
+		h.JSON[route.DexLensActiveWhales] = func(ctx context.Context, req *api.Request) (*api.Response, error) {
 			calls.Add(1)
 			return whalesHandler(ctx, req)
 		}
@@ -496,7 +496,7 @@ func TestResponseCacheStaleWhileRevalidate(t *testing.T) {
 	e := newEnv(t, func(c *config.API, h *api.Handlers) {
 		c.CacheTTL = config.Duration(ttl)
 		c.CacheStale = config.Duration(stale)
-		h.JSON["GET /activity/active_whales"] = func(ctx context.Context, req *api.Request) (*api.Response, error) {
+		h.JSON[route.DexLensActiveWhales] = func(ctx context.Context, req *api.Request) (*api.Response, error) {
 			n := calls.Add(1)
 			if n > 1 {
 				<-gate // recomputations wait until the test lets them go
@@ -591,7 +591,7 @@ func TestResponseCacheFollowsAnnouncedChanges(t *testing.T) {
 		o.Config.CacheTTL = config.Duration(time.Minute)
 		o.Config.CacheStale = 0
 		o.Changes = changes
-		o.Handlers.JSON["GET /activity/active_whales"] = func(ctx context.Context, req *api.Request) (*api.Response, error) {
+		o.Handlers.JSON[route.DexLensActiveWhales] = func(ctx context.Context, req *api.Request) (*api.Response, error) {
 			n := calls.Add(1)
 			return &api.Response{Body: map[string]int64{"call": n}, Freshness: api.Freshness{Chains: []api.ChainHeight{{ChainID: "a", Height: n, Time: time.Date(2026, 11, 21, 21, 32, 53, 0, time.UTC)}}}}, nil
 		}
@@ -654,7 +654,7 @@ func TestResponseCacheRefreshPanics(t *testing.T) {
 	e := newEnv(t, func(c *config.API, h *api.Handlers) {
 		c.CacheTTL = config.Duration(100 * time.Millisecond)
 		c.CacheStale = config.Duration(10 * time.Second)
-		h.JSON["GET /activity/active_whales"] = func(ctx context.Context, req *api.Request) (*api.Response, error) {
+		h.JSON[route.DexLensActiveWhales] = func(ctx context.Context, req *api.Request) (*api.Response, error) {
 			if calls.Add(1) > 1 {
 				panic("report row missing")
 			}
@@ -681,7 +681,7 @@ func TestResponseCacheSharesMisses(t *testing.T) {
 	var calls atomic.Int64
 	release := make(chan struct{})
 	e := newEnv(t, func(c *config.API, h *api.Handlers) {
-		h.JSON["GET /activity/active_whales"] = func(ctx context.Context, req *api.Request) (*api.Response, error) {
+		h.JSON[route.DexLensActiveWhales] = func(ctx context.Context, req *api.Request) (*api.Response, error) {
 			calls.Add(1)
 			<-release
 			return whalesHandler(ctx, req)
@@ -716,7 +716,7 @@ func TestResponseCacheSharesMisses(t *testing.T) {
 func TestBearerSchemeAndReadiness(t *testing.T) {
 	ready := errors.New("dial tcp 10.0.0.7:5432: connect: connection refused")
 	e := newEnvWith(t, func(o *api.Options, _ *bun.DB) {
-		o.Handlers.JSON["GET /activity/active_whales"] = whalesHandler
+		o.Handlers.JSON[route.DexLensActiveWhales] = whalesHandler
 		o.Ready = func(context.Context) error { return ready }
 	})
 	for _, c := range []struct {
@@ -753,7 +753,7 @@ func TestDatabaseOutageAnswers503(t *testing.T) {
 	gone := bun.NewDB(sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN("postgres://postgres@127.0.0.1:1/none?sslmode=disable"))), pgdialect.New())
 	t.Cleanup(func() { _ = gone.Close() })
 	e := newEnvWith(t, func(o *api.Options, _ *bun.DB) {
-		o.Handlers.JSON["GET /activity/active_whales"] = whalesHandler
+		o.Handlers.JSON[route.DexLensActiveWhales] = whalesHandler
 		o.Auth = apikey.NewAuthenticator(gone)
 		o.Ready = func(ctx context.Context) error { return gone.PingContext(ctx) }
 	})

@@ -10,6 +10,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/chainlens/chainlens/api"
+	"github.com/chainlens/chainlens/api/route"
 )
 
 // TestAnswerIsOneSnapshot: an aggregator run that commits between two
@@ -33,7 +34,7 @@ func TestAnswerIsOneSnapshot(t *testing.T) {
 					o.DB = d
 				}
 				o.Config.CacheTTL = 0
-				o.Handlers.JSON["GET /dex/pairs"] = func(ctx context.Context, req *api.Request) (*api.Response, error) {
+				o.Handlers.JSON[route.Dex2Pairs] = func(ctx context.Context, req *api.Request) (*api.Response, error) {
 					var before, after int
 					if err := api.Reader(ctx, d).NewRaw("SELECT count(*) FROM report_rows").Scan(ctx, &before); err != nil {
 						return nil, err
@@ -70,7 +71,7 @@ func TestAnswerIsOneSnapshot(t *testing.T) {
 func TestAnswerSnapshotIsReadOnly(t *testing.T) {
 	e := newEnvWith(t, func(o *api.Options, d *bun.DB) {
 		o.DB = d
-		o.Handlers.JSON["GET /dex/pairs"] = func(ctx context.Context, req *api.Request) (*api.Response, error) {
+		o.Handlers.JSON[route.Dex2Pairs] = func(ctx context.Context, req *api.Request) (*api.Response, error) {
 			_, err := api.Reader(ctx, d).ExecContext(ctx, "CREATE TABLE should_not_exist (n int)")
 			return &api.Response{Body: map[string]string{"err": fmt.Sprint(err)}}, nil
 		}

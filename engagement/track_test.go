@@ -14,6 +14,7 @@ import (
 	"time"
 
 	apiengagement "github.com/chainlens/chainlens/api/engagement"
+	"github.com/chainlens/chainlens/api/route"
 
 	"github.com/uptrace/bun"
 
@@ -211,7 +212,7 @@ func TestTrackDedupe(t *testing.T) {
 func TestStandardAttributesCounted(t *testing.T) {
 	var svc *apiengagement.Service
 	e := newEnv(t, func(db *bun.DB) api.Handlers {
-		h := api.Handlers{JSON: map[string]api.Handler{}, Raw: map[string]api.RawHandler{}}
+		h := api.Handlers{JSON: map[route.ID]api.Handler{}, Raw: map[route.ID]api.RawHandler{}}
 		svc = apiengagement.NewService(db, db, engagement.RecorderOptions{})
 		svc.Register(h)
 		return h
@@ -314,7 +315,7 @@ func TestSDKTrack(t *testing.T) {
 func TestTrackDurability(t *testing.T) {
 	var svc *apiengagement.Service
 	e := newEnv(t, func(db *bun.DB) api.Handlers {
-		h := api.Handlers{JSON: map[string]api.Handler{}, Raw: map[string]api.RawHandler{}}
+		h := api.Handlers{JSON: map[route.ID]api.Handler{}, Raw: map[route.ID]api.RawHandler{}}
 		svc = apiengagement.NewService(db, db, engagement.RecorderOptions{})
 		svc.Register(h)
 		return h
@@ -399,7 +400,7 @@ func TestTrackDurability(t *testing.T) {
 // are committed once the lock goes.
 func TestQueueFullIs503(t *testing.T) {
 	e := newEnv(t, func(db *bun.DB) api.Handlers {
-		h := api.Handlers{JSON: map[string]api.Handler{}, Raw: map[string]api.RawHandler{}}
+		h := api.Handlers{JSON: map[route.ID]api.Handler{}, Raw: map[route.ID]api.RawHandler{}}
 		apiengagement.NewService(db, db, engagement.RecorderOptions{QueueSize: 2, BatchSize: 1, Committers: 1}).Register(h)
 		return h
 	})

@@ -15,13 +15,6 @@ import (
 	"github.com/chainlens/chainlens/api/problem"
 )
 
-// Activity operations.
-const (
-	OpTradingMetrics = "GET /trading_metrics"
-	OpActiveWhales   = "GET /activity/active_whales"
-	OpLiquidityFlow  = "GET /liquidity/liquidity_flow"
-)
-
 // Metric is a value and its current change per second.
 type Metric struct {
 	Value             json.Number `json:"value"`

@@ -11,9 +11,6 @@ import (
 	"github.com/chainlens/chainlens/api"
 )
 
-// OpStakingAPR is the staking APR operation.
-const OpStakingAPR = "GET /apr"
-
 // StakingAPR is one day of the staking APR.
 type StakingAPR struct {
 	Labels string      `json:"labels"`

@@ -11,9 +11,6 @@ import (
 	"github.com/chainlens/chainlens/api"
 )
 
-// OpAssetsInChain is the assets in chain operation.
-const OpAssetsInChain = "GET /tokenomics/assets_in_chain"
-
 // AssetsInChain is the USD value of the chain's assets at the end of a day.
 type AssetsInChain struct {
 	Labels string      `json:"labels"`

@@ -17,12 +17,6 @@ import (
 	"github.com/chainlens/chainlens/api/problem"
 )
 
-// Chart operations.
-const (
-	OpTokenChart = "GET /tokens/v2/historical/{asset}/chart"
-	OpPairChart  = "GET /pairs/v1/historical/{pool_id}/chart"
-)
-
 // maxBars is the most bars a token chart returns (the latest ones).
 const maxBars = 1000
 

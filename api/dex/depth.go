@@ -17,12 +17,6 @@ import (
 	"github.com/chainlens/chainlens/chains/osmosis/clmath"
 )
 
-// Pool depth operations.
-const (
-	OpDepthCurrent  = "GET /pools/depth/{pool_id}/current"
-	OpDepthOverTime = "GET /pools/depth/{pool_id}/over_time"
-)
-
 // Depth is one side of a pool depth record; Amount and USD are strings
 // for the current depth and numbers over time (json.Number renders both).
 type Depth struct {

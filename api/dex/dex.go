@@ -19,15 +19,8 @@ import (
 
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
+	"github.com/chainlens/chainlens/api/route"
 	"github.com/chainlens/chainlens/config"
-)
-
-// Operation ids served here.
-const (
-	OpTopAssetsDateRange  = "GET /trading/volume/top_assets_date_range"
-	OpTopAssetsLastPeriod = "GET /trading/volume/top_assets_last_period_hours"
-	OpRealTimePrice       = "GET /tokens/v2/real-time/{asset}/price"
-	OpCumulativeVolume    = "GET /kpi/cumulative_trading_volume"
 )
 
 // Service answers the dex endpoints from the dex chain's report tables.
@@ -46,42 +39,42 @@ func New(cfg *config.Config, db *bun.DB) *Service {
 }
 
 // Handlers binds the built operations to the service.
-func (s *Service) Handlers() map[string]api.Handler {
-	return map[string]api.Handler{
-		OpTopAssetsDateRange:    s.topAssetsDateRange,
-		OpTopAssetsLastPeriod:   s.topAssetsLastPeriod,
-		OpRealTimePrice:         s.realTimePrice,
-		OpCumulativeVolume:      s.cumulativeVolume,
-		OpPoolListings:          s.poolListings,
-		OpPoolFees:              s.poolFees,
-		OpPoolLiquidity:         s.poolLiquidity,
-		OpChainRevenue:          s.chainRevenue,
-		OpToken:                 s.token,
-		OpCumulativeProtocolR:   s.cumulativeProtocolRevenue,
-		OpTokenChart:            s.tokenChart,
-		OpPairChart:             s.pairChart,
-		OpPairsSummary:          s.pairsSummary,
-		OpTradingMetrics:        s.tradingMetrics,
-		OpActiveWhales:          s.activeWhales,
-		OpLiquidityFlow:         s.liquidityFlow,
-		OpCumulativeSupplySideR: s.cumulativeSupplySideRevenue,
-		OpPosition:              s.position,
-		OpDepthCurrent:          s.depthCurrent,
-		OpDepthOverTime:         s.depthOverTime,
-		OpSupply:                s.supply,
-		OpAssetsInChain:         s.assetsInChain,
-		OpStakingAPR:            s.stakingAPR,
-		OpPoolsAPR:              s.poolsAPR,
-		OpPoolsAPRRange:         s.poolsAPRRange,
-		OpPoolsAPRRangeV2:       s.poolsAPRRange,
-		OpCLAPRv1:               s.positionAPR,
-		OpCLAPRv2:               s.positionAPR,
-		OpRewardDenoms:          s.rewardDenoms,
-		OpRewardsByDay:          s.rewardsByDay,
-		OpLPEstimation:          s.lpEstimation,
-		OpPortfolioCurrent:      s.portfolioCurrent,
-		OpPortfolioOverTime:     s.portfolioOverTime,
-		OpPoolStream:            s.poolStream,
+func (s *Service) Handlers() map[route.ID]api.Handler {
+	return map[route.ID]api.Handler{
+		route.DexLensTopAssetsDateRange:    s.topAssetsDateRange,
+		route.DexLensTopAssetsLastPeriod:   s.topAssetsLastPeriod,
+		route.DexRealTimePrice:             s.realTimePrice,
+		route.DexLensCumulativeVolume:      s.cumulativeVolume,
+		route.DexLensPoolListings:          s.poolListings,
+		route.DexPoolFees:                  s.poolFees,
+		route.DexPoolLiquidity:             s.poolLiquidity,
+		route.DexChainRevenue:              s.chainRevenue,
+		route.DexToken:                     s.token,
+		route.DexLensCumulativeProtocolR:   s.cumulativeProtocolRevenue,
+		route.DexTokenChart:                s.tokenChart,
+		route.DexPairChart:                 s.pairChart,
+		route.DexPairsSummary:              s.pairsSummary,
+		route.DexTradingMetrics:            s.tradingMetrics,
+		route.DexLensActiveWhales:          s.activeWhales,
+		route.DexLensLiquidityFlow:         s.liquidityFlow,
+		route.DexLensCumulativeSupplySideR: s.cumulativeSupplySideRevenue,
+		route.DexPosition:                  s.position,
+		route.DexDepthCurrent:              s.depthCurrent,
+		route.DexDepthOverTime:             s.depthOverTime,
+		route.DexSupply:                    s.supply,
+		route.DexLensAssetsInChain:         s.assetsInChain,
+		route.DexStakingAPR:                s.stakingAPR,
+		route.DexPoolsAPR:                  s.poolsAPR,
+		route.DexPoolsAPRRange:             s.poolsAPRRange,
+		route.DexPoolsAPRRangeV2:           s.poolsAPRRange,
+		route.DexCLAPRv1:                   s.positionAPR,
+		route.DexCLAPRv2:                   s.positionAPR,
+		route.DexRewardDenoms:              s.rewardDenoms,
+		route.DexRewardsByDay:              s.rewardsByDay,
+		route.DexLPEstimation:              s.lpEstimation,
+		route.DexPortfolioCurrent:          s.portfolioCurrent,
+		route.DexPortfolioOverTime:         s.portfolioOverTime,
+		route.DexPoolStream:                s.poolStream,
 	}
 }
 

@@ -14,15 +14,8 @@ import (
 
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
+	"github.com/chainlens/chainlens/api/route"
 	"github.com/chainlens/chainlens/config"
-)
-
-// Earn operation ids.
-const (
-	OpEarnStrategies = "GET /earn/strategies"
-	OpEarnBalance    = "GET /earn/strategies/{strategy}/balance/{address}"
-	OpEarnAPR        = "GET /earn/strategies/{strategy}/apr"
-	OpEarnTVL        = "GET /earn/strategies/{strategy}/tvl"
 )
 
 // lpShareDecimals is the exponent of gamm LP shares (1 share = 10^18).
@@ -52,12 +45,12 @@ func NewEarn(cfg *config.Config, db *bun.DB) *EarnService {
 }
 
 // Handlers binds the earn operations.
-func (e *EarnService) Handlers() map[string]api.Handler {
-	return map[string]api.Handler{
-		OpEarnStrategies: e.list,
-		OpEarnBalance:    e.balance,
-		OpEarnAPR:        e.apr,
-		OpEarnTVL:        e.tvl,
+func (e *EarnService) Handlers() map[route.ID]api.Handler {
+	return map[route.ID]api.Handler{
+		route.DexEarnStrategies: e.list,
+		route.DexEarnBalance:    e.balance,
+		route.DexEarnAPR:        e.apr,
+		route.DexEarnTVL:        e.tvl,
 	}
 }
 

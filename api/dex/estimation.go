@@ -13,9 +13,6 @@ import (
 	"github.com/chainlens/chainlens/api/problem"
 )
 
-// OpLPEstimation is the liquidity rewards estimation operation.
-const OpLPEstimation = "GET /lp/v1/rewards/estimation/{bech32Address}"
-
 // lpEstimate is the estimated USD rewards of one pool or of all.
 type lpEstimate struct {
 	DayUSD   json.Number `json:"day_usd"`

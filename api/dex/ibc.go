@@ -14,11 +14,9 @@ import (
 
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
+	"github.com/chainlens/chainlens/api/route"
 	"github.com/chainlens/chainlens/config"
 )
-
-// OpIBCStatus is the IBC chain status operation.
-const OpIBCStatus = "GET /ibc/v1/source/{source}/destination/{destination}"
 
 // IBCService answers the IBC status from ibc_packet_status (the
 // ibc_packets.<chain id> jobs of aggregator/ibc).
@@ -49,8 +47,8 @@ func NewIBC(cfg *config.Config, db *bun.DB) *IBCService {
 }
 
 // Handlers binds the IBC operation.
-func (s *IBCService) Handlers() map[string]api.Handler {
-	return map[string]api.Handler{OpIBCStatus: s.status}
+func (s *IBCService) Handlers() map[route.ID]api.Handler {
+	return map[route.ID]api.Handler{route.DexIBCStatus: s.status}
 }
 
 // ChannelStatus is one transfer channel's queue.

@@ -11,12 +11,10 @@ import (
 
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
+	"github.com/chainlens/chainlens/api/route"
 	"github.com/chainlens/chainlens/chains/osmosis/clmath"
 	"github.com/chainlens/chainlens/config"
 )
-
-// OpClosedLimitOrders is the closed limit orders operation.
-const OpClosedLimitOrders = "GET /users/limit_orders/history/closed"
 
 // LimitOrdersService answers the limit-order history from
 // osmosis_limit_orders (dex_limit_orders job).
@@ -28,8 +26,8 @@ func NewLimitOrders(cfg *config.Config, db *bun.DB) *LimitOrdersService {
 }
 
 // Handlers binds the limit-order operation.
-func (s *LimitOrdersService) Handlers() map[string]api.Handler {
-	return map[string]api.Handler{OpClosedLimitOrders: s.closed}
+func (s *LimitOrdersService) Handlers() map[route.ID]api.Handler {
+	return map[route.ID]api.Handler{route.DexClosedLimitOrders: s.closed}
 }
 
 // ClosedOrder is one closed limit order.

@@ -15,9 +15,6 @@ import (
 	"github.com/chainlens/chainlens/chains/osmosis"
 )
 
-// OpPairsSummary is the pairs summary operation.
-const OpPairsSummary = "GET /pairs/v2/summary"
-
 // PairSummary is one pool pair of the summary.
 type PairSummary struct {
 	PoolAddress    string      `json:"pool_address"`

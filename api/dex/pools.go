@@ -18,9 +18,6 @@ import (
 	"github.com/chainlens/chainlens/api/problem"
 )
 
-// OpPoolListings is the pool listing operation.
-const OpPoolListings = "GET /aux/pool_listings"
-
 // PoolListing is one pool of the filter menus.
 type PoolListing struct {
 	QueryKey    int64       `json:"query_key"`
@@ -70,9 +67,6 @@ func (s *Service) poolListings(ctx context.Context, req *api.Request) (*api.Resp
 	}
 	return &api.Response{Body: out, Freshness: fresh}, nil
 }
-
-// OpPoolFees is the pools fees operation.
-const OpPoolFees = "GET /fees/v1/pools"
 
 // PoolFees is one pool's volume and the swap fees its traders paid.
 type PoolFees struct {
@@ -146,9 +140,6 @@ func percent(rate string) string {
 	}
 	return string(api.Number(d.MulInt64(100).String())) + "%"
 }
-
-// OpPoolLiquidity is the pool liquidity over time operation.
-const OpPoolLiquidity = "GET /pools/liquidity/{pool_id}/over_time"
 
 // LiquidityPoint is a pool's USD liquidity at the end of a UTC day.
 type LiquidityPoint struct {

@@ -17,15 +17,6 @@ import (
 	"github.com/chainlens/chainlens/chains/osmosis/clmath"
 )
 
-// Operation ids of the pools APR endpoints.
-const (
-	OpPoolsAPR        = "GET /pools_apr"
-	OpPoolsAPRRange   = "GET /pools_apr_range"
-	OpPoolsAPRRangeV2 = "GET /v2/pools_apr_range"
-	OpCLAPRv1         = "GET /cl/v1/apr/rewards/{pool}"
-	OpCLAPRv2         = "GET /cl/v2/apr/rewards/{pool}"
-)
-
 // aprWindow is the trailing period whose earnings the pools APRs annualise.
 const aprWindow = 7 * 24 * time.Hour
 

@@ -22,12 +22,6 @@ import (
 	"github.com/chainlens/chainlens/chains/osmosis/clmath"
 )
 
-// Portfolio operations.
-const (
-	OpPortfolioCurrent  = "GET /users/portfolio/current"
-	OpPortfolioOverTime = "GET /users/portfolio/over_time"
-)
-
 // PortfolioValue is the current portfolio answer.
 type PortfolioValue struct {
 	USD json.Number `json:"usd"`

@@ -16,9 +16,6 @@ import (
 	"github.com/chainlens/chainlens/api/problem"
 )
 
-// OpPosition is the concentrated-liquidity position info operation.
-const OpPosition = "GET /cl/v1/position/last/id/{positionId}"
-
 // Coin is a base-unit amount of a denom.
 type Coin struct {
 	Denom  string `json:"denom"`

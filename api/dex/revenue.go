@@ -13,12 +13,6 @@ import (
 	"github.com/chainlens/chainlens/api"
 )
 
-// Revenue operations.
-const (
-	OpChainRevenue        = "GET /tokenomics/chain_revenue"
-	OpCumulativeProtocolR = "GET /kpi/cumulative_protocol_revenue"
-)
-
 // RevenueRow is one day and source of chain revenue.
 type RevenueRow struct {
 	Labels string      `json:"labels"`
@@ -86,9 +80,6 @@ func (s *Service) cumulativeProtocolRevenue(ctx context.Context, req *api.Reques
 	}
 	return &api.Response{Body: out, Freshness: fresh}, nil
 }
-
-// OpCumulativeSupplySideR is the cumulative supply-side revenue operation.
-const OpCumulativeSupplySideR = "GET /kpi/cumulative_supply_side_revenue"
 
 // cumulativeSupplySideRevenue is the all-time USD swap fees paid to
 // liquidity providers at the end of each day of the series (Service.days:

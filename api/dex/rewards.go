@@ -10,8 +10,6 @@ import (
 
 // Operation ids of the rewards received endpoints.
 const (
-	OpRewardDenoms  = "GET /rewards/token/{address}"
-	OpRewardsByDay  = "GET /rewards/token/{address}/{denom}"
 	rewardDenomsSQL = `SELECT denom FROM osmosis_rewards_received_daily WHERE chain_id = ? AND address = ? GROUP BY denom
 		HAVING sum(amount) > 0 ORDER BY denom`
 )

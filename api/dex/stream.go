@@ -15,9 +15,6 @@ import (
 	"github.com/chainlens/chainlens/chains/osmosis"
 )
 
-// OpPoolStream is the pool stream operation.
-const OpPoolStream = "GET /stream/pool/v1/all"
-
 // StreamToken is a token of a pool in the pool stream.
 type StreamToken struct {
 	Denom           string  `json:"denom"`

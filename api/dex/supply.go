@@ -13,9 +13,6 @@ import (
 	"github.com/chainlens/chainlens/api"
 )
 
-// OpSupply is the supply metrics operation.
-const OpSupply = "GET /supply/v1/metrics"
-
 // SupplyMetrics is the supply answer; with metric only that one is set.
 type SupplyMetrics struct {
 	LastUpdate        string       `json:"lastUpdate"`

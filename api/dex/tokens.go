@@ -16,9 +16,6 @@ import (
 	"github.com/chainlens/chainlens/api/problem"
 )
 
-// OpToken is the token data operation.
-const OpToken = "GET /tokens/v2/{asset}"
-
 // Token is the token record of the interface.
 type Token struct {
 	Symbol             string       `json:"symbol"`

@@ -22,17 +22,8 @@ import (
 
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
+	"github.com/chainlens/chainlens/api/route"
 	"github.com/chainlens/chainlens/config"
-)
-
-// Operation ids served here.
-const (
-	OpPairs      = "GET /dex/pairs"
-	OpLiquidity  = "GET /dex/liquidity/{denom0}/{denom1}"
-	OpPrice      = "GET /dex/price/{denom0}/{denom1}"
-	OpTrades     = "GET /dex/trades/{denom0}/{denom1}"
-	OpSwapVolume = "GET /dex/swap-volume/{denom0}/{denom1}"
-	OpVolume     = "GET /trading/volume"
 )
 
 // Service answers the dex2 endpoints from the neutron chain's reports.
@@ -50,14 +41,14 @@ func New(cfg *config.Config, db *bun.DB) *Service {
 }
 
 // Handlers binds the operations to the service.
-func (s *Service) Handlers() map[string]api.Handler {
-	return map[string]api.Handler{
-		OpPairs:      s.pairs,
-		OpLiquidity:  s.liquidity,
-		OpPrice:      s.price,
-		OpTrades:     s.trades,
-		OpSwapVolume: s.swapVolume,
-		OpVolume:     s.volume,
+func (s *Service) Handlers() map[route.ID]api.Handler {
+	return map[route.ID]api.Handler{
+		route.Dex2Pairs:      s.pairs,
+		route.Dex2Liquidity:  s.liquidity,
+		route.Dex2Price:      s.price,
+		route.Dex2Trades:     s.trades,
+		route.Dex2SwapVolume: s.swapVolume,
+		route.Dex2Volume:     s.volume,
 	}
 }
 

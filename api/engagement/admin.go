@@ -14,6 +14,7 @@ import (
 
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
+	"github.com/chainlens/chainlens/api/route"
 	eng "github.com/chainlens/chainlens/engagement"
 )
 
@@ -31,13 +32,13 @@ func NewAdmin(db *bun.DB, chains map[string]string) *Admin { return &Admin{db: d
 
 // Register adds the admin routes to h.
 func (a *Admin) Register(h api.Handlers) {
-	h.Admin["GET /admin/campaigns"] = a.list
-	h.Admin["POST /admin/campaigns"] = a.importFile
-	h.Admin["GET /admin/campaigns/export"] = a.export
-	h.Admin["GET /admin/campaigns/{id}"] = a.get
-	h.Admin["POST /admin/campaigns/{id}/pause"] = a.setStatus("paused")
-	h.Admin["POST /admin/campaigns/{id}/resume"] = a.setStatus("active")
-	h.Admin["GET /admin/campaigns/{id}/report"] = a.report
+	h.Admin[route.AdminListCampaigns] = a.list
+	h.Admin[route.AdminImportCampaigns] = a.importFile
+	h.Admin[route.AdminExportCampaigns] = a.export
+	h.Admin[route.AdminGetCampaign] = a.get
+	h.Admin[route.AdminPauseCampaign] = a.setStatus("paused")
+	h.Admin[route.AdminResumeCampaign] = a.setStatus("active")
+	h.Admin[route.AdminCampaignReport] = a.report
 }
 
 func campaignID(r *http.Request) (int64, error) {

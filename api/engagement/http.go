@@ -21,16 +21,8 @@ import (
 
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
+	"github.com/chainlens/chainlens/api/route"
 	eng "github.com/chainlens/chainlens/engagement"
-)
-
-// Operation ids of the engagement group (route.Operation.ID).
-const (
-	OpCampaignMulti = "GET /campaign/multiple-cointype"
-	OpCampaign      = "GET /campaign/{address}"
-	OpClick         = "GET /click"
-	OpTrack         = "POST /track"
-	OpSDKTrack      = "POST /sdk/track"
 )
 
 const (
@@ -59,11 +51,11 @@ func NewService(db, session *bun.DB, opt eng.RecorderOptions) *Service {
 
 // Register adds the five engagement handlers to h.
 func (s *Service) Register(h api.Handlers) {
-	h.JSON[OpCampaign] = s.campaign
-	h.JSON[OpCampaignMulti] = s.campaignMulti
-	h.Raw[OpClick] = s.click
-	h.Raw[OpTrack] = s.track
-	h.Raw[OpSDKTrack] = s.sdkTrack
+	h.JSON[route.EngagementCampaign] = s.campaign
+	h.JSON[route.EngagementCampaignMulti] = s.campaignMulti
+	h.Raw[route.EngagementClick] = s.click
+	h.Raw[route.EngagementTrack] = s.track
+	h.Raw[route.EngagementSDKTrack] = s.sdkTrack
 }
 
 func keyID(req *api.Request) int64 {

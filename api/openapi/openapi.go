@@ -23,7 +23,7 @@ type Info struct {
 
 // Build returns the OpenAPI document of ops. implemented tells which
 // operations have a handler; the others are flagged x-implemented: false.
-func Build(info Info, ops []route.Operation, implemented func(id string) bool) map[string]any {
+func Build(info Info, ops []route.Operation, implemented func(id route.ID) bool) map[string]any {
 	paths := map[string]any{}
 	for _, op := range ops {
 		item, _ := paths[op.Path].(map[string]any)
@@ -87,7 +87,7 @@ func operation(op route.Operation, implemented bool) map[string]any {
 	}
 	if op.Response != nil {
 		media := map[string]any{"schema": Schema(op.Response)}
-		if ex, ok := examples[op.ID()]; ok {
+		if ex, ok := examples[op.ID().String()]; ok {
 			media["examples"] = map[string]any{"localnet": map[string]any{
 				"summary": "An answer on the recorded localnets (arrays cut to two items)", "value": ex}}
 		}

@@ -65,7 +65,7 @@ func Parse(op route.Operation, r *http.Request) (Values, error) {
 	v := Values{
 		raw: map[string][]string{}, ints: map[string]int64{}, floats: map[string]float64{},
 		times: map[string]time.Time{}, dateOnly: map[string]bool{}, given: map[string]bool{},
-		op: op.ID(), declared: map[string]route.ParamType{},
+		op: op.ID().String(), declared: map[string]route.ParamType{},
 	}
 	for _, p := range op.Params {
 		v.declared[p.Name] = p.Type

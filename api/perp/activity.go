@@ -14,16 +14,6 @@ import (
 	"github.com/chainlens/chainlens/api"
 )
 
-// Operation ids of the activity and overview endpoints.
-const (
-	OpTransparencyFees       = "GET /perp/transparency/trading-fees"
-	OpVolumeOverview         = "GET /trading/trading_volume_overview"
-	OpShareByPool            = "GET /trading/trading_share_by_pool"
-	OpDistributionByTrades   = "GET /activity/user_distribution_by_trades"
-	OpDistributionByActivity = "GET /activity/user_distribution_by_activity"
-	OpRetention              = "GET /activity/retention_rate"
-)
-
 // transparencyFees is the net trading fees (taker plus maker fees, maker
 // rebates negative) in USDC over the 24 hours up to the last aggregated
 // block (its hour and the 23 before), the 30 UTC days ending with its day,
@@ -400,9 +390,6 @@ func (s *Service) retention(ctx context.Context, req *api.Request) (*api.Respons
 	}
 	return &api.Response{Body: out, Freshness: fresh}, nil
 }
-
-// OpDistributionByDeposits is the deposits distribution endpoint.
-const OpDistributionByDeposits = "GET /activity/user_distribution_by_deposits"
 
 // ByDeposits is one bucket of /activity/user_distribution_by_deposits.
 type ByDeposits struct {

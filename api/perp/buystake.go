@@ -16,9 +16,6 @@ import (
 	"github.com/chainlens/chainlens/api/problem"
 )
 
-// OpBuyStake is the buy-and-stake programme's endpoint.
-const OpBuyStake = "GET /perp/tokenomics/buystake_address_metrics"
-
 // buyStake is, per UTC hour of the range up to the last aggregated block
 // (newest first), the programme address's NATIVE bought in the hour and,
 // at the hour's end, its delegated NATIVE, its NATIVE and USDC balances and

@@ -13,9 +13,6 @@ import (
 	"github.com/chainlens/chainlens/api/problem"
 )
 
-// OpCommunityPoolUsage is the community pool usage endpoint.
-const OpCommunityPoolUsage = "GET /governance/community_pool_usage"
-
 // CommunityPoolSpend is one row of /governance/community_pool_usage. The
 // vote tallies are null: the chain records them in the proposal's state,
 // not in events.

@@ -13,12 +13,6 @@ import (
 	"github.com/chainlens/chainlens/api/problem"
 )
 
-// Operation ids of the treasury expense endpoints.
-const (
-	OpExpensesShare = "GET /business/expenses_share_by_destination"
-	OpPnLSummary    = "GET /business/pnl_summary"
-)
-
 // expenseDestinations are the destinations of the treasury outflows.
 var expenseDestinations = []string{"trading_rewards", "grants", "validators", "other"}
 

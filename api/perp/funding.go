@@ -13,9 +13,6 @@ import (
 	"github.com/chainlens/chainlens/api/problem"
 )
 
-// OpFundingRate is the funding rate endpoint.
-const OpFundingRate = "GET /trading/funding_rate"
-
 // FundingRate is one bucket of /trading/funding_rate.
 type FundingRate struct {
 	Labels      string      `json:"labels"`

@@ -224,9 +224,6 @@ func (s *Service) tradersRanking(ctx context.Context, req *api.Request) (*api.Re
 	return &api.Response{Body: out, Freshness: fresh}, nil
 }
 
-// OpChainRevenue is the chain revenue endpoint.
-const OpChainRevenue = "GET /perp/tokenomics/chain_revenue"
-
 // Revenue is one row of /perp/tokenomics/chain_revenue.
 type Revenue struct {
 	Labels string      `json:"labels"`

@@ -12,12 +12,6 @@ import (
 	"github.com/chainlens/chainlens/api/problem"
 )
 
-// Operation ids of the liquidation endpoints.
-const (
-	OpLiquidationList = "GET /liquidation/list"
-	OpLiquidationFlow = "GET /liquidation/flow_by_market"
-)
-
 // Liquidation is one row of /liquidation/list.
 type Liquidation struct {
 	Labels              string      `json:"labels"`

@@ -13,9 +13,6 @@ import (
 	"github.com/chainlens/chainlens/api/problem"
 )
 
-// OpModuleAccounts is the module account balances endpoint.
-const OpModuleAccounts = "GET /tokenomics/wallets/module_accounts"
-
 // moduleColumns names the response column of each treasury module.
 var moduleColumns = map[string]string{
 	"community_treasury": "community_treasury", "community_vester": "community_treasury_vester",

@@ -13,9 +13,6 @@ import (
 	"github.com/chainlens/chainlens/api/problem"
 )
 
-// OpOpenInterest is the open interest endpoint.
-const OpOpenInterest = "GET /trading/open_interest"
-
 // OpenInterest is one bucket of /trading/open_interest.
 type OpenInterest struct {
 	Labels       string      `json:"labels"`

@@ -21,16 +21,8 @@ import (
 
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
+	"github.com/chainlens/chainlens/api/route"
 	"github.com/chainlens/chainlens/config"
-)
-
-// Operation ids served here.
-const (
-	OpCRM            = "GET /perp/crm"
-	OpTradesCount    = "GET /trading/trades_count"
-	OpMarketListings = "GET /aux/market_listings"
-	OpTradingFees    = "GET /trading/trading_fees"
-	OpTradersRanking = "GET /trading/traders_ranking"
 )
 
 // Service answers the perp endpoints from the perp chain's report tables.
@@ -52,42 +44,42 @@ func New(cfg *config.Config, db *bun.DB) *Service {
 }
 
 // Handlers binds the built operations to the service.
-func (s *Service) Handlers() map[string]api.Handler {
-	return map[string]api.Handler{
-		OpCRM:            s.crm,
-		OpTradesCount:    s.tradesCount,
-		OpMarketListings: s.marketListings,
-		OpTradingFees:    s.tradingFees,
-		OpTradersRanking: s.tradersRanking,
+func (s *Service) Handlers() map[route.ID]api.Handler {
+	return map[route.ID]api.Handler{
+		route.PerpCRM:                s.crm,
+		route.PerpLensTradesCount:    s.tradesCount,
+		route.PerpLensMarketListings: s.marketListings,
+		route.PerpLensTradingFees:    s.tradingFees,
+		route.PerpLensTradersRanking: s.tradersRanking,
 
-		OpTransparencyFees:       s.transparencyFees,
-		OpVolumeOverview:         s.volumeOverview,
-		OpShareByPool:            s.shareByPool,
-		OpDistributionByTrades:   s.distributionByTrades,
-		OpDistributionByActivity: s.distributionByActivity,
-		OpRetention:              s.retention,
+		route.PerpTransparencyFees:           s.transparencyFees,
+		route.PerpLensVolumeOverview:         s.volumeOverview,
+		route.PerpLensShareByPool:            s.shareByPool,
+		route.PerpLensDistributionByTrades:   s.distributionByTrades,
+		route.PerpLensDistributionByActivity: s.distributionByActivity,
+		route.PerpLensRetention:              s.retention,
 
-		OpLiquidationList: s.liquidationList,
-		OpLiquidationFlow: s.liquidationFlow,
-		OpOpenInterest:    s.openInterest,
+		route.PerpLensLiquidationList: s.liquidationList,
+		route.PerpLensLiquidationFlow: s.liquidationFlow,
+		route.PerpLensOpenInterest:    s.openInterest,
 
-		OpDistributionByDeposits: s.distributionByDeposits,
-		OpChainRevenue:           s.chainRevenue,
-		OpModuleAccounts:         s.moduleAccounts,
-		OpSupply:                 s.supply,
-		OpTotalRewards:           s.totalRewards,
-		OpUsersPeriodRewards:     s.usersPeriodRewards,
-		OpValidatorListings:      s.validatorListings,
-		OpShareByValidator:       s.shareByValidator,
-		OpStakingAPR:             s.stakingAPR,
-		OpStakingSupply:          s.stakingSupply,
-		OpAPRSplit:               s.aprSplit,
-		OpExpensesShare:          s.expensesShare,
-		OpPnLSummary:             s.pnlSummary,
-		OpBuyStake:               s.buyStake,
-		OpTreasurySubDAO:         s.treasurySubDAO,
-		OpFundingRate:            s.fundingRate,
-		OpCommunityPoolUsage:     s.communityPoolUsage,
+		route.PerpLensDistributionByDeposits: s.distributionByDeposits,
+		route.PerpChainRevenue:               s.chainRevenue,
+		route.PerpLensModuleAccounts:         s.moduleAccounts,
+		route.PerpSupply:                     s.supply,
+		route.PerpLensTotalRewards:           s.totalRewards,
+		route.PerpLensUsersPeriodRewards:     s.usersPeriodRewards,
+		route.PerpLensValidatorListings:      s.validatorListings,
+		route.PerpLensShareByValidator:       s.shareByValidator,
+		route.PerpStakingAPR:                 s.stakingAPR,
+		route.PerpStakingSupply:              s.stakingSupply,
+		route.PerpLensAPRSplit:               s.aprSplit,
+		route.PerpLensExpensesShare:          s.expensesShare,
+		route.PerpLensPnLSummary:             s.pnlSummary,
+		route.PerpBuyStake:                   s.buyStake,
+		route.PerpLensTreasurySubDAO:         s.treasurySubDAO,
+		route.PerpLensFundingRate:            s.fundingRate,
+		route.PerpLensCommunityPoolUsage:     s.communityPoolUsage,
 	}
 }
 

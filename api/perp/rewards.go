@@ -13,12 +13,6 @@ import (
 	"github.com/chainlens/chainlens/api/problem"
 )
 
-// Operation ids of the trading rewards endpoints.
-const (
-	OpTotalRewards       = "GET /total_rewards"
-	OpUsersPeriodRewards = "GET /users_period_rewards"
-)
-
 // dailyRewards are the rewards paid per day up to end (perp_rewards_daily)
 // in NATIVE and in USD at the day's last oracle price of the native
 // token's market (nil when there is none yet).

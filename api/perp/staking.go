@@ -13,13 +13,6 @@ import (
 	"github.com/chainlens/chainlens/api/problem"
 )
 
-// Operation ids of the staking endpoints.
-const (
-	OpStakingAPR    = "GET /perp/transparency/staking-apr"
-	OpStakingSupply = "GET /perp/tokenomics/staking_supply"
-	OpAPRSplit      = "GET /apr_split"
-)
-
 // stakingDay is one UTC day's staking figures: the NATIVE bonded to
 // validators at its end (those bonded by their latest snapshot status), the native token's USD price then (nil without
 // one), the staking rewards paid in it (USDC, and NATIVE), and the seconds

@@ -13,9 +13,6 @@ import (
 	"github.com/chainlens/chainlens/api/problem"
 )
 
-// OpSupply is the supply transparency endpoint.
-const OpSupply = "GET /perp/transparency/supply"
-
 // supply answers one supply metric in NATIVE (perp_supply and the latest
 // perp_module_balances_daily rows): total_supply the bank supply (genesis
 // balances plus every balance change since); max_supply the supply created

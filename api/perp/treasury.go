@@ -13,9 +13,6 @@ import (
 	"github.com/chainlens/chainlens/api/problem"
 )
 
-// OpTreasurySubDAO is the treasury sub-DAO wallets endpoint.
-const OpTreasurySubDAO = "GET /tokenomics/wallets/treasury_subdao"
-
 // treasurySubDAO is, per UTC day of the range up to the day of the last
 // aggregated block, the USD value at the day's end of what the configured
 // treasury sub-DAO wallets hold (perp_wallet_daily), by category:

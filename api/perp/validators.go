@@ -16,12 +16,6 @@ import (
 	"github.com/chainlens/chainlens/api/problem"
 )
 
-// Operation ids of the validator endpoints.
-const (
-	OpValidatorListings = "GET /aux/validator_listings"
-	OpShareByValidator  = "GET /staking/share_by_validator"
-)
-
 // nativeDecimals are the decimals of the native token (genesis catalog);
 // 503 without one.
 func (s *Service) nativeDecimals(ctx context.Context) (int64, error) {

@@ -60,8 +60,11 @@ func F(f float64) *float64 { return &f }
 // build values.
 
 // get is a GET operation of group g answering 200 and costing 5 credits.
-func get(g Group, path, summary string, params []Param, resp *Schema) Operation {
-	return Operation{Method: "GET", Path: path, Group: g, Summary: summary, Params: params,
+func get(g Group, id ID, summary string, params []Param, resp *Schema) Operation {
+	if id.method != "GET" {
+		panic("route: get of " + id.String())
+	}
+	return Operation{Method: id.method, Path: id.path, Group: g, Summary: summary, Params: params,
 		Response: resp, Credits: 5, Status: 200}
 }
 

@@ -5,20 +5,20 @@ package route
 // dex2Ops lists the second dex chain operations in the order of the interface.
 func dex2Ops() []Operation {
 	return []Operation{
-		get(Dex2, "/dex/pairs", "Dex pairs", nil,
+		get(Dex2, Dex2Pairs, "Dex pairs", nil,
 			Obj(
 				P("data", Arr(obj(each(Str, "token_0", "token_1", "created_at_height", "updated_at_height",
 					"created_at", "updated_at")))),
 				P("meta", dexMeta()),
 				P("height", Str()),
 			)),
-		get(Dex2, "/dex/liquidity/{denom0}/{denom1}", "Dex liquidity for a denomination pair", denomPair(),
+		get(Dex2, Dex2Liquidity, "Dex liquidity for a denomination pair", denomPair(),
 			dexEnvelope(Obj(
 				P("index", Desc(Str(), "tick index")),
 				P("reserves_0", nStr()),
 				P("reserves_1", nStr()),
 			))),
-		get(Dex2, "/dex/price/{denom0}/{denom1}", "Dex price for a denomination pair",
+		get(Dex2, Dex2Price, "Dex price for a denomination pair",
 			concat(denomPair(), []Param{
 				query("from", Integer, "Unix seconds; default: 24 h before to"),
 				query("to", Integer, "Unix seconds; default: now"),
@@ -31,7 +31,7 @@ func dex2Ops() []Operation {
 			}),
 			dexEnvelope(Desc(obj(one(P("time", Str())), each(Num, "open", "high", "low", "close")),
 				"OHLC as tick indexes"))),
-		get(Dex2, "/dex/trades/{denom0}/{denom1}", "Dex trades for a denomination pair",
+		get(Dex2, Dex2Trades, "Dex trades for a denomination pair",
 			concat(denomPair(), []Param{
 				query("from", Integer, "Unix seconds"),
 				query("to", Integer, "Unix seconds"),
@@ -43,14 +43,14 @@ func dex2Ops() []Operation {
 				each(Str, "time", "height"),
 				opts(Str, "tx", "buy", "sell", "buy_at", "sell_at"),
 			))),
-		get(Dex2, "/dex/swap-volume/{denom0}/{denom1}", "Dex swap volume for a denomination pair",
+		get(Dex2, Dex2SwapVolume, "Dex swap volume for a denomination pair",
 			concat(denomPair(), []Param{
 				query("from", Integer, "Unix seconds"),
 				query("to", Integer, "Unix seconds"),
 				dexPeriod("without it the rolling 24 h total"),
 			}),
 			dexEnvelope(Obj(P("time", Str()), P("volume", Str())))),
-		get(Dex2, "/trading/volume", "Trading volume", dateRange(),
+		get(Dex2, Dex2Volume, "Trading volume", dateRange(),
 			Desc(Arr(Obj(P("day", Desc(Str(), "YYYY-MM-DD")), P("value", Desc(Num(), "USD")))),
 				"USD dex volume per UTC day, oldest first")),
 	}

@@ -5,14 +5,14 @@ package route
 // dexLensOps lists the dex lens operations in the order of the interface.
 func dexLensOps() []Operation {
 	return []Operation{
-		get(DexLens, "/aux/pool_listings", "Pool listings", nil,
+		get(DexLens, DexLensPoolListings, "Pool listings", nil,
 			Desc(Arr(Obj(
 				P("query_key", Desc(Num(), "pool id to pass as pool")),
 				P("name", Str()),
 				P("type", Str()),
 				P("daily_volume", Desc(Num(), "USD over 24 h")),
 			)), "ordered by daily_volume, descending")),
-		get(DexLens, "/activity/active_whales", "Active whales",
+		get(DexLens, DexLensActiveWhales, "Active whales",
 			[]Param{
 				limitParam("100", 1000),
 				{Name: "order", In: InQuery, Type: String, Default: "active_volume_last_7_days",
@@ -25,22 +25,22 @@ func dexLensOps() []Operation {
 				each(Num, "trading_volume_last_7_days", "lp_volume_last_7_days", "staking_volume_last_7_days",
 					"total_volume_last_7_days"),
 			))),
-		get(DexLens, "/kpi/cumulative_trading_volume", "Cumulative trading volume KPI", dateRange(), Arr(kpiRow())),
-		get(DexLens, "/kpi/cumulative_protocol_revenue", "Cumulative protocol revenue KPI", nil, Arr(kpiRow())),
-		get(DexLens, "/kpi/cumulative_supply_side_revenue", "Cumulative supply-side revenue KPI", dateRange(),
+		get(DexLens, DexLensCumulativeVolume, "Cumulative trading volume KPI", dateRange(), Arr(kpiRow())),
+		get(DexLens, DexLensCumulativeProtocolR, "Cumulative protocol revenue KPI", nil, Arr(kpiRow())),
+		get(DexLens, DexLensCumulativeSupplySideR, "Cumulative supply-side revenue KPI", dateRange(),
 			Arr(kpiRow())),
-		get(DexLens, "/liquidity/liquidity_flow", "Liquidity flow",
+		get(DexLens, DexLensLiquidityFlow, "Liquidity flow",
 			concat(dateRange(), []Param{
 				{Name: "pool", In: InQuery, Type: String, Multi: true, Default: "total",
 					Description: "pool ids (query_key of /aux/pool_listings) or total"},
 			}),
 			Desc(Arr(Series()), "daily net liquidity flow in USD per requested pool")),
-		get(DexLens, "/tokenomics/assets_in_chain", "Assets in chain", dateRange(),
+		get(DexLens, DexLensAssetsInChain, "Assets in chain", dateRange(),
 			Arr(Obj(P("labels", Str()), P("assets_in_chain_usdc", Num())))),
-		get(DexLens, "/trading/volume/top_assets_date_range", "Top assets by volume in a date range",
+		get(DexLens, DexLensTopAssetsDateRange, "Top assets by volume in a date range",
 			concat(dateRange(), []Param{limitParam("20", 1000)}),
 			Desc(Arr(topAsset()), "descending by usd_volume")),
-		get(DexLens, "/trading/volume/top_assets_last_period_hours",
+		get(DexLens, DexLensTopAssetsLastPeriod,
 			"Top assets by volume over the last period of hours",
 			[]Param{
 				{Name: "period", In: InQuery, Type: Integer, Default: "24", Min: F(1), Max: F(720),

@@ -4,7 +4,7 @@ package route
 
 // engagementOps lists the engagement operations in the order of the interface.
 func engagementOps() []Operation {
-	multi := get(Engagement, "/campaign/multiple-cointype",
+	multi := get(Engagement, EngagementCampaignMulti,
 		"Get the most relevant campaign for a user using addresses of different coin types",
 		[]Param{
 			positionIDParam(),
@@ -14,7 +14,7 @@ func engagementOps() []Operation {
 		Desc(Arr(campaign()), "0 or 1 campaign"))
 	multi.Publishable = true
 
-	single := get(Engagement, "/campaign/{address}", "Get the most relevant campaign for an address",
+	single := get(Engagement, EngagementCampaign, "Get the most relevant campaign for an address",
 		[]Param{
 			pathParam("address", "wallet address, or global for non-wallet-specific ads"),
 			positionIDParam(),
@@ -22,7 +22,7 @@ func engagementOps() []Operation {
 		Desc(Arr(campaign()), "0 or 1 campaign"))
 	single.Publishable = true
 
-	click := get(Engagement, "/click", "Redirect a link click",
+	click := get(Engagement, EngagementClick, "Redirect a link click",
 		[]Param{
 			required("url", String, "click target; must be a creatives.url stored for the campaign"),
 			required("address", String, "wallet address or global"),
@@ -34,10 +34,10 @@ func engagementOps() []Operation {
 	click.Status = 302
 	click.NoAuth = true
 
-	track := Operation{Method: "POST", Path: "/track", Group: Engagement, Summary: "Track an event",
+	track := Operation{Method: EngagementTrack.method, Path: EngagementTrack.path, Group: Engagement, Summary: "Track an event",
 		Body: trackBody(), Response: trackAnswer(), Credits: 5, Status: 200}
 
-	sdk := Operation{Method: "POST", Path: "/sdk/track", Group: Engagement,
+	sdk := Operation{Method: EngagementSDKTrack.method, Path: EngagementSDKTrack.path, Group: Engagement,
 		Summary: "Track an event sent from the engagement client SDK",
 		Body:    sdkTrackBody(), Response: trackAnswer(), Credits: 5, Status: 200, Publishable: true}
 

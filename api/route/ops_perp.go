@@ -5,7 +5,7 @@ package route
 // perpOps lists the perpetuals exchange analytics operations in the order of the interface.
 func perpOps() []Operation {
 	return []Operation{
-		get(Perp, "/perp/transparency/supply", "Transparency: supply",
+		get(Perp, PerpSupply, "Transparency: supply",
 			[]Param{
 				{Name: "metric", In: InQuery, Type: String, Default: "total_supply",
 					Enum: supplyMetrics(), Description: "supply metric"},
@@ -15,33 +15,33 @@ func perpOps() []Operation {
 				opts(Num, supplyMetrics()...),
 				one(componentsProp()),
 			), "the requested metric in NATIVE")),
-		get(Perp, "/perp/transparency/staking-apr", "Transparency: staking APR",
+		get(Perp, PerpStakingAPR, "Transparency: staking APR",
 			[]Param{modeParam()},
 			Obj(
 				P("staking_apr", Desc(Num(), "percent")),
 				Opt("components", obj(each(Num, "rewards_usdc_30d", "rewards_native_30d", "bonded_native",
 					"price_native"))),
 			)),
-		get(Perp, "/perp/transparency/trading-fees", "Transparency: trading fees",
+		get(Perp, PerpTransparencyFees, "Transparency: trading fees",
 			[]Param{modeParam()},
 			Desc(obj(
 				each(Num, "trading_fees_24h", "trading_fees_30d", "trading_fees_total"),
 				one(componentsProp()),
 			), "net trading fees in USDC")),
-		get(Perp, "/perp/crm", "Trader list with filters", crmParams(), Arr(trader())),
-		get(Perp, "/perp/tokenomics/chain_revenue", "Chain revenue", dateRange(),
+		get(Perp, PerpCRM, "Trader list with filters", crmParams(), Arr(trader())),
+		get(Perp, PerpChainRevenue, "Chain revenue", dateRange(),
 			Arr(Obj(
 				P("labels", Str()),
 				P("source", strEnum("trading_fees", "tx_fees")),
 				P("amount", Desc(Num(), "USDC")),
 			))),
-		get(Perp, "/perp/tokenomics/staking_supply", "Staking supply", dateRange(),
+		get(Perp, PerpStakingSupply, "Staking supply", dateRange(),
 			Arr(obj(
 				one(P("labels", Str())),
 				each(nNum, "stakingSupply", "stakingApr", "protocolRevenue", "buybackFee", "buybackFeeShare",
 					"buybackDeposit", "historicUsers"),
 			))),
-		get(Perp, "/perp/tokenomics/buystake_address_metrics", "Buy-and-stake address metrics", dateRange(),
+		get(Perp, PerpBuyStake, "Buy-and-stake address metrics", dateRange(),
 			Desc(Arr(obj(
 				one(P("labels", Str())),
 				each(nNum, "priceNATIVE", "nativeAcquired", "stakingBalance", "liquidBalanceNATIVE",

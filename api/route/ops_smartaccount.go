@@ -5,13 +5,13 @@ package route
 // smartAccountOps lists the smart account operations in the order of the interface.
 func smartAccountOps() []Operation {
 	return []Operation{
-		get(SmartAccount, "/v3/smartAccount/{smart_account}/authenticators", "Authenticators of an abstract account",
+		get(SmartAccount, SmartAccountAuthenticators, "Authenticators of an abstract account",
 			[]Param{
 				addressPath("smart_account", "xion1... account contract address"),
 				query("auth_id", String, "keep only the authenticator with this index"),
 			},
 			smartAccount()),
-		get(SmartAccount, "/v3/authenticators/{authenticator}/smartAccounts", "Abstract accounts by authenticator",
+		get(SmartAccount, SmartAccountAccountsByAuth, "Abstract accounts by authenticator",
 			[]Param{authenticatorParam()},
 			Obj(
 				P("authenticator", Str()),
@@ -21,11 +21,11 @@ func smartAccountOps() []Operation {
 					P("account_number", nStr()),
 				))),
 			)),
-		get(SmartAccount, "/v3/authenticators/{authenticator}/smartAccounts/details",
+		get(SmartAccount, SmartAccountDetailsByAuth,
 			"Abstract account details by authenticator",
 			[]Param{authenticatorParam()},
 			Arr(smartAccount())),
-		get(SmartAccount, "/v3/address/{address}/permissions", "Smart account permissions of an address",
+		get(SmartAccount, SmartAccountPermissions, "Smart account permissions of an address",
 			[]Param{
 				addressPath("address", "xion1... address"),
 				{Name: "role", In: InQuery, Type: String, Required: true, Enum: []string{"granter", "grantee"},

@@ -5,19 +5,19 @@ package route
 // stakingOps lists the staking operations in the order of the interface.
 func stakingOps() []Operation {
 	return []Operation{
-		get(Staking, "/aez/revenue_share_by_consumer", "Revenue share by consumer",
+		get(Staking, StakingRevenueShareByConsumer, "Revenue share by consumer",
 			concat(dateRange(), []Param{
 				{Name: "consumers", In: InQuery, Type: String, Multi: true, Default: "total",
 					Description: "consumer chain ids, or total"},
 			}),
 			Desc(Arr(NullableSeries()), "daily USD rewards from each requested consumer chain; null where a reward has no USD price")),
-		get(Staking, "/staking/liquid/share_by_provider", "Liquid staking share by provider",
+		get(Staking, StakingShareByProvider, "Liquid staking share by provider",
 			concat(dateRange(), []Param{
 				{Name: "providers", In: InQuery, Type: String, Multi: true, Default: "total",
 					Enum: liquidProviders(), Description: "provider columns"},
 			}),
 			Desc(Arr(Series()), "ATOM liquid-staked through each requested provider at the day end")),
-		get(Staking, "/staking/liquid/flow_by_provider", "Liquid staking flow by provider",
+		get(Staking, StakingFlowByProvider, "Liquid staking flow by provider",
 			concat(dateRange(), []Param{
 				{Name: "provider", In: InQuery, Type: String, Default: "total",
 					Enum: liquidProviders(), Description: "one provider, or total"},

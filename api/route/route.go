@@ -136,8 +136,24 @@ type Operation struct {
 	Admin bool
 }
 
-// ID is the stable identifier of the operation: "METHOD PATH".
-func (o Operation) ID() string { return o.Method + " " + o.Path }
+// ID is the stable identifier of the operation: its method and path, one of
+// the values of ids.go.
+func (o Operation) ID() ID { return ID{o.Method, o.Path} }
+
+// ID identifies an operation by its method and path. Its fields are
+// unexported so that outside this package an ID can only be one of the
+// exported values of ids.go: a handler cannot bind an operation the table
+// lacks.
+type ID struct{ method, path string }
+
+// String is "METHOD PATH", the operation's id in logs, metrics and OpenAPI.
+func (i ID) String() string { return i.method + " " + i.path }
+
+// Method is the operation's HTTP method.
+func (i ID) Method() string { return i.method }
+
+// Path is the operation's net/http ServeMux path pattern.
+func (i ID) Path() string { return i.path }
 
 // Pattern is the net/http ServeMux pattern of the operation.
 func (o Operation) Pattern() string { return o.Method + " " + o.Path }

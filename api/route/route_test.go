@@ -21,7 +21,7 @@ const interfaceDoc = "testdata/interface.md"
 func opByID(t *testing.T, id string) Operation {
 	t.Helper()
 	for _, op := range Table() {
-		if op.ID() == id {
+		if op.ID().String() == id {
 			return op
 		}
 	}
@@ -445,7 +445,7 @@ func TestParams(t *testing.T) {
 	for _, op := range Table() {
 		seen := map[string]bool{}
 		for _, p := range op.Params {
-			where := op.ID() + " " + p.Name
+			where := op.ID().String() + " " + p.Name
 			if p.Name == "" || seen[p.Name] {
 				t.Errorf("%s: empty or duplicate name", where)
 			}
@@ -497,8 +497,8 @@ func TestParams(t *testing.T) {
 }
 
 func TestCreditsStatusAuth(t *testing.T) {
-	charts := []string{"GET /pairs/v1/historical/{pool_id}/chart", "GET /tokens/v2/historical/{asset}/chart"}
-	publishable := []string{"POST /sdk/track", "GET /campaign/{address}", "GET /campaign/multiple-cointype"}
+	charts := []ID{DexPairChart, DexTokenChart}
+	publishable := []ID{EngagementSDKTrack, EngagementCampaign, EngagementCampaignMulti}
 	for _, op := range Table() {
 		id := op.ID()
 		wantCredits := 5
@@ -506,7 +506,7 @@ func TestCreditsStatusAuth(t *testing.T) {
 			wantCredits = 25
 		}
 		wantStatus, wantNoAuth := 200, false
-		if id == "GET /click" {
+		if id == EngagementClick {
 			wantStatus, wantNoAuth = 302, true
 		}
 		if op.Credits != wantCredits {
@@ -575,7 +575,7 @@ func checkSchema(t *testing.T, where string, s *Schema) {
 
 func TestSchemas(t *testing.T) {
 	for _, op := range Table() {
-		if op.ID() == "GET /click" {
+		if op.ID() == EngagementClick {
 			if op.Response != nil {
 				t.Errorf("GET /click: Response must be nil")
 			}
@@ -585,9 +585,9 @@ func TestSchemas(t *testing.T) {
 			t.Errorf("%s: nil Response", op.ID())
 			continue
 		}
-		checkSchema(t, op.ID(), op.Response)
+		checkSchema(t, op.ID().String(), op.Response)
 		if op.Body != nil {
-			checkSchema(t, op.ID()+" body", op.Body)
+			checkSchema(t, op.ID().String()+" body", op.Body)
 		}
 	}
 }

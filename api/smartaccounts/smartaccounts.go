@@ -22,15 +22,12 @@ import (
 
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
+	"github.com/chainlens/chainlens/api/route"
 	"github.com/chainlens/chainlens/config"
 )
 
 // Operation ids served here.
 const (
-	OpAuthenticators  = "GET /v3/smartAccount/{smart_account}/authenticators"
-	OpAccountsByAuth  = "GET /v3/authenticators/{authenticator}/smartAccounts"
-	OpDetailsByAuth   = "GET /v3/authenticators/{authenticator}/smartAccounts/details"
-	OpPermissions     = "GET /v3/address/{address}/permissions"
 	notFoundAccount   = "smart account %s is not known"
 	notFoundAuthority = "no smart account uses authenticator %q"
 )
@@ -51,12 +48,12 @@ func New(cfg *config.Config, db *bun.DB) *Service {
 }
 
 // Handlers binds the operations to the service.
-func (s *Service) Handlers() map[string]api.Handler {
-	return map[string]api.Handler{
-		OpAuthenticators: s.authenticators,
-		OpAccountsByAuth: s.accountsByAuthenticator,
-		OpDetailsByAuth:  s.detailsByAuthenticator,
-		OpPermissions:    s.permissions,
+func (s *Service) Handlers() map[route.ID]api.Handler {
+	return map[route.ID]api.Handler{
+		route.SmartAccountAuthenticators: s.authenticators,
+		route.SmartAccountAccountsByAuth: s.accountsByAuthenticator,
+		route.SmartAccountDetailsByAuth:  s.detailsByAuthenticator,
+		route.SmartAccountPermissions:    s.permissions,
 	}
 }
 

@@ -26,23 +26,6 @@ import (
 	"github.com/chainlens/chainlens/config"
 )
 
-// Operation ids served here.
-const (
-	OpVolumePerToken   = "GET /stablecoins/volume-per-token"
-	OpIssuing          = "GET /stablecoins/issuing/over-time"
-	OpActiveSenders    = "GET /stablecoins/active-senders/over-time"
-	OpVolumeByCategory = "GET /stablecoins/volume-by-category/over-time"
-	OpWhaleAlerts      = "GET /stablecoins/whale-alerts"
-	OpBridgeInflow     = "GET /stablecoins/bridge/total-inflow"
-	OpBridgeOutflow    = "GET /stablecoins/bridge/total-outflow"
-	OpBridgeNetflow    = "GET /stablecoins/bridge/total-netflow"
-	OpCrossChain       = "GET /stablecoins/bridge/cross-chain-volume"
-	OpNetflowOverTime  = "GET /stablecoins/bridge/netflow-over-time"
-	OpCategoryInflow   = "GET /stablecoins/category/total-inflow"
-	OpCategoryOutflow  = "GET /stablecoins/category/total-outflow"
-	OpCategoryNetflow  = "GET /stablecoins/category/total-netflow"
-)
-
 // token is a configured token of one chain.
 type token struct {
 	chain, address, symbol, name string
@@ -81,28 +64,28 @@ func New(cfg *config.Config, db *bun.DB) *Service {
 }
 
 // Handlers binds the operations to the service.
-func (s *Service) Handlers() map[string]api.Handler {
-	return map[string]api.Handler{
-		OpVolumePerToken:   s.volumePerToken,
-		OpIssuing:          s.issuing,
-		OpActiveSenders:    s.activeSenders,
-		OpVolumeByCategory: s.volumeByCategory,
-		OpWhaleAlerts:      s.whaleAlerts,
-		OpBridgeInflow:     s.bridgeTotal(inflow),
-		OpBridgeOutflow:    s.bridgeTotal(outflow),
-		OpBridgeNetflow:    s.bridgeTotal(netflow),
-		OpCrossChain:       s.crossChain,
-		OpNetflowOverTime:  s.netflowOverTime,
-		OpCategoryInflow:   s.categoryTotal(inflow),
-		OpCategoryOutflow:  s.categoryTotal(outflow),
-		OpCategoryNetflow:  s.categoryTotal(netflow),
+func (s *Service) Handlers() map[route.ID]api.Handler {
+	return map[route.ID]api.Handler{
+		route.StablecoinsVolumePerToken:   s.volumePerToken,
+		route.StablecoinsIssuing:          s.issuing,
+		route.StablecoinsActiveSenders:    s.activeSenders,
+		route.StablecoinsVolumeByCategory: s.volumeByCategory,
+		route.StablecoinsWhaleAlerts:      s.whaleAlerts,
+		route.StablecoinsBridgeInflow:     s.bridgeTotal(inflow),
+		route.StablecoinsBridgeOutflow:    s.bridgeTotal(outflow),
+		route.StablecoinsBridgeNetflow:    s.bridgeTotal(netflow),
+		route.StablecoinsCrossChain:       s.crossChain,
+		route.StablecoinsNetflowOverTime:  s.netflowOverTime,
+		route.StablecoinsCategoryInflow:   s.categoryTotal(inflow),
+		route.StablecoinsCategoryOutflow:  s.categoryTotal(outflow),
+		route.StablecoinsCategoryNetflow:  s.categoryTotal(netflow),
 	}
 }
 
 // Supported are the chain_id values of the group (route.scChains).
 func Supported() []string {
 	for _, op := range route.Table() {
-		if op.ID() == OpBridgeInflow {
+		if op.ID() == route.StablecoinsBridgeInflow {
 			for _, p := range op.Params {
 				if p.Name == "chain_ids" {
 					return p.Enum

@@ -20,9 +20,6 @@ import (
 	"github.com/chainlens/chainlens/api/problem"
 )
 
-// OpRevenueShareByConsumer is the interchain-security revenue endpoint.
-const OpRevenueShareByConsumer = "GET /aez/revenue_share_by_consumer"
-
 // revenueShareByConsumer is, per UTC day of the range (up to the last
 // aggregated block; 0 on a day without rewards), the USD value of the
 // interchain-security rewards the Hub received from each requested consumer

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/chainlens/chainlens/api/problem"
+	"github.com/chainlens/chainlens/api/route"
 	report "github.com/chainlens/chainlens/report/staking"
 
 	dexreport "github.com/chainlens/chainlens/report/dex"
@@ -25,12 +26,6 @@ import (
 
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/config"
-)
-
-// Operations served here.
-const (
-	OpFlowByProvider  = "GET /staking/liquid/flow_by_provider"
-	OpShareByProvider = "GET /staking/liquid/share_by_provider"
 )
 
 // Service answers the staking endpoints.
@@ -70,9 +65,9 @@ func New(cfg *config.Config, db *bun.DB) *Service {
 }
 
 // Handlers binds the built operations.
-func (s *Service) Handlers() map[string]api.Handler {
-	return map[string]api.Handler{OpFlowByProvider: s.flowByProvider, OpShareByProvider: s.shareByProvider,
-		OpRevenueShareByConsumer: s.revenueShareByConsumer}
+func (s *Service) Handlers() map[route.ID]api.Handler {
+	return map[route.ID]api.Handler{route.StakingFlowByProvider: s.flowByProvider, route.StakingShareByProvider: s.shareByProvider,
+		route.StakingRevenueShareByConsumer: s.revenueShareByConsumer}
 }
 
 func (s *Service) begin(ctx context.Context) (api.Freshness, error) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/chainlens/chainlens/aggregator"
 	"github.com/chainlens/chainlens/api"
+	"github.com/chainlens/chainlens/api/route"
 	"github.com/chainlens/chainlens/config"
 )
 
@@ -61,11 +62,11 @@ func Jobs(cfg *config.Config) []aggregator.Job {
 }
 
 func newHandlers() api.Handlers {
-	return api.Handlers{JSON: map[string]api.Handler{}, Raw: map[string]api.RawHandler{}, Admin: map[string]api.AdminHandler{}}
+	return api.Handlers{JSON: map[route.ID]api.Handler{}, Raw: map[route.ID]api.RawHandler{}, Admin: map[route.ID]api.AdminHandler{}}
 }
 
 // addJSON adds JSON handlers to h.
-func addJSON(h api.Handlers, hs map[string]api.Handler) {
+func addJSON(h api.Handlers, hs map[route.ID]api.Handler) {
 	for id, fn := range hs {
 		h.JSON[id] = fn
 	}
@@ -75,7 +76,7 @@ func addJSON(h api.Handlers, hs map[string]api.Handler) {
 // and whose jobs aggregate it: the handlers of its services, and jobs
 // only when the chain is configured.
 func chainDomain(name string, chain func(*config.Config) (config.Chain, bool),
-	services func(cfg *config.Config, db *bun.DB) []map[string]api.Handler,
+	services func(cfg *config.Config, db *bun.DB) []map[route.ID]api.Handler,
 	jobs func(cfg *config.Config, ch config.Chain) []aggregator.Job) domain {
 	return domain{
 		name: name,

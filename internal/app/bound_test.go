@@ -15,7 +15,7 @@ func TestEveryOperationIsBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bound := map[string]string{} // operation → domain
+	bound := map[route.ID]string{} // operation → domain
 	names := map[string]bool{}
 	for _, d := range domains() {
 		if names[d.name] {
@@ -40,7 +40,7 @@ func TestEveryOperationIsBound(t *testing.T) {
 			bound[id] = d.name
 		}
 	}
-	ops := map[string]bool{}
+	ops := map[route.ID]bool{}
 	for _, op := range route.Table() {
 		ops[op.ID()] = true
 		if _, ok := bound[op.ID()]; !ok {

@@ -7,6 +7,7 @@ import (
 	aggdex "github.com/chainlens/chainlens/aggregator/dex"
 	"github.com/chainlens/chainlens/api"
 	apidex "github.com/chainlens/chainlens/api/dex"
+	"github.com/chainlens/chainlens/api/route"
 	"github.com/chainlens/chainlens/config"
 	report "github.com/chainlens/chainlens/report/dex"
 )
@@ -14,8 +15,8 @@ import (
 // dex is the Osmosis domain: the dex and dex lens groups.
 func dex() domain {
 	return chainDomain("dex", report.Chain,
-		func(cfg *config.Config, db *bun.DB) []map[string]api.Handler {
-			return []map[string]api.Handler{apidex.New(cfg, db).Handlers(), apidex.NewEarn(cfg, db).Handlers(),
+		func(cfg *config.Config, db *bun.DB) []map[route.ID]api.Handler {
+			return []map[route.ID]api.Handler{apidex.New(cfg, db).Handlers(), apidex.NewEarn(cfg, db).Handlers(),
 				apidex.NewIBC(cfg, db).Handlers(), apidex.NewLimitOrders(cfg, db).Handlers()}
 		},
 		func(cfg *config.Config, ch config.Chain) []aggregator.Job {

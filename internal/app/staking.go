@@ -7,6 +7,7 @@ import (
 	aggics "github.com/chainlens/chainlens/aggregator/icsrewards"
 	aggls "github.com/chainlens/chainlens/aggregator/liquidstaking"
 	"github.com/chainlens/chainlens/api"
+	"github.com/chainlens/chainlens/api/route"
 	apistaking "github.com/chainlens/chainlens/api/staking"
 	"github.com/chainlens/chainlens/config"
 	dexreport "github.com/chainlens/chainlens/report/dex"
@@ -17,8 +18,8 @@ import (
 // (liquid staking, ICS rewards valued at the dex chain's prices).
 func staking() domain {
 	return chainDomain("staking", report.Chain,
-		func(cfg *config.Config, db *bun.DB) []map[string]api.Handler {
-			return []map[string]api.Handler{apistaking.New(cfg, db).Handlers()}
+		func(cfg *config.Config, db *bun.DB) []map[route.ID]api.Handler {
+			return []map[route.ID]api.Handler{apistaking.New(cfg, db).Handlers()}
 		},
 		func(cfg *config.Config, ch config.Chain) []aggregator.Job {
 			dex, _ := dexreport.Chain(cfg)

@@ -23,6 +23,7 @@ import (
 
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
+	"github.com/chainlens/chainlens/api/route"
 	"github.com/chainlens/chainlens/config"
 )
 
@@ -38,7 +39,7 @@ type Options struct {
 	// those of its /metrics.
 	Gatherer prometheus.Gatherer
 	// Admin are the admin API's handlers (campaigns), by pattern.
-	Admin map[string]api.AdminHandler
+	Admin map[route.ID]api.AdminHandler
 	Log   *slog.Logger
 	Now   func() time.Time
 }
@@ -90,20 +91,15 @@ func (c *Console) Handler(host string) http.Handler {
 	handle("POST "+p+"/api/keys", c.authed(c.createKey))
 	handle("POST "+p+"/api/keys/{id}/revoke", c.authed(c.revokeKey))
 	// Campaigns: the admin API's own handlers, behind the session.
-	for pattern, admin := range map[string]string{
-		"GET /api/campaigns":              "GET /admin/campaigns",
-		"POST /api/campaigns":             "POST /admin/campaigns",
-		"GET /api/campaigns/export":       "GET /admin/campaigns/export",
-		"GET /api/campaigns/{id}":         "GET /admin/campaigns/{id}",
-		"POST /api/campaigns/{id}/pause":  "POST /admin/campaigns/{id}/pause",
-		"POST /api/campaigns/{id}/resume": "POST /admin/campaigns/{id}/resume",
-	} {
-		h, ok := c.opt.Admin[admin]
+	// The console's path of an admin route is the route's with /api for
+	// /admin: GET /admin/campaigns is GET {console}/api/campaigns.
+	for _, id := range []route.ID{route.AdminListCampaigns, route.AdminImportCampaigns, route.AdminExportCampaigns,
+		route.AdminGetCampaign, route.AdminPauseCampaign, route.AdminResumeCampaign} {
+		h, ok := c.opt.Admin[id]
 		if !ok {
 			continue
 		}
-		method, path, _ := strings.Cut(pattern, " ")
-		handle(method+" "+p+path, c.authed(h))
+		handle(id.Method()+" "+p+"/api"+strings.TrimPrefix(id.Path(), "/admin"), c.authed(h))
 	}
 	handle("GET "+p+"/api/campaigns/{id}/report", c.authed(c.campaignReport))
 	mux.Handle(p+"/", c.serve(func(w http.ResponseWriter, r *http.Request) error {

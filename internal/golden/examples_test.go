@@ -48,7 +48,7 @@ func TestOpenAPIExamples(t *testing.T) {
 				if err := json.Unmarshal(body, &v); err != nil {
 					t.Fatal(err)
 				}
-				ex[op.ID()] = openapi.Trim(v, 2)
+				ex[op.ID().String()] = openapi.Trim(v, 2)
 				break
 			}
 		}
