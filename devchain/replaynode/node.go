@@ -58,7 +58,7 @@ type Recording struct {
 	dir        string
 	chainID    string
 	first      int64
-	blocks     []recordedBlock
+	blocks     []Block
 	byHash     map[string]int // upper-case hex block hash -> index into blocks
 	txCount    int
 	status     json.RawMessage // result of /status
@@ -68,18 +68,40 @@ type Recording struct {
 	abciInfo   json.RawMessage // result of /abci_info, nil when not recorded
 }
 
-// recordedBlock is one height of a recording.
-type recordedBlock struct {
-	height     int64
-	block      json.RawMessage // result of /block
-	results    json.RawMessage // result of /block_results
-	header     json.RawMessage
-	meta       json.RawMessage // BlockMeta JSON for /blockchain
-	hash       string          // block_id.hash, upper-case hex
-	appHash    string          // header.app_hash, upper-case hex
-	time       string          // header.time
-	numTxs     int
-	resAppHash string // block_results app_hash (base64), "" when recorded as null
+// Block is one height as a Node serves it: the /block and /block_results
+// results, and what the other methods derive from them.
+type Block struct {
+	Height     int64
+	Block      json.RawMessage // result of /block
+	Results    json.RawMessage // result of /block_results
+	Header     json.RawMessage
+	Meta       json.RawMessage // BlockMeta JSON for /blockchain
+	Hash       string          // block_id.hash, upper-case hex
+	AppHash    string          // header.app_hash, upper-case hex
+	Time       string          // header.time
+	NumTxs     int
+	ResAppHash string // block_results app_hash (base64), "" when null
+}
+
+// Source is the chain a Node serves: a Recording, or a generated chain
+// (devchain/synthdydx). It must be safe for concurrent use.
+type Source interface {
+	// FirstHeight and LastHeight bound the heights Block serves.
+	FirstHeight() int64
+	LastHeight() int64
+	// Block returns the block at a height in [FirstHeight, LastHeight].
+	Block(height int64) (*Block, error)
+	// BlockByHash returns the block with the upper-case hex hash, or false
+	// when the source does not know it.
+	BlockByHash(hash string) (*Block, bool)
+	// Status is a /status result (its sync_info is rewritten per call).
+	Status() json.RawMessage
+	// Validators is the validator set served at every height.
+	Validators() []json.RawMessage
+	// Genesis is the compact GenesisDoc JSON served by /genesis.
+	Genesis() json.RawMessage
+	// ABCIInfo is an /abci_info result, nil when the source has none.
+	ABCIInfo() json.RawMessage
 }
 
 // envelope is a recorded JSON-RPC reply.
@@ -135,18 +157,50 @@ func (r *Recording) BlockTxCount(height int64) (int, bool) {
 	if !ok {
 		return 0, false
 	}
-	return b.numTxs, true
+	return b.NumTxs, true
 }
 
 // HasABCIInfo reports whether the recording includes an abci_info reply.
 func (r *Recording) HasABCIInfo() bool { return r.abciInfo != nil }
 
-func (r *Recording) block(height int64) (*recordedBlock, bool) {
+func (r *Recording) block(height int64) (*Block, bool) {
 	if len(r.blocks) == 0 || height < r.first || height > r.LastHeight() {
 		return nil, false
 	}
 	return &r.blocks[height-r.first], true
 }
+
+// Block returns the recorded block at height.
+func (r *Recording) Block(height int64) (*Block, error) {
+	b, ok := r.block(height)
+	if !ok {
+		return nil, fmt.Errorf("height %d is not in the recording", height)
+	}
+	return b, nil
+}
+
+// BlockByHash returns the recorded block with the upper-case hex hash.
+func (r *Recording) BlockByHash(hash string) (*Block, bool) {
+	i, ok := r.byHash[hash]
+	if !ok {
+		return nil, false
+	}
+	return &r.blocks[i], true
+}
+
+// Status returns the recorded /status result.
+func (r *Recording) Status() json.RawMessage { return r.status }
+
+// Validators returns the recorded validator set.
+func (r *Recording) Validators() []json.RawMessage { return r.valList }
+
+// Genesis returns the recorded genesis as compact GenesisDoc JSON.
+func (r *Recording) Genesis() json.RawMessage { return r.genesis }
+
+// ABCIInfo returns the recorded /abci_info result, or nil.
+func (r *Recording) ABCIInfo() json.RawMessage { return r.abciInfo }
+
+var _ Source = (*Recording)(nil)
 
 // forEachLine streams the gzip jsonl file at path and calls fn with the 1-based line number and
 // the `result` of each JSON-RPC reply.
@@ -265,15 +319,15 @@ func (r *Recording) loadBlocks(path string) error {
 		}
 		r.byHash[hash] = len(r.blocks)
 		r.txCount += len(v.Block.Data.Txs)
-		r.blocks = append(r.blocks, recordedBlock{
-			height:  height,
-			block:   res,
-			header:  header,
-			meta:    meta,
-			hash:    hash,
-			appHash: strings.ToUpper(h.AppHash),
-			time:    h.Time,
-			numTxs:  len(v.Block.Data.Txs),
+		r.blocks = append(r.blocks, Block{
+			Height:  height,
+			Block:   res,
+			Header:  header,
+			Meta:    meta,
+			Hash:    hash,
+			AppHash: strings.ToUpper(h.AppHash),
+			Time:    h.Time,
+			NumTxs:  len(v.Block.Data.Txs),
 		})
 		return nil
 	})
@@ -324,16 +378,16 @@ func (r *Recording) loadResults(path string) error {
 		}
 		b := &r.blocks[n]
 		height, err := strconv.ParseInt(v.Height, 10, 64)
-		if err != nil || height != b.height {
-			return fmt.Errorf("block_results height %q, want %d (line %d of %s)", v.Height, b.height, n+1, blocksFile)
+		if err != nil || height != b.Height {
+			return fmt.Errorf("block_results height %q, want %d (line %d of %s)", v.Height, b.Height, n+1, blocksFile)
 		}
-		if len(v.TxsResults) != b.numTxs {
-			return fmt.Errorf("height %d: %d txs_results for %d txs in the block", height, len(v.TxsResults), b.numTxs)
+		if len(v.TxsResults) != b.NumTxs {
+			return fmt.Errorf("height %d: %d txs_results for %d txs in the block", height, len(v.TxsResults), b.NumTxs)
 		}
 		if v.AppHash != nil {
-			b.resAppHash = *v.AppHash
+			b.ResAppHash = *v.AppHash
 		}
-		b.results = res
+		b.Results = res
 		n++
 		return nil
 	})
@@ -556,7 +610,7 @@ type Options struct {
 // Node serves a Recording over HTTP as a CometBFT 0.38 JSON-RPC node whose latest height is the
 // currently revealed height.
 type Node struct {
-	rec           *Recording
+	src           Source
 	blockTime     time.Duration
 	tip           atomic.Int64
 	running       atomic.Bool
@@ -567,22 +621,23 @@ type Node struct {
 // genesisChunkSize is CometBFT's chunk size for genesis_chunked.
 const genesisChunkSize = 16 * 1024 * 1024
 
-// New returns a node for rec (which must be non-nil) that reveals heights as opt says.
-func New(rec *Recording, opt Options) *Node {
-	n := &Node{rec: rec, blockTime: opt.BlockTime}
+// New returns a node for src (which must be non-nil) that reveals heights as opt says.
+func New(src Source, opt Options) *Node {
+	n := &Node{src: src, blockTime: opt.BlockTime}
 	start := opt.StartHeight
 	switch {
 	case start == 0 && opt.BlockTime <= 0:
-		start = rec.LastHeight()
-	case start < rec.FirstHeight():
-		start = rec.FirstHeight()
-	case start > rec.LastHeight():
-		start = rec.LastHeight()
+		start = src.LastHeight()
+	case start < src.FirstHeight():
+		start = src.FirstHeight()
+	case start > src.LastHeight():
+		start = src.LastHeight()
 	}
 	n.tip.Store(start)
-	for i := 0; i < len(rec.genesis); i += genesisChunkSize {
-		end := min(i+genesisChunkSize, len(rec.genesis))
-		n.genesisChunks = append(n.genesisChunks, base64.StdEncoding.EncodeToString(rec.genesis[i:end]))
+	genesis := src.Genesis()
+	for i := 0; i < len(genesis); i += genesisChunkSize {
+		end := min(i+genesisChunkSize, len(genesis))
+		n.genesisChunks = append(n.genesisChunks, base64.StdEncoding.EncodeToString(genesis[i:end]))
 	}
 	n.methods = n.routes()
 	return n
@@ -598,7 +653,7 @@ func (n *Node) Run(ctx context.Context) error {
 		return errors.New("replaynode: Run is already in progress")
 	}
 	defer n.running.Store(false)
-	if n.blockTime <= 0 || n.tip.Load() >= n.rec.LastHeight() {
+	if n.blockTime <= 0 || n.tip.Load() >= n.src.LastHeight() {
 		<-ctx.Done()
 		return nil
 	}
@@ -609,7 +664,7 @@ func (n *Node) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-t.C:
-			if n.tip.Add(1) >= n.rec.LastHeight() {
+			if n.tip.Add(1) >= n.src.LastHeight() {
 				t.Stop()
 				<-ctx.Done()
 				return nil

@@ -83,7 +83,7 @@ func (n *Node) routes() map[string]method {
 		"blockchain":      {args: []argSpec{{"minHeight", argInt64}, {"maxHeight", argInt64}}, call: n.blockchain},
 		"validators":      {args: []argSpec{{"height", argInt64}, {"page", argInt}, {"per_page", argInt}}, call: n.validators},
 	}
-	if n.rec.abciInfo != nil {
+	if n.src.ABCIInfo() != nil {
 		m["abci_info"] = method{call: n.abciInfo}
 	}
 	return m
@@ -453,19 +453,15 @@ func (n *Node) getHeight(latest int64, a args) (int64, error) {
 	if h > latest {
 		return 0, fmt.Errorf("height %d must be less than or equal to the current blockchain height %d", h, latest)
 	}
-	if base := n.rec.FirstHeight(); h < base {
+	if base := n.src.FirstHeight(); h < base {
 		return 0, fmt.Errorf("height %d is not available, lowest height is %d", h, base)
 	}
 	return h, nil
 }
 
 // recorded returns the recorded block at a height already checked by getHeight.
-func (n *Node) recorded(h int64) (*recordedBlock, error) {
-	b, ok := n.rec.block(h)
-	if !ok {
-		return nil, fmt.Errorf("height %d is not in the recording", h)
-	}
-	return b, nil
+func (n *Node) recorded(h int64) (*Block, error) {
+	return n.src.Block(h)
 }
 
 func (n *Node) blockResult(_ context.Context, a args) (json.RawMessage, error) {
@@ -477,7 +473,7 @@ func (n *Node) blockResult(_ context.Context, a args) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	return b.block, nil
+	return b.Block, nil
 }
 
 func (n *Node) blockResults(_ context.Context, a args) (json.RawMessage, error) {
@@ -489,7 +485,7 @@ func (n *Node) blockResults(_ context.Context, a args) (json.RawMessage, error) 
 	if err != nil {
 		return nil, err
 	}
-	return b.results, nil
+	return b.Results, nil
 }
 
 func (n *Node) headerResult(_ context.Context, a args) (json.RawMessage, error) {
@@ -501,28 +497,28 @@ func (n *Node) headerResult(_ context.Context, a args) (json.RawMessage, error) 
 	if err != nil {
 		return nil, err
 	}
-	return wrap("header", b.header)
+	return wrap("header", b.Header)
 }
 
 // byHash returns the revealed block with the given hash, or nil.
-func (n *Node) byHash(hash []byte) *recordedBlock {
-	i, ok := n.rec.byHash[strings.ToUpper(hex.EncodeToString(hash))]
-	if !ok || n.rec.blocks[i].height > n.Height() {
+func (n *Node) byHash(hash []byte) *Block {
+	b, ok := n.src.BlockByHash(strings.ToUpper(hex.EncodeToString(hash)))
+	if !ok || b.Height > n.Height() {
 		return nil
 	}
-	return &n.rec.blocks[i]
+	return b
 }
 
 func (n *Node) blockByHash(_ context.Context, a args) (json.RawMessage, error) {
 	if b := n.byHash(a.bytes["hash"]); b != nil {
-		return b.block, nil
+		return b.Block, nil
 	}
 	return json.RawMessage(`{"block_id":{"hash":"","parts":{"total":0,"hash":""}},"block":null}`), nil
 }
 
 func (n *Node) headerByHash(_ context.Context, a args) (json.RawMessage, error) {
 	if b := n.byHash(a.bytes["hash"]); b != nil {
-		return wrap("header", b.header)
+		return wrap("header", b.Header)
 	}
 	return json.RawMessage(`{"header":null}`), nil
 }
@@ -530,7 +526,7 @@ func (n *Node) headerByHash(_ context.Context, a args) (json.RawMessage, error) 
 // blockchain returns block metas for minHeight..maxHeight, highest first, at most 20, with
 // CometBFT's filterMinMax rules.
 func (n *Node) blockchain(_ context.Context, a args) (json.RawMessage, error) {
-	tip, base := n.Height(), n.rec.FirstHeight()
+	tip, base := n.Height(), n.src.FirstHeight()
 	lo, _ := a.int("minHeight")
 	hi, _ := a.int("maxHeight")
 	if lo < 0 || hi < 0 {
@@ -554,7 +550,7 @@ func (n *Node) blockchain(_ context.Context, a args) (json.RawMessage, error) {
 		if err != nil {
 			return nil, err
 		}
-		metas = append(metas, b.meta)
+		metas = append(metas, b.Meta)
 	}
 	list, err := json.Marshal(metas)
 	if err != nil {
@@ -574,7 +570,7 @@ func (n *Node) validators(_ context.Context, a args) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	total := len(n.rec.valList)
+	total := len(n.src.Validators())
 	perPage := defaultPerPage
 	if v, ok := a.int("per_page"); ok && v >= 1 {
 		perPage = int(min(v, maxPerPage))
@@ -588,7 +584,7 @@ func (n *Node) validators(_ context.Context, a args) (json.RawMessage, error) {
 		page = v
 	}
 	skip := int(page-1) * perPage
-	vals := n.rec.valList[skip : skip+min(perPage, total-skip)]
+	vals := n.src.Validators()[skip : skip+min(perPage, total-skip)]
 	list, err := json.Marshal(vals)
 	if err != nil {
 		return nil, fmt.Errorf("encode validators: %w", err)
@@ -604,7 +600,7 @@ func (n *Node) validators(_ context.Context, a args) (json.RawMessage, error) {
 // status serves the recorded status with sync_info's latest_* fields taken from the revealed
 // block and earliest_* fields from the first recorded block.
 func (n *Node) status(_ context.Context, _ args) (json.RawMessage, error) {
-	st, err := parseObject(n.rec.status)
+	st, err := parseObject(n.src.Status())
 	if err != nil {
 		return nil, fmt.Errorf("recorded status: %w", err)
 	}
@@ -617,15 +613,18 @@ func (n *Node) status(_ context.Context, _ args) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	earliest := &n.rec.blocks[0]
-	si.set("latest_block_hash", jsonString(latest.hash))
-	si.set("latest_app_hash", jsonString(latest.appHash))
-	si.set("latest_block_height", quotedInt(latest.height))
-	si.set("latest_block_time", jsonString(latest.time))
-	si.set("earliest_block_hash", jsonString(earliest.hash))
-	si.set("earliest_app_hash", jsonString(earliest.appHash))
-	si.set("earliest_block_height", quotedInt(earliest.height))
-	si.set("earliest_block_time", jsonString(earliest.time))
+	earliest, err := n.recorded(n.src.FirstHeight())
+	if err != nil {
+		return nil, err
+	}
+	si.set("latest_block_hash", jsonString(latest.Hash))
+	si.set("latest_app_hash", jsonString(latest.AppHash))
+	si.set("latest_block_height", quotedInt(latest.Height))
+	si.set("latest_block_time", jsonString(latest.Time))
+	si.set("earliest_block_hash", jsonString(earliest.Hash))
+	si.set("earliest_app_hash", jsonString(earliest.AppHash))
+	si.set("earliest_block_height", quotedInt(earliest.Height))
+	si.set("earliest_block_time", jsonString(earliest.Time))
 	si.set("catching_up", json.RawMessage("false"))
 	siJSON, err := si.marshal()
 	if err != nil {
@@ -638,7 +637,7 @@ func (n *Node) status(_ context.Context, _ args) (json.RawMessage, error) {
 // abciInfo serves the recorded abci_info with last_block_height set to the revealed height and
 // last_block_app_hash to the app hash after that block, when the recording has it.
 func (n *Node) abciInfo(_ context.Context, _ args) (json.RawMessage, error) {
-	o, err := parseObject(n.rec.abciInfo)
+	o, err := parseObject(n.src.ABCIInfo())
 	if err != nil {
 		return nil, fmt.Errorf("recorded abci_info: %w", err)
 	}
@@ -663,11 +662,11 @@ func (n *Node) abciInfo(_ context.Context, _ args) (json.RawMessage, error) {
 // appHashAfter returns the base64 app hash after executing height h: block_results' app_hash, or
 // else the next block's header app_hash; "" when neither is recorded.
 func (n *Node) appHashAfter(h int64) string {
-	if b, ok := n.rec.block(h); ok && b.resAppHash != "" {
-		return b.resAppHash
+	if b, err := n.src.Block(h); err == nil && b.ResAppHash != "" {
+		return b.ResAppHash
 	}
-	if next, ok := n.rec.block(h + 1); ok {
-		if raw, err := hex.DecodeString(next.appHash); err == nil {
+	if next, err := n.src.Block(h + 1); err == nil && h < n.src.LastHeight() {
+		if raw, err := hex.DecodeString(next.AppHash); err == nil {
 			return base64.StdEncoding.EncodeToString(raw)
 		}
 	}
@@ -678,7 +677,7 @@ func (n *Node) genesisResult(_ context.Context, _ args) (json.RawMessage, error)
 	if len(n.genesisChunks) > 1 {
 		return nil, errors.New("genesis response is large, please use the genesis_chunked API instead")
 	}
-	return wrap("genesis", n.rec.genesis)
+	return wrap("genesis", n.src.Genesis())
 }
 
 func (n *Node) genesisChunked(_ context.Context, a args) (json.RawMessage, error) {

@@ -322,12 +322,12 @@ func TestFrozenTip(t *testing.T) {
 	defer srv.Close()
 	b100, _ := rec.block(100)
 	b101, _ := rec.block(101)
-	res100 := resultOf(t, `{"result":`+string(b100.results)+`}`)
+	res100 := resultOf(t, `{"result":`+string(b100.Results)+`}`)
 
 	_, _, body := do(t, srv, "GET", "/status", "")
 	si := field(t, resultOf(t, body), "sync_info")
-	if field(t, si, "latest_block_height") != "100" || field(t, si, "latest_block_hash") != b100.hash ||
-		field(t, si, "latest_app_hash") != b100.appHash || field(t, si, "latest_block_time") != b100.time {
+	if field(t, si, "latest_block_height") != "100" || field(t, si, "latest_block_hash") != b100.Hash ||
+		field(t, si, "latest_app_hash") != b100.AppHash || field(t, si, "latest_block_time") != b100.Time {
 		t.Errorf("sync_info %v", si)
 	}
 	for _, path := range []string{"/block?height=101", "/block_results?height=101", "/header?height=101"} {
@@ -353,11 +353,11 @@ func TestFrozenTip(t *testing.T) {
 	if r := resultOf(t, body); r["last_height"] != "100" || len(r["block_metas"].([]any)) != 6 {
 		t.Errorf("blockchain last_height %v, %d metas; want 100, 6", r["last_height"], len(r["block_metas"].([]any)))
 	}
-	_, _, body = do(t, srv, "GET", "/block_by_hash?hash=0x"+b101.hash, "")
+	_, _, body = do(t, srv, "GET", "/block_by_hash?hash=0x"+b101.Hash, "")
 	if !strings.Contains(body, `"block":null`) {
 		t.Errorf("unrevealed block 101 served by hash: %.200s", body)
 	}
-	_, _, body = do(t, srv, "GET", "/header_by_hash?hash=0x"+b100.hash, "")
+	_, _, body = do(t, srv, "GET", "/header_by_hash?hash=0x"+b100.Hash, "")
 	if h := field(t, resultOf(t, body), "header", "height"); h != "100" {
 		t.Errorf("header_by_hash height %v", h)
 	}
