@@ -22,6 +22,7 @@ import (
 	"github.com/chainlens/chainlens/devchain/evmreplay"
 	"github.com/chainlens/chainlens/devchain/protosets"
 	"github.com/chainlens/chainlens/devchain/replaynode"
+	"github.com/chainlens/chainlens/devchain/synthdydx"
 	"github.com/chainlens/chainlens/devchain/synthevm"
 	"github.com/spf13/cobra"
 )
@@ -107,27 +108,7 @@ func newReplayNodeCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			node := replaynode.New(rec, replaynode.Options{BlockTime: blockTime, StartHeight: startHeight})
-			ln, err := net.Listen("tcp", listen)
-			if err != nil {
-				return fmt.Errorf("--listen: %w", err)
-			}
-			srv := &http.Server{Handler: node.Handler(), ReadHeaderTimeout: 5 * time.Second}
-			log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-			log.Info("replay node serving", "chain", rec.ChainID(), "heights", fmt.Sprintf("%d..%d", rec.FirstHeight(), rec.LastHeight()),
-				"addr", "http://"+ln.Addr().String(), "block_time", blockTime)
-			ctx := cmd.Context()
-			go func() { _ = node.Run(ctx) }()
-			go func() {
-				<-ctx.Done()
-				sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				defer cancel()
-				_ = srv.Shutdown(sctx)
-			}()
-			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				return err
-			}
-			return nil
+			return serveCometBFT(cmd.Context(), rec, rec.ChainID(), listen, replaynode.Options{BlockTime: blockTime, StartHeight: startHeight})
 		},
 	}
 	cmd.Flags().StringVar(&dir, "data", "", "recording folder")
@@ -152,14 +133,15 @@ func newSynthNodeCmd() *cobra.Command {
 		Use:   "synth-node",
 		Short: "Serve a generated, mainnet-shaped chain of --days days (deterministic for --seed)",
 		Long: "Generates a chain with a busy mainnet's block time and traffic in the wire form of the recorded data and serves\n" +
-			"it (profile evm: Ethereum JSON-RPC; see devchain/synthevm for what the profile assumes). The last height is at\n" +
+			"it (profile evm: Ethereum JSON-RPC, devchain/synthevm; profile dydx: a dYdX v4 CometBFT node, devchain/synthdydx;\n" +
+			"each package says what its profile assumes). The last height is at\n" +
 			"--end-time (default now; give the same one to serve the same chain again). With --block-time it reveals one\n" +
 			"height per block time from --start-height.\n" +
 			"--print-config writes the chain's `chains:` entry and its `stablecoins` tokens for a chainlens config, and exits.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if profile != "evm" {
-				return fmt.Errorf("--profile %q: the profiles are: evm", profile)
+			if profile != "evm" && profile != "dydx" {
+				return fmt.Errorf("--profile %q: the profiles are: evm, dydx", profile)
 			}
 			if days < 1 || days > 3650 {
 				return fmt.Errorf("--days must be between 1 and 3650")
@@ -167,7 +149,6 @@ func newSynthNodeCmd() *cobra.Command {
 			if blockTime < 0 || startHeight < 0 {
 				return fmt.Errorf("--block-time and --start-height must not be negative")
 			}
-			p := synthevm.Ethereum(days, seed)
 			endTime := time.Now()
 			if end != "" {
 				t, err := time.Parse(time.RFC3339, end)
@@ -176,6 +157,23 @@ func newSynthNodeCmd() *cobra.Command {
 				}
 				endTime = t
 			}
+			if profile == "dydx" {
+				p := synthdydx.Mainnet(days, seed)
+				p.EndAt(endTime)
+				if printConfig {
+					fmt.Fprint(cmd.OutOrStdout(), synthdydx.Config(p, "http://"+listen))
+					return nil
+				}
+				c, err := synthdydx.New(p)
+				if err != nil {
+					return err
+				}
+				if startHeight == 0 {
+					startHeight = c.LastHeight()
+				}
+				return serveCometBFT(cmd.Context(), c, p.ChainID, listen, replaynode.Options{StartHeight: startHeight, BlockTime: blockTime})
+			}
+			p := synthevm.Ethereum(days, seed)
 			p.EndAt(endTime)
 			if printConfig {
 				fmt.Fprint(cmd.OutOrStdout(), synthevm.Config(p, "http://"+listen))
@@ -184,7 +182,7 @@ func newSynthNodeCmd() *cobra.Command {
 			return serveEVM(cmd.Context(), synthevm.New(p), listen, evmreplay.Options{StartHeight: startHeight, BlockTime: blockTime})
 		},
 	}
-	cmd.Flags().StringVar(&profile, "profile", "evm", "chain profile: evm")
+	cmd.Flags().StringVar(&profile, "profile", "evm", "chain profile: evm, dydx")
 	cmd.Flags().IntVar(&days, "days", 1, "days of history")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "generator seed (same seed, same chain)")
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8545", "listen address (loopback)")
@@ -193,6 +191,31 @@ func newSynthNodeCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&printConfig, "print-config", false, "print the chainlens config entries of the chain and exit")
 	cmd.Flags().StringVar(&end, "end-time", "", "the last height's time, RFC 3339 (default now)")
 	return cmd
+}
+
+// serveCometBFT serves a CometBFT chain (recorded or generated) until ctx
+// ends.
+func serveCometBFT(ctx context.Context, src replaynode.Source, chainID, listen string, opt replaynode.Options) error {
+	node := replaynode.New(src, opt)
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return fmt.Errorf("--listen: %w", err)
+	}
+	srv := &http.Server{Handler: node.Handler(), ReadHeaderTimeout: 5 * time.Second}
+	slog.New(slog.NewTextHandler(os.Stderr, nil)).Info("cometbft node serving", "chain", chainID,
+		"heights", fmt.Sprintf("%d..%d", src.FirstHeight(), src.LastHeight()), "tip", node.Height(),
+		"addr", "http://"+ln.Addr().String(), "block_time", opt.BlockTime)
+	go func() { _ = node.Run(ctx) }()
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+	}()
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
 }
 
 // serveEVMReplay serves an EVM recording until ctx ends.

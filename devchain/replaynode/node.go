@@ -68,6 +68,14 @@ type Recording struct {
 	abciInfo   json.RawMessage // result of /abci_info, nil when not recorded
 }
 
+// Summarizer is implemented by a Source that can describe a height without
+// building it (a generated chain, whose blocks are made in order): /status
+// describes the tip and the first height with it. Summary sets Height and
+// Time, and Hash and AppHash when the source knows them ("" otherwise).
+type Summarizer interface {
+	Summary(height int64) Block
+}
+
 // Block is one height as a Node serves it: the /block and /block_results
 // results, and what the other methods derive from them.
 type Block struct {

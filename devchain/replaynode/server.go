@@ -609,11 +609,7 @@ func (n *Node) status(_ context.Context, _ args) (json.RawMessage, error) {
 	if err != nil {
 		return nil, fmt.Errorf("recorded status sync_info: %w", err)
 	}
-	latest, err := n.recorded(n.Height())
-	if err != nil {
-		return nil, err
-	}
-	earliest, err := n.recorded(n.src.FirstHeight())
+	latest, earliest, err := n.ends()
 	if err != nil {
 		return nil, err
 	}
@@ -632,6 +628,22 @@ func (n *Node) status(_ context.Context, _ args) (json.RawMessage, error) {
 	}
 	st.set("sync_info", siJSON)
 	return st.marshal()
+}
+
+// ends describes the revealed height and the first one, through the
+// source's Summarizer when it has one.
+func (n *Node) ends() (latest, earliest *Block, err error) {
+	if s, ok := n.src.(Summarizer); ok {
+		l, e := s.Summary(n.Height()), s.Summary(n.src.FirstHeight())
+		return &l, &e, nil
+	}
+	if latest, err = n.recorded(n.Height()); err != nil {
+		return nil, nil, err
+	}
+	if earliest, err = n.recorded(n.src.FirstHeight()); err != nil {
+		return nil, nil, err
+	}
+	return latest, earliest, nil
 }
 
 // abciInfo serves the recorded abci_info with last_block_height set to the revealed height and

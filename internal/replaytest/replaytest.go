@@ -27,7 +27,14 @@ func Index(t testing.TB, db *bun.DB, dir string, cfg config.Chain, adapter chain
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(replaynode.New(rec, replaynode.Options{}).Handler())
+	return IndexSource(t, db, rec, replaynode.Options{}, cfg, adapter, last)
+}
+
+// IndexSource indexes heights up to last of a chain served by a replay
+// node over src (a recording or a generated chain) with the real indexer.
+func IndexSource(t testing.TB, db *bun.DB, src replaynode.Source, opt replaynode.Options, cfg config.Chain, adapter chains.Adapter, last int64) config.Chain {
+	t.Helper()
+	srv := httptest.NewServer(replaynode.New(src, opt).Handler())
 	t.Cleanup(srv.Close)
 	cfg.RPC = []string{srv.URL}
 	client, err := cometbft.New(cfg.RPC, cometbft.Retry{Base: 10 * time.Millisecond, Max: 100 * time.Millisecond}, nil)
