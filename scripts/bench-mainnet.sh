@@ -10,15 +10,24 @@
 #               incremental run after the last hour is indexed; then a rebuild;
 #   API         every endpoint of the profile's groups, uncached: service time
 #               p50/p99 of 20 requests each, one at a time.
-# Output: markdown for docs/PERFORMANCE.md, on stdout. Profiles: evm.
+# Output: markdown for docs/PERFORMANCE.md, on stdout. Profiles: evm (an
+# Ethereum with stablecoins: the stablecoins group), dydx (dYdX v4: the perp
+# and perp lens groups).
 #
 #   scripts/bench-mainnet.sh evm 1
+#   scripts/bench-mainnet.sh dydx 1
 #   KEEP_DB=1 ... keeps the database (its URL is printed)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PROFILE=${1:-evm}
 DAYS=${2:-1}
-[ "$PROFILE" = evm ] || { echo "bench-mainnet.sh: profiles: evm" >&2; exit 2; }
+case "$PROFILE" in
+evm) # 12 s blocks; ingest counts the ERC-20 transfers
+	per_day=7200 hour=300 counted="transfers" count_sql="SELECT count(*) FROM erc20_transfers" groups="stablecoins" ;;
+dydx) # 1 s blocks; ingest counts the ABCI events (and says how many fills)
+	per_day=86400 hour=3600 counted="ABCI events" count_sql="SELECT count(*) FROM events" groups="perp perp_lens" ;;
+*) echo "bench-mainnet.sh: profiles: evm, dydx" >&2; exit 2 ;;
+esac
 go build -o bin/chainlens ./cmd/chainlens
 go build -o bin/chainlens-dev ./cmd/chainlens-dev
 BIN=bin/chainlens
@@ -44,7 +53,14 @@ node() { # node START_HEIGHT: serve the chain revealed through START_HEIGHT (0: 
 	"$DEV" synth-node --profile "$PROFILE" --days "$DAYS" --end-time "$end" --listen "127.0.0.1:$node_port" --start-height "$1" 2>"$work/node.log" &
 	node_pid=$!
 	pids+=($node_pid)
-	for _ in $(seq 100); do curl -sf -X POST -H 'Content-Type: application/json' -d '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}' "http://127.0.0.1:$node_port" >/dev/null && return; sleep 0.1; done
+	for _ in $(seq 300); do
+		if [ "$PROFILE" = evm ]; then
+			curl -sf -X POST -H 'Content-Type: application/json' -d '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}' "http://127.0.0.1:$node_port" >/dev/null && return
+		else
+			curl -sf "http://127.0.0.1:$node_port/status" >/dev/null && return
+		fi
+		sleep 0.1
+	done
 	echo "bench-mainnet.sh: the synth node did not start" >&2; cat "$work/node.log" >&2; exit 1
 }
 {
@@ -53,8 +69,7 @@ node() { # node START_HEIGHT: serve the chain revealed through START_HEIGHT (0: 
 } > "$work/c.yaml"
 cfg=(--config "$work/c.yaml")
 "$BIN" migrate up "${cfg[@]}" >/dev/null
-last=$(( DAYS * 7200 ))
-hour=300
+last=$(( DAYS * per_day ))
 q() { psql -qtA -d "$url" -c "$1"; }
 now() { date +%s.%N; }
 elapsed() { python3 -c "print(f'{$2 - $1:.2f}')"; }
@@ -68,14 +83,18 @@ t0=$(now)
 t1=$(now)
 kill "$node_pid"; wait "$node_pid" 2>/dev/null || true
 secs=$(elapsed "$t0" "$t1")
-events=$(q "SELECT count(*) FROM erc20_transfers")
+events=$(q "$count_sql")
 rss=$(cat "$work/rss")
 echo "### ingest"
 echo
-echo "| blocks | events (transfers) | seconds | blocks/s | events/s | indexer peak RSS |"
+echo "| blocks | events ($counted) | seconds | blocks/s | events/s | indexer peak RSS |"
 echo "|---|---|---|---|---|---|"
 python3 -c "print(f'| {$last - $hour} | {$events} | {$secs} | {($last - $hour)/$secs:,.0f} | {$events/$secs:,.0f} | {$rss/1024:,.0f} MB |')"
 echo
+if [ "$PROFILE" = dydx ]; then
+	echo "Fills (taker sides): $(q "SELECT count(*) FROM dydx_fills WHERE role = 'taker'"), of which liquidations: $(q "SELECT count(*) FROM dydx_fills WHERE role = 'taker' AND is_liquidation")."
+	echo
+fi
 # The ceiling: the same rows COPYed into empty copies of the written tables.
 echo "| table | rows | COPY in s (ceiling) |"
 echo "|---|---|---|"
@@ -130,10 +149,10 @@ echo "| full build over $DAYS day(s) less an hour | $(elapsed "$a0" "$a1") |"
 echo "| incremental, after one more hour of blocks | $(elapsed "$i0" "$i1") |"
 jobs=$(q "SELECT name, last_duration_ms, last_rows FROM aggregator_jobs WHERE chain_id IS NOT NULL ORDER BY last_duration_ms DESC")
 r0=$(now)
-q "UPDATE aggregator_jobs SET watermark = 0 WHERE name LIKE 'stablecoins:%'" >/dev/null # a rebuild, as a version change starts one
+q "UPDATE aggregator_jobs SET watermark = 0 WHERE chain_id IS NOT NULL" >/dev/null # a rebuild, as a version change starts one
 aggregate_all
 r1=$(now)
-echo "| rebuild of the stablecoin job from its first block | $(elapsed "$r0" "$r1") |"
+echo "| rebuild of every job of the chain from its first block | $(elapsed "$r0" "$r1") |"
 echo
 echo "Per job, its incremental run (aggregator_jobs.last_duration_ms):"
 echo
@@ -151,12 +170,22 @@ for _ in $(seq 100); do curl -sf "http://127.0.0.1:$api_port/healthz" >/dev/null
 base="http://127.0.0.1:$api_port"
 echo "| endpoint | status | p50 ms | p99 ms |"
 echo "|---|---|---|---|"
-for path in /stablecoins/volume-per-token /stablecoins/issuing/over-time '/stablecoins/issuing/over-time?time_range=24h&time_agg=1h' \
-	/stablecoins/active-senders/over-time '/stablecoins/active-senders/over-time?time_range=24h&time_agg=1h' \
-	/stablecoins/volume-by-category/over-time '/stablecoins/volume-by-category/over-time?time_range=24h&time_agg=1h' \
-	/stablecoins/whale-alerts /stablecoins/bridge/total-inflow /stablecoins/bridge/total-outflow /stablecoins/bridge/total-netflow \
-	/stablecoins/bridge/cross-chain-volume /stablecoins/bridge/netflow-over-time /stablecoins/category/total-inflow \
-	/stablecoins/category/total-outflow /stablecoins/category/total-netflow; do
+# Every GET operation of the profile's groups that needs no parameter, and
+# for the stablecoins the chart windows of an hour.
+curl -sf "$base/openapi.json" > "$work/openapi.json"
+paths=$(python3 -c "
+import json, sys
+doc = json.load(open('$work/openapi.json'))
+groups = '$groups'.split()
+for path, item in doc['paths'].items():
+    op = item.get('get')
+    if op and op['tags'][0] in groups and '{' not in path and not any(p.get('required') for p in op.get('parameters', [])):
+        print(path)
+if 'stablecoins' in groups:
+    for p in ('issuing', 'active-senders', 'volume-by-category'):
+        print(f'/stablecoins/{p}/over-time?time_range=24h&time_agg=1h')
+")
+for path in $paths; do
 	code=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $key" "$base$path")
 	for _ in $(seq 20); do curl -s -o /dev/null -w '%{time_total}\n' -H "Authorization: Bearer $key" "$base$path"; done | sort -n > "$work/t"
 	echo "| \`$path\` | $code | $(python3 -c "print(f'{float(open(\"$work/t\").read().split()[9])*1000:.1f}')") | $(python3 -c "print(f'{float(open(\"$work/t\").read().split()[19])*1000:.1f}')") |"
