@@ -118,9 +118,11 @@ echo "### storage after $DAYS day(s)"
 echo
 echo "| table (with its partitions and indexes) | MB | bytes/block | MB/day |"
 echo "|---|---|---|---|"
-q "SELECT c.relname, sum(pg_total_relation_size(coalesce(i.inhrelid, c.oid))) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-   LEFT JOIN pg_inherits i ON i.inhparent = c.oid
-   WHERE n.nspname = 'public' AND c.relkind IN ('r','p') AND NOT c.relispartition GROUP BY 1 HAVING sum(pg_total_relation_size(coalesce(i.inhrelid, c.oid))) > 100000 ORDER BY 2 DESC" |
+# Every level of partitions (the raw tables are partitioned by chain, then
+# by height range): pg_partition_tree.
+q "SELECT relname, bytes FROM (SELECT c.relname, (SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree(c.oid)) AS bytes
+   FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+   WHERE n.nspname = 'public' AND c.relkind IN ('r','p') AND NOT c.relispartition) t WHERE bytes > 100000 ORDER BY 2 DESC" |
 while IFS='|' read -r t bytes; do
 	python3 -c "print(f'| $t | {$bytes/1e6:,.1f} | {$bytes/($last-$hour):,.0f} | {$bytes/1e6/$DAYS*($last/($last-$hour)):,.1f} |')"
 done
