@@ -72,10 +72,17 @@ func newRequestID() string {
 
 // writeError answers err as problem+json.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	if problem.ToStatus(err) == http.StatusInternalServerError && store.Unavailable(err) {
+	switch {
+	case problem.ToStatus(err) != http.StatusInternalServerError:
+	case store.Unavailable(err):
 		// The database is down or failing over (a key lookup, an answer's
 		// read): the request may succeed shortly, and nothing is broken here.
 		err = problem.Unavailable("the database is unavailable; retry shortly", databaseRetryAfter, err)
+	case store.TimedOut(err) && r.Context().Err() == nil:
+		// The answer outlived its deadline (timeouts.handler); the
+		// database stopped its statement.
+		err = problem.Unavailable("the answer took longer than the server's time limit ("+s.opt.Config.Timeouts.Handler.D().String()+
+			"); retry later, or ask for a shorter range", databaseRetryAfter, err)
 	}
 	p := problem.From(err, r.URL.Path)
 	p.RequestID = RequestID(r.Context())

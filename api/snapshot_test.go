@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/uptrace/bun"
 
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/route"
+	"github.com/chainlens/chainlens/config"
 )
 
 // TestAnswerIsOneSnapshot: an aggregator run that commits between two
@@ -87,5 +89,42 @@ func TestAnswerSnapshotIsReadOnly(t *testing.T) {
 	var n int
 	if err := e.db.NewRaw("SELECT count(*) FROM pg_tables WHERE tablename = 'should_not_exist'").Scan(context.Background(), &n); err != nil || n != 0 {
 		t.Fatalf("table created (%d, %v)", n, err)
+	}
+}
+
+// TestAnswerPastItsDeadlineStopsOnTheServer: a handler whose statement
+// outlives the handler timeout is answered 503 and its statement is
+// stopped by Postgres itself, not left running; without the snapshot's
+// statement_timeout the statement goes on after the answer.
+func TestAnswerPastItsDeadlineStopsOnTheServer(t *testing.T) {
+	const marker = "chainlens_deadline_probe"
+	e := newEnvWith(t, func(o *api.Options, d *bun.DB) {
+		o.DB = d
+		o.Config.CacheTTL = 0
+		o.Config.Timeouts.Handler = config.Duration(300 * time.Millisecond)
+		o.Handlers.JSON[route.Dex2Pairs] = func(ctx context.Context, req *api.Request) (*api.Response, error) {
+			var n int
+			err := api.Reader(ctx, d).NewRaw("SELECT 1 FROM pg_sleep(30) /* "+marker+" */").Scan(ctx, &n)
+			return &api.Response{Body: n}, err
+		}
+	})
+	resp, body := e.do(t, "GET", "/dex/pairs", e.key, nil)
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("%d %s, want 503", resp.StatusCode, body)
+	}
+	running := func() int {
+		var n int
+		if err := e.db.NewRaw("SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND query LIKE ? AND pid <> pg_backend_pid()",
+			"%"+marker+" */%").Scan(context.Background(), &n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for running() > 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the statement is still running on the server 3 s after its answer's deadline")
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -52,3 +52,14 @@ func RecoveryConflict(err error) bool {
 	code := pe.Field('C')
 	return (code == "40001" || code == "40P01") && strings.Contains(pe.Field('M'), "conflict with recovery")
 }
+
+// TimedOut reports whether a statement ran out of time: the server stopped
+// it at its statement_timeout (SQLSTATE 57014, query_canceled), or the
+// context's deadline passed while waiting for it.
+func TimedOut(err error) bool {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	var pe pgdriver.Error
+	return errors.As(err, &pe) && pe.Field('C') == "57014"
+}
