@@ -301,8 +301,42 @@ func (s *Scheduler) runJob(ctx context.Context, j Job) error {
 		return fmt.Errorf("aggregator job %s: %w", j.Name(), err)
 	}
 	s.log.Debug("aggregator job done", "job", j.Name(), "rows", rows, "duration", time.Since(start))
+	if err := analyzeIfGrown(ctx, s.db, j, rows); err != nil {
+		s.log.Warn("analyzing a job's tables after a large run", "job", j.Name(), "err", err)
+	}
 	return nil
 }
+
+// analyzeIfGrown refreshes the planner's statistics of the job's tables
+// after a run that wrote many rows for their size (a first build, a
+// rebuild, a burst): more than analyzeMinRows and a tenth of the rows the
+// statistics know of, or any rows into a table never analyzed. The
+// answers are read right after the run; until autovacuum (which may be
+// off, or minutes behind) analyzes the tables, the planner would plan on
+// the empty tables' statistics (a cohort query on 7,000 traders took 10 s
+// instead of 60 ms with a nested loop planned for one row).
+func analyzeIfGrown(ctx context.Context, db bun.IDB, j Job, rows int64) error {
+	owned := j.Tables().Owned
+	if rows < analyzeMinRows || len(owned) == 0 {
+		return nil
+	}
+	var stale []string
+	if err := db.NewRaw(`SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE n.nspname = current_schema() AND c.relname = ANY(?) AND (c.reltuples < 0 OR ? > 0.1 * c.reltuples)`,
+		pgdialect.Array(owned), rows).Scan(ctx, &stale); err != nil {
+		return err
+	}
+	for _, t := range stale {
+		if _, err := db.NewRaw("ANALYZE ?", bun.Ident(t)).Exec(ctx); err != nil {
+			return fmt.Errorf("analyze %s: %w", t, err)
+		}
+	}
+	return nil
+}
+
+// analyzeMinRows is the smallest run after which a job's tables are
+// analyzed (autovacuum's own threshold is 50 rows plus a tenth).
+const analyzeMinRows = 1_000
 
 // upstreamState is where the jobs j follows stand: the lowest of their
 // watermarks (0 for one that has not run; NoBound when j follows none),

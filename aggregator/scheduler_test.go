@@ -327,3 +327,46 @@ func TestFollowersRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestLargeRunsAnalyzeTheirTables: a run that writes many rows for its
+// table's size leaves the table's statistics fresh (reltuples counts the
+// rows), whatever autovacuum does; a small run on top does not analyze.
+func TestLargeRunsAnalyzeTheirTables(t *testing.T) {
+	ctx := context.Background()
+	db, _ := testdb.New(t)
+	for _, q := range []string{"CREATE TABLE src (n bigint PRIMARY KEY)", "CREATE TABLE dst (n bigint PRIMARY KEY)",
+		"ALTER TABLE dst SET (autovacuum_enabled = false)", "INSERT INTO src SELECT generate_series(1, 5000)"} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := New(db, config.Aggregator{Schedule: "@every 1s"}, slog.New(slog.DiscardHandler), nil, counterJob{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tuples := func() float64 {
+		var n float64
+		if err := db.NewRaw("SELECT reltuples FROM pg_class WHERE relname = 'dst'").Scan(ctx, &n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := tuples(); n >= 0 {
+		t.Fatalf("reltuples %v before any run, want -1 (never analyzed)", n)
+	}
+	if err := s.RunOnce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := tuples(); n != 5000 {
+		t.Fatalf("reltuples %v after a run of 5,000 rows, want 5000", n)
+	}
+	if _, err := db.ExecContext(ctx, "INSERT INTO src SELECT generate_series(5001, 5100)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RunOnce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := tuples(); n != 5000 {
+		t.Fatalf("reltuples %v after a run of 100 rows, want 5000 (not analyzed again)", n)
+	}
+}
