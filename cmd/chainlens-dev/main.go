@@ -197,25 +197,11 @@ func newSynthNodeCmd() *cobra.Command {
 // ends.
 func serveCometBFT(ctx context.Context, src replaynode.Source, chainID, listen string, opt replaynode.Options) error {
 	node := replaynode.New(src, opt)
-	ln, err := net.Listen("tcp", listen)
-	if err != nil {
-		return fmt.Errorf("--listen: %w", err)
-	}
-	srv := &http.Server{Handler: node.Handler(), ReadHeaderTimeout: 5 * time.Second}
-	slog.New(slog.NewTextHandler(os.Stderr, nil)).Info("cometbft node serving", "chain", chainID,
-		"heights", fmt.Sprintf("%d..%d", src.FirstHeight(), src.LastHeight()), "tip", node.Height(),
-		"addr", "http://"+ln.Addr().String(), "block_time", opt.BlockTime)
-	go func() { _ = node.Run(ctx) }()
-	go func() {
-		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(sctx)
-	}()
-	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	return serveNode(ctx, listen, node.Handler(), node.Run, func(addr string) {
+		slog.New(slog.NewTextHandler(os.Stderr, nil)).Info("cometbft node serving", "chain", chainID,
+			"heights", fmt.Sprintf("%d..%d", src.FirstHeight(), src.LastHeight()), "tip", node.Height(),
+			"addr", addr, "block_time", opt.BlockTime)
+	})
 }
 
 // serveEVMReplay serves an EVM recording until ctx ends.
@@ -230,14 +216,22 @@ func serveEVMReplay(ctx context.Context, dir, listen string, opt evmreplay.Optio
 // serveEVM serves an EVM chain (recorded or generated) until ctx ends.
 func serveEVM(ctx context.Context, rec evmreplay.Source, listen string, opt evmreplay.Options) error {
 	node := evmreplay.New(rec, opt)
+	return serveNode(ctx, listen, node.Handler(), node.Run, func(addr string) {
+		slog.New(slog.NewTextHandler(os.Stderr, nil)).Info("evm node serving", "blocks", fmt.Sprintf("0..%d", rec.LastHeight()),
+			"head", node.Head(), "addr", addr, "block_time", opt.BlockTime, "rebase", opt.Rebase)
+	})
+}
+
+// serveNode listens on listen, says where (started), runs the node's clock
+// (run) and serves h until ctx ends.
+func serveNode(ctx context.Context, listen string, h http.Handler, run func(context.Context) error, started func(addr string)) error {
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
 		return fmt.Errorf("--listen: %w", err)
 	}
-	srv := &http.Server{Handler: node.Handler(), ReadHeaderTimeout: 5 * time.Second}
-	slog.New(slog.NewTextHandler(os.Stderr, nil)).Info("evm node serving", "blocks", fmt.Sprintf("0..%d", rec.LastHeight()),
-		"head", node.Head(), "addr", "http://"+ln.Addr().String(), "block_time", opt.BlockTime, "rebase", opt.Rebase)
-	go func() { _ = node.Run(ctx) }()
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
+	started("http://" + ln.Addr().String())
+	go func() { _ = run(ctx) }()
 	go func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
