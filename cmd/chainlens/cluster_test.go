@@ -276,6 +276,13 @@ chains:
 		}
 		if time.Now().After(deadline) {
 			t.Errorf("readyz 45 s after the failover: %d %s", resp.StatusCode, b)
+			var state string
+			if err := c.Open(t, c.Reads[1]).NewRaw(`SELECT concat_ws(' ', pg_is_in_recovery(), pg_last_wal_receive_lsn(), pg_last_wal_replay_lsn(),
+				(SELECT string_agg(concat_ws(':', backend_type, wait_event_type, wait_event, state), ', ') FROM pg_stat_activity WHERE wait_event IS NOT NULL AND backend_type <> 'client backend'))`).
+				Scan(context.Background(), &state); err != nil {
+				state = err.Error()
+			}
+			t.Logf("the standby: in recovery, received, replayed, waits: %s", state)
 			break
 		}
 		time.Sleep(250 * time.Millisecond)

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# bench-tip.sh PROFILE [SECONDS]: tip following. A generated mainnet-shaped
+# chain (`chainlens-dev synth-node`) reveals one height per block time from
+# an hour in; `chainlens run` (indexer, aggregator every 30 s, API) follows
+# it while a client asks the profile's endpoints, uncached, ~10 a second.
+# Every second the lag (revealed height − indexed height) is sampled; after
+# the first catch-up, SECONDS (default 180) of samples give the lag's
+# p50/p99/max, and the aggregator jobs' reach behind the tip.
+# Output: markdown on stdout. Profiles: dydx (1 s blocks), evm (12 s).
+#
+#   scripts/bench-tip.sh dydx 180
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PROFILE=${1:-dydx}
+SECONDS_MEASURED=${2:-180}
+case "$PROFILE" in
+dydx) block_time=1s start=3600 paths="/aux/market_listings /trading/trades_count /perp/transparency/supply /trading/open_interest" ;;
+evm) block_time=12s start=300 paths="/stablecoins/volume-per-token /stablecoins/whale-alerts" ;;
+*) echo "bench-tip.sh: profiles: dydx, evm" >&2; exit 2 ;;
+esac
+go build -o bin/chainlens ./cmd/chainlens
+go build -o bin/chainlens-dev ./cmd/chainlens-dev
+work=$(mktemp -d)
+pids=()
+db="chainlens_tip_${PROFILE}_$$"
+admin=$(scripts/db.sh ensure postgres)
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	psql -q -d "$admin" -c "DROP DATABASE IF EXISTS \"$db\" WITH (FORCE)" >/dev/null 2>&1 || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+url=$(scripts/db.sh ensure "$db")
+port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+node_port=$(port)
+api_port=$(port)
+node_args=(--profile "$PROFILE" --days 1 --end-time "$(date -u +%Y-%m-%dT%H:%M:%SZ)" --listen "127.0.0.1:$node_port")
+{
+	printf 'database: {url: "%s"}\nlog: {level: warn}\napi: {listen: "127.0.0.1:%s", cache_ttl: 0s}\nchains:\n' "$url" "$api_port"
+	bin/chainlens-dev synth-node "${node_args[@]}" --print-config
+} > "$work/c.yaml"
+cfg=(--config "$work/c.yaml")
+bin/chainlens migrate up "${cfg[@]}" >/dev/null
+bin/chainlens-dev synth-node "${node_args[@]}" --start-height "$start" --block-time "$block_time" 2>"$work/node.log" &
+pids+=($!)
+tip() {
+	if [ "$PROFILE" = evm ]; then
+		curl -sf -X POST -H 'Content-Type: application/json' -d '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}' \
+			"http://127.0.0.1:$node_port" | python3 -c 'import json,sys; print(int(json.load(sys.stdin)["result"], 16))'
+	else
+		curl -sf "http://127.0.0.1:$node_port/status" | python3 -c 'import json,sys; print(json.load(sys.stdin)["result"]["sync_info"]["latest_block_height"])'
+	fi
+}
+for _ in $(seq 300); do tip >/dev/null 2>&1 && break; sleep 0.1; done
+key=$(bin/chainlens keys create "${cfg[@]}" --name tip --scopes all 2>/dev/null)
+bin/chainlens run "${cfg[@]}" 2>"$work/run.log" &
+pids+=($!)
+indexed() { psql -qtA -d "$url" -c "SELECT coalesce(max(next_height) - 1, 0) FROM sync_state"; }
+# Catch up the first hour.
+for _ in $(seq 600); do
+	t=$(tip); i=$(indexed)
+	[ "$i" -ge $((t - 2)) ] && break
+	sleep 1
+done
+# The API client: the profile's endpoints in turn, ~10 a second.
+(
+	while true; do
+		for p in $paths; do curl -s -o /dev/null -H "Authorization: Bearer $key" "http://127.0.0.1:$api_port$p"; sleep 0.1; done
+	done
+) &
+pids+=($!)
+: > "$work/lag"
+for _ in $(seq "$SECONDS_MEASURED"); do
+	echo $(( $(tip) - $(indexed) )) >> "$work/lag"
+	sleep 1
+done
+behind=$(psql -qtA -d "$url" -c "SELECT max(s.next_height - 1 - j.height) FROM aggregator_jobs j JOIN sync_state s ON s.chain_id = j.chain_id")
+echo "## bench-tip: profile $PROFILE, block time $block_time, $SECONDS_MEASURED s of samples, $(nproc) cores"
+echo
+python3 - "$work/lag" "$behind" <<'EOF'
+import sys
+lags = sorted(int(x) for x in open(sys.argv[1]).read().split())
+n = len(lags)
+print("| samples | lag p50 (heights) | lag p99 | lag max | jobs' furthest reach behind the indexed tip at the end |")
+print("|---|---|---|---|---|")
+print(f"| {n} | {lags[n // 2]} | {lags[min(n - 1, n * 99 // 100)]} | {lags[-1]} | {sys.argv[2]} heights |")
+EOF
