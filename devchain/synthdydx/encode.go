@@ -57,11 +57,13 @@ func resultsJSON(height int64, txs []*abci.ExecTxResult, finalize []abci.Event, 
 }
 
 // appendEvents writes a list of events. A tx result is encoded by
-// gogoproto's jsonpb, which writes an empty list as []; the block's own
-// events are a field of the RPC result, whose empty (decoded: nil) list is
-// null.
-func appendEvents(b []byte, events []abci.Event, nullWhenNil bool) []byte {
-	if events == nil && nullWhenNil {
+// gogoproto's jsonpb with defaults emitted: every field, an empty list as
+// []. The block's own events are a field of the RPC result, encoded by
+// CometBFT's reflection with the struct's omitempty tags (an empty type and
+// a nil attribute list are left out, a nil event list is null); their
+// attributes are jsonpb's again. blockLevel chooses the second form.
+func appendEvents(b []byte, events []abci.Event, blockLevel bool) []byte {
+	if events == nil && blockLevel {
 		return append(b, "null"...)
 	}
 	b = append(b, '[')
@@ -69,22 +71,32 @@ func appendEvents(b []byte, events []abci.Event, nullWhenNil bool) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, `{"type":`...)
-		b = appendString(b, e.Type)
-		b = append(b, `,"attributes":[`...)
-		for j, a := range e.Attributes {
-			if j > 0 {
+		b = append(b, '{')
+		sep := false
+		if e.Type != "" || !blockLevel {
+			b = append(b, `"type":`...)
+			b = appendString(b, e.Type)
+			sep = true
+		}
+		if e.Attributes != nil || !blockLevel {
+			if sep {
 				b = append(b, ',')
 			}
-			b = append(b, `{"key":`...)
-			b = appendString(b, a.Key)
-			b = append(b, `,"value":`...)
-			b = appendString(b, a.Value)
-			b = append(b, `,"index":`...)
-			b = strconv.AppendBool(b, a.Index)
-			b = append(b, '}')
+			b = append(b, `"attributes":[`...)
+			for j, a := range e.Attributes {
+				if j > 0 {
+					b = append(b, ',')
+				}
+				b = append(b, `{"key":`...)
+				b = appendString(b, a.Key)
+				b = append(b, `,"value":`...)
+				b = appendString(b, a.Value)
+				b = append(b, `,"index":`...)
+				b = strconv.AppendBool(b, a.Index)
+				b = append(b, '}')
+			}
+			b = append(b, ']')
 		}
-		b = append(b, ']')
 		b = append(b, '}')
 	}
 	return append(b, ']')
