@@ -358,7 +358,6 @@ func (g *generator) finalizeEvents(h int64, t time.Time) []abci.Event {
 		return out
 	}
 	out = append(out, bankSend(g.st.feeCollector, g.st.distribution, usdc(g.fees), "mode", "BeginBlock")...)
-	g.st.feeBank -= g.fees
 	total := g.st.vals.TotalVotingPower()
 	fees := sdkmath.LegacyNewDec(g.fees)
 	for _, v := range g.st.vals.Validators {

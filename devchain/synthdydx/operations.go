@@ -128,7 +128,7 @@ func (g *generator) takerOrder(h int64, fees *int64) (ops []any, events []abci.E
 			return nil, nil, err
 		}
 		ops = append(ops, map[string]any{"short_term_order_placement": b64(placement)})
-		events = append(events, placementEvents(maker)...)
+		events = append(events, placementEvents(maker, placement)...)
 		fills = append(fills, map[string]any{"fill_amount": itoa(fill), "maker_order_id": orderID(maker, maker.client, p.id)})
 		fillEvents = append(fillEvents, g.fill(taker, maker, p, sub, fill, sign, liquidation, fees)...)
 	}
@@ -148,7 +148,7 @@ func (g *generator) takerOrder(h int64, fees *int64) (ops []any, events []abci.E
 	ops = append(ops, map[string]any{"short_term_order_placement": b64(placement)},
 		map[string]any{"match": map[string]any{"match_orders": map[string]any{
 			"taker_order_id": orderID(taker, taker.client, p.id), "fills": fills}}})
-	events = append(events, placementEvents(taker)...)
+	events = append(events, placementEvents(taker, placement)...)
 	return ops, append(events, fillEvents...), nil
 }
 
@@ -173,11 +173,12 @@ func (g *generator) placement(a *account, client uint32, p *perp, side string, q
 }
 
 // placementEvents are the tx events the chain emits for an embedded
-// placement's signer.
-func placementEvents(a *account) []abci.Event {
+// placement's signer: its sequence and the placement's signature (the last
+// 64 bytes of the TxRaw, its only signature).
+func placementEvents(a *account, placement []byte) []abci.Event {
 	return []abci.Event{
 		event("tx", "acc_seq", a.addr+"/"+itoa(int64(a.seq)), "msg_index", "0"),
-		event("tx", "signature", "c3ludGhkeWR4", "msg_index", "0"),
+		event("tx", "signature", b64(placement[len(placement)-64:]), "msg_index", "0"),
 	}
 }
 
@@ -202,13 +203,10 @@ func (g *generator) fill(taker, maker *account, p *perp, subticks, base, sign in
 	var out []abci.Event
 	if net := takerFee + makerFee; net > 0 {
 		out = append(out, bankSend(g.st.subaccounts, g.st.feeCollector, usdc(net), "msg_index", "0")...)
-		g.st.subaccountsBank -= net
-		g.st.feeBank += net
 		*fees += net
 	}
 	if insurance > 0 {
 		out = append(out, bankSend(g.st.subaccounts, g.st.insurance, usdc(insurance), "msg_index", "0")...)
-		g.st.subaccountsBank -= insurance
 	}
 	bools := map[bool]string{true: "true", false: "false"}
 	return append(out, event("match",

@@ -41,14 +41,13 @@ type perp struct {
 
 // account is one subaccount owner (subaccount 0).
 type account struct {
-	addr      string
-	pub       []byte // compressed secp256k1 public key
-	seq       uint64
-	bank      int64 // USDC in the bank, quantums
-	quote     int64 // USDC quote balance of subaccount 0 (negative against longs)
-	pos       map[int]int64
-	client    uint32
-	deposited bool
+	addr   string
+	pub    []byte // compressed secp256k1 public key
+	seq    uint64
+	bank   int64 // USDC in the bank, quantums
+	quote  int64 // USDC quote balance of subaccount 0 (negative against longs)
+	pos    map[int]int64
+	client uint32
 }
 
 // state is what generation carries from block to block.
@@ -58,9 +57,8 @@ type state struct {
 	traders []*account
 	makers  []*account
 	active  []int // traders that deposited, in the order they did
-	// module accounts and their USDC
+	// module accounts
 	subaccounts, feeCollector, insurance, distribution string
-	subaccountsBank, feeBank                           int64
 }
 
 // newState reads the markets of the genesis and creates the validators,

@@ -92,7 +92,6 @@ func (g *generator) userTx(b *blockBuilder, a *account, typeURL, module string, 
 	all = append(all, events...)
 	a.seq++
 	a.bank -= userFee
-	g.st.feeBank += userFee
 	*fees += userFee
 	b.add(tx, &abci.ExecTxResult{Data: msgData(typeURL), GasWanted: userGas, GasUsed: int64(90_000 + g.rng.IntN(60_000)), Events: all})
 	return nil
@@ -109,8 +108,6 @@ func (g *generator) deposit(b *blockBuilder, a *account, amount int64, fees *int
 	}
 	a.bank -= amount
 	a.quote += amount
-	a.deposited = true
-	g.st.subaccountsBank += amount
 	return nil
 }
 
@@ -125,7 +122,6 @@ func (g *generator) withdraw(b *blockBuilder, a *account, amount int64, fees *in
 	}
 	a.quote -= amount
 	a.bank += amount
-	g.st.subaccountsBank -= amount
 	return nil
 }
 
