@@ -28,24 +28,10 @@ dydx) # 1 s blocks; ingest counts the ABCI events (and says how many fills)
 	per_day=86400 hour=3600 counted="ABCI events" count_sql="SELECT count(*) FROM events" groups="perp perp_lens" ;;
 *) echo "bench-mainnet.sh: profiles: evm, dydx" >&2; exit 2 ;;
 esac
-go build -o bin/chainlens ./cmd/chainlens
-go build -o bin/chainlens-dev ./cmd/chainlens-dev
+. scripts/bench-common.sh
+bench_begin "chainlens_bench_${PROFILE}_${DAYS}_$$"
 BIN=bin/chainlens
 DEV=bin/chainlens-dev
-
-work=$(mktemp -d)
-pids=()
-db="chainlens_bench_${PROFILE}_${DAYS}_$$"
-admin=$(scripts/db.sh ensure postgres)
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	wait 2>/dev/null || true
-	if [ -z "${KEEP_DB:-}" ]; then psql -q -d "$admin" -c "DROP DATABASE IF EXISTS \"$db\" WITH (FORCE)" >/dev/null 2>&1 || true; fi
-	rm -rf "$work"
-}
-trap cleanup EXIT
-url=$(scripts/db.sh ensure "$db")
-port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 node_port=$(port)
 api_port=$(port)
 end=$(date -u +%Y-%m-%dT%H:%M:%SZ)
@@ -53,14 +39,7 @@ node() { # node START_HEIGHT: serve the chain revealed through START_HEIGHT (0: 
 	"$DEV" synth-node --profile "$PROFILE" --days "$DAYS" --end-time "$end" --listen "127.0.0.1:$node_port" --start-height "$1" 2>"$work/node.log" &
 	node_pid=$!
 	pids+=($node_pid)
-	for _ in $(seq 300); do
-		if [ "$PROFILE" = evm ]; then
-			curl -sf -X POST -H 'Content-Type: application/json' -d '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}' "http://127.0.0.1:$node_port" >/dev/null && return
-		else
-			curl -sf "http://127.0.0.1:$node_port/status" >/dev/null && return
-		fi
-		sleep 0.1
-	done
+	for _ in $(seq 300); do node_tip "$PROFILE" "$node_port" >/dev/null 2>&1 && return; sleep 0.1; done
 	echo "bench-mainnet.sh: the synth node did not start" >&2; cat "$work/node.log" >&2; exit 1
 }
 {

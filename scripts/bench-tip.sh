@@ -18,21 +18,9 @@ dydx) block_time=1s start=3600 paths="/aux/market_listings /trading/trades_count
 evm) block_time=12s start=300 paths="/stablecoins/volume-per-token /stablecoins/whale-alerts" ;;
 *) echo "bench-tip.sh: profiles: dydx, evm" >&2; exit 2 ;;
 esac
-go build -o bin/chainlens ./cmd/chainlens
-go build -o bin/chainlens-dev ./cmd/chainlens-dev
-work=$(mktemp -d)
-pids=()
-db="chainlens_tip_${PROFILE}_$$"
-admin=$(scripts/db.sh ensure postgres)
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	wait 2>/dev/null || true
-	psql -q -d "$admin" -c "DROP DATABASE IF EXISTS \"$db\" WITH (FORCE)" >/dev/null 2>&1 || true
-	rm -rf "$work"
-}
-trap cleanup EXIT
-url=$(scripts/db.sh ensure "$db")
-port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+. scripts/bench-common.sh
+KEEP_DB='' # the tip database is always dropped
+bench_begin "chainlens_tip_${PROFILE}_$$"
 node_port=$(port)
 api_port=$(port)
 node_args=(--profile "$PROFILE" --days 1 --end-time "$(date -u +%Y-%m-%dT%H:%M:%SZ)" --listen "127.0.0.1:$node_port")
@@ -44,14 +32,7 @@ cfg=(--config "$work/c.yaml")
 bin/chainlens migrate up "${cfg[@]}" >/dev/null
 bin/chainlens-dev synth-node "${node_args[@]}" --start-height "$start" --block-time "$block_time" 2>"$work/node.log" &
 pids+=($!)
-tip() {
-	if [ "$PROFILE" = evm ]; then
-		curl -sf -X POST -H 'Content-Type: application/json' -d '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}' \
-			"http://127.0.0.1:$node_port" | python3 -c 'import json,sys; print(int(json.load(sys.stdin)["result"], 16))'
-	else
-		curl -sf "http://127.0.0.1:$node_port/status" | python3 -c 'import json,sys; print(json.load(sys.stdin)["result"]["sync_info"]["latest_block_height"])'
-	fi
-}
+tip() { node_tip "$PROFILE" "$node_port"; }
 for _ in $(seq 300); do tip >/dev/null 2>&1 && break; sleep 0.1; done
 key=$(bin/chainlens keys create "${cfg[@]}" --name tip --scopes all 2>/dev/null)
 bin/chainlens run "${cfg[@]}" 2>"$work/run.log" &
