@@ -65,12 +65,17 @@ func jobList(s Settings) []job {
 		// trader took part in (a self-trade once), their notional (taker
 		// and maker parts) and the fees the trader paid.
 		simple(report.TraderDaily, traderDailySQL),
-		// perp_trader_hourly: per trader and UTC hour, the fills.
-		simple(report.TraderHourly, traderHourlySQL),
 		// perp_traders: the /perp/crm record of every trader and signer
 		// (all-time sums, first and last fill and tx, tx count), the top 3
 		// markets of the traders with new fills, and the last-30-day fields.
-		job{name: report.Traders, upstream: []string{report.TraderDaily}, advance: traders},
+		// Version 2 added the all-time maker and taker volumes.
+		job{name: report.Traders, version: "2", upstream: []string{report.TraderDaily}, advance: traders},
+		// perp_activity_buckets, perp_trader_buckets, perp_retention_weeks:
+		// per bucket of every resolution, each trader's fills and the
+		// traders counted; per weekly cohort, its traders in each of the
+		// four weeks after. It reads the traders' first fills.
+		job{name: report.ActivityBuckets, also: []string{report.TraderBuckets, report.RetentionWeeks},
+			upstream: []string{report.Traders}, advance: activity},
 		// perp_liquidations: every liquidation fill, with its tx hash, the
 		// liquidated position's direction and size in base units. A state
 		// snapshot may bring a market into the catalog while no height is
@@ -182,6 +187,7 @@ func sqlSteps(table string, queries ...string) func(context.Context, bun.Tx, Set
 type job struct {
 	s        Settings
 	name     string   // the job's name, and the table it builds
+	version  string   // its rules' version ("1" when empty)
 	also     []string // other tables it builds
 	upstream []string // jobs whose tables it reads
 	settings []any    // the settings its rows depend on (a change rebuilds them)
@@ -213,10 +219,14 @@ func withRaw(j job, in aggregator.RawInputs) job {
 
 // Version names the job's rules, and the settings its rows depend on.
 func (j job) Version() string {
-	if j.settings == nil {
-		return "1"
+	v := j.version
+	if v == "" {
+		v = "1"
 	}
-	return aggregator.SettingsVersion("1", j.settings)
+	if j.settings == nil {
+		return v
+	}
+	return aggregator.SettingsVersion(v, j.settings)
 }
 
 // Tables are the job's tables, the chain's rows only. The tracked wallets

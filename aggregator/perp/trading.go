@@ -47,20 +47,20 @@ const (
 			maker_volume_usdc = d.maker_volume_usdc + EXCLUDED.maker_volume_usdc,
 			fees_usdc = d.fees_usdc + EXCLUDED.fees_usdc`
 
-	traderHourlySQL = `INSERT INTO perp_trader_hourly AS h (chain_id, hour, address, fills)
-		SELECT ?0, date_trunc('hour', time, 'UTC'), address, count(*)
-		FROM (` + fillsByTrader + `) f
-		GROUP BY date_trunc('hour', time, 'UTC'), address
-		ON CONFLICT (chain_id, hour, address) DO UPDATE SET fills = h.fills + EXCLUDED.fills`
-
 	traderFillsSQL = `INSERT INTO perp_traders AS p
-		(chain_id, address, all_time_trades, all_time_volume_usdc, all_time_fees_usdc, first_fill_at, last_fill_at)
-		SELECT ?0, address, count(*), sum(notional) * 0.000001, sum(fee) * 0.000001, min(time), max(time)
+		(chain_id, address, all_time_trades, all_time_volume_usdc, all_time_maker_volume_usdc, all_time_taker_volume_usdc,
+			all_time_fees_usdc, first_fill_at, last_fill_at)
+		SELECT ?0, address, count(*), sum(notional) * 0.000001,
+			coalesce(sum(notional) FILTER (WHERE maker), 0) * 0.000001,
+			coalesce(sum(notional) FILTER (WHERE taker), 0) * 0.000001,
+			sum(fee) * 0.000001, min(time), max(time)
 		FROM (` + fillsByTrader + `) f
 		GROUP BY address
 		ON CONFLICT (chain_id, address) DO UPDATE SET
 			all_time_trades = p.all_time_trades + EXCLUDED.all_time_trades,
 			all_time_volume_usdc = p.all_time_volume_usdc + EXCLUDED.all_time_volume_usdc,
+			all_time_maker_volume_usdc = p.all_time_maker_volume_usdc + EXCLUDED.all_time_maker_volume_usdc,
+			all_time_taker_volume_usdc = p.all_time_taker_volume_usdc + EXCLUDED.all_time_taker_volume_usdc,
 			all_time_fees_usdc = p.all_time_fees_usdc + EXCLUDED.all_time_fees_usdc,
 			first_fill_at = least(p.first_fill_at, EXCLUDED.first_fill_at),
 			last_fill_at = greatest(p.last_fill_at, EXCLUDED.last_fill_at)`

@@ -85,9 +85,9 @@ type Overview struct {
 
 // volumeOverview is, per day, the USDC volume and fills of all markets
 // (perp_market_hourly) and the distinct traders, taker or maker
-// (perp_trader_daily).
+// (perp_activity_buckets).
 func (s *Service) volumeOverview(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, bs, err := s.window(ctx, req, "day", report.MarketHourly, report.TraderHourly)
+	fresh, bs, err := s.window(ctx, req, "day", report.MarketHourly, report.ActivityBuckets)
 	if err != nil {
 		return nil, err
 	}
@@ -112,23 +112,19 @@ func (s *Service) volumeOverview(ctx context.Context, req *api.Request) (*api.Re
 }
 
 // distinctTraders counts the traders with a fill in each bucket of res
-// (perp_trader_hourly) over the buckets bs.
+// over the buckets bs (perp_activity_buckets).
 func (s *Service) distinctTraders(ctx context.Context, bs []time.Time, res string) (map[time.Time]int64, error) {
 	out := map[time.Time]int64{}
 	if len(bs) == 0 {
 		return out, nil
 	}
-	var rows []struct {
-		Bucket  time.Time `bun:"bucket"`
-		Traders int64     `bun:"traders"`
-	}
-	if err := api.Reader(ctx, s.db).NewRaw(`SELECT date_trunc(?0, hour, 'UTC') AS bucket, count(DISTINCT address) AS traders
-		FROM perp_trader_hourly WHERE chain_id = ?1 AND hour >= ?2 AND hour < ?3 GROUP BY 1`,
-		res, s.chainID, bs[0], api.NextBucket(bs[len(bs)-1], res)).Scan(ctx, &rows); err != nil {
+	counts, err := s.bucketCounts(ctx, `SELECT bucket, traders AS a, 0 AS b, 0 AS c FROM perp_activity_buckets
+		WHERE chain_id = ?1 AND resolution = ?0 AND bucket >= ?2 AND bucket < ?3`, bs, res)
+	if err != nil {
 		return nil, fmt.Errorf("traders per %s: %w", res, err)
 	}
-	for _, r := range rows {
-		out[r.Bucket.UTC()] = r.Traders
+	for i, b := range bs {
+		out[b] = counts[i][0]
 	}
 	return out, nil
 }
@@ -215,18 +211,15 @@ type ByTrades struct {
 }
 
 // distributionByTrades counts, per bucket, the traders with at least 100,
-// 10 and 1 fills in it (perp_trader_hourly).
+// 10 and 1 fills in it (perp_activity_buckets).
 func (s *Service) distributionByTrades(ctx context.Context, req *api.Request) (*api.Response, error) {
 	res := req.Params.String("time_resolution")
-	fresh, bs, err := s.window(ctx, req, res, report.TraderHourly)
+	fresh, bs, err := s.window(ctx, req, res, report.ActivityBuckets)
 	if err != nil {
 		return nil, err
 	}
-	counts, err := s.bucketCounts(ctx, `SELECT bucket, count(*) FILTER (WHERE fills >= 100) AS a, count(*) FILTER (WHERE fills >= 10) AS b,
-			count(*) AS c
-		FROM (SELECT date_trunc(?0, hour, 'UTC') AS bucket, address, sum(fills) AS fills FROM perp_trader_hourly
-			WHERE chain_id = ?1 AND hour >= ?2 AND hour < ?3 GROUP BY 1, 2) t
-		GROUP BY bucket`, bs, res)
+	counts, err := s.bucketCounts(ctx, `SELECT bucket, at_least_100 AS a, at_least_10 AS b, traders AS c FROM perp_activity_buckets
+		WHERE chain_id = ?1 AND resolution = ?0 AND bucket >= ?2 AND bucket < ?3`, bs, res)
 	if err != nil {
 		return nil, fmt.Errorf("traders by fills: %w", err)
 	}
@@ -278,10 +271,12 @@ type ByActivity struct {
 
 // distributionByActivity splits, per bucket, the traders seen up to the
 // bucket's end: new (first fill in the bucket), active (a fill in it, not
-// new), inactive (fills before it, none in it).
+// new), inactive (fills before it, none in it); from perp_activity_buckets,
+// where the traders who started before the first bucket are the new
+// traders of the buckets before it.
 func (s *Service) distributionByActivity(ctx context.Context, req *api.Request) (*api.Response, error) {
 	res := req.Params.String("time_resolution")
-	fresh, bs, err := s.window(ctx, req, res, report.TraderHourly, report.Traders)
+	fresh, bs, err := s.window(ctx, req, res, report.ActivityBuckets)
 	if err != nil {
 		return nil, err
 	}
@@ -289,36 +284,22 @@ func (s *Service) distributionByActivity(ctx context.Context, req *api.Request) 
 	if len(bs) == 0 {
 		return &api.Response{Body: out, Freshness: fresh}, nil
 	}
-	end := api.NextBucket(bs[len(bs)-1], res)
-	// Traders by the bucket of their first fill, and those who started
-	// before the first bucket.
-	var firsts []struct {
-		Bucket time.Time `bun:"bucket"`
-		N      int64     `bun:"n"`
-	}
-	if err := api.Reader(ctx, s.db).NewRaw(`SELECT date_trunc(?0, first_fill_at, 'UTC') AS bucket, count(*) AS n FROM perp_traders
-		WHERE chain_id = ?1 AND all_time_trades > 0 AND first_fill_at >= ?2 AND first_fill_at < ?3 GROUP BY 1`,
-		res, s.chainID, bs[0], end).Scan(ctx, &firsts); err != nil {
-		return nil, fmt.Errorf("first fills: %w", err)
+	counts, err := s.bucketCounts(ctx, `SELECT bucket, traders AS a, new_traders AS b, 0 AS c FROM perp_activity_buckets
+		WHERE chain_id = ?1 AND resolution = ?0 AND bucket >= ?2 AND bucket < ?3`, bs, res)
+	if err != nil {
+		return nil, fmt.Errorf("traders per %s: %w", res, err)
 	}
 	var before int64
-	if err := api.Reader(ctx, s.db).NewRaw(`SELECT count(*) FROM perp_traders WHERE chain_id = ? AND all_time_trades > 0 AND first_fill_at < ?`,
-		s.chainID, bs[0]).Scan(ctx, &before); err != nil {
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT coalesce(sum(new_traders), 0) FROM perp_activity_buckets
+		WHERE chain_id = ? AND resolution = ? AND bucket < ?`, s.chainID, res, bs[0]).Scan(ctx, &before); err != nil {
 		return nil, fmt.Errorf("earlier traders: %w", err)
-	}
-	newIn := map[time.Time]int64{}
-	for _, f := range firsts {
-		newIn[f.Bucket.UTC()] += f.N
-	}
-	traded, err := s.distinctTraders(ctx, bs, res)
-	if err != nil {
-		return nil, err
 	}
 	total := before
 	for i, b := range bs {
-		total += newIn[b]
-		out[i] = ByActivity{Labels: b.Format(time.DateTime), NewUsers: newIn[b], ActiveUsers: traded[b] - newIn[b],
-			InactiveUsers: total - traded[b], TotalUsers: total}
+		traded, started := counts[i][0], counts[i][1]
+		total += started
+		out[i] = ByActivity{Labels: b.Format(time.DateTime), NewUsers: started, ActiveUsers: traded - started,
+			InactiveUsers: total - traded, TotalUsers: total}
 	}
 	return &api.Response{Body: out, Freshness: fresh}, nil
 }
@@ -336,9 +317,10 @@ type Cohort struct {
 // retention follows weekly cohorts (ISO weeks whose start is in the range):
 // the traders whose first fill fell in the week, and the percent of them
 // (2 decimals) with a fill in each of the four following weeks (0 for a
-// week not reached yet).
+// week not reached yet); from perp_activity_buckets and
+// perp_retention_weeks.
 func (s *Service) retention(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, bs, err := s.window(ctx, req, "week", report.TraderHourly, report.Traders)
+	fresh, bs, err := s.window(ctx, req, "week", report.ActivityBuckets)
 	if err != nil {
 		return nil, err
 	}
@@ -354,22 +336,12 @@ func (s *Service) retention(ctx context.Context, req *api.Request) (*api.Respons
 		New    int64     `bun:"new_users"`
 		W      []int64   `bun:"weeks,array"`
 	}
-	// Weeks are added as hours: adding days to a timestamptz follows the
-	// session's time zone (a DST change would shift the week start).
-	if err := api.Reader(ctx, s.db).NewRaw(`WITH c AS (
-			SELECT address, date_trunc('week', first_fill_at, 'UTC') AS cohort FROM perp_traders
-			WHERE chain_id = ?0 AND all_time_trades > 0 AND first_fill_at >= ?1 AND first_fill_at < ?2
-		), a AS (
-			SELECT DISTINCT h.address, date_trunc('week', h.hour, 'UTC') AS week FROM perp_trader_hourly h
-			WHERE h.chain_id = ?0 AND h.hour >= ?1 AND h.hour < ?2::timestamptz + interval '840 hours'
-				AND h.address IN (SELECT address FROM c)
-		)
-		SELECT c.cohort, count(DISTINCT c.address) AS new_users, ARRAY[
-			count(DISTINCT a.address) FILTER (WHERE a.week = c.cohort + interval '168 hours'),
-			count(DISTINCT a.address) FILTER (WHERE a.week = c.cohort + interval '336 hours'),
-			count(DISTINCT a.address) FILTER (WHERE a.week = c.cohort + interval '504 hours'),
-			count(DISTINCT a.address) FILTER (WHERE a.week = c.cohort + interval '672 hours')] AS weeks
-		FROM c LEFT JOIN a ON a.address = c.address GROUP BY c.cohort`,
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT a.bucket AS cohort, a.new_traders AS new_users, ARRAY(
+			SELECT coalesce((SELECT r.traders FROM perp_retention_weeks r
+				WHERE r.chain_id = a.chain_id AND r.cohort = a.bucket AND r.weeks_after = k), 0)
+			FROM generate_series(1, 4) k ORDER BY k) AS weeks
+		FROM perp_activity_buckets a
+		WHERE a.chain_id = ?0 AND a.resolution = 'week' AND a.bucket >= ?1 AND a.bucket < ?2 AND a.new_traders > 0`,
 		s.chainID, bs[0], api.NextBucket(bs[len(bs)-1], "week")).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("cohorts: %w", err)
 	}

@@ -13,59 +13,25 @@ import (
 	"github.com/chainlens/chainlens/internal/apitest"
 	"github.com/chainlens/chainlens/internal/dydxtest"
 	"github.com/chainlens/chainlens/internal/testdb"
-	report "github.com/chainlens/chainlens/report/perp"
 	"github.com/chainlens/chainlens/store"
-	"github.com/uptrace/bun/dialect/pgdialect"
 )
 
-// TestActivityDistributions answers the activity endpoints from report rows
-// written by hand, where every split is known: five traders, one of whom
-// (C) started in an earlier week and one (E) the week before, over three
-// hours of Monday 2026-03-02.
+// TestActivityDistributions answers the activity endpoints where every
+// split is known: five traders, one of whom (C) started in an earlier
+// week and one (E) the week before, over three hours of Monday
+// 2026-03-02. The fills reach the jobs in runs of 7 heights, which split
+// hours, days and weeks between runs.
 func TestActivityDistributions(t *testing.T) {
 	t.Parallel()
 	db, _ := testdb.New(t)
-	ctx := context.Background()
 	const chain = "synth-dydx"
 	tip := time.Date(2026, 3, 2, 3, 59, 0, 0, time.UTC)
-	if err := store.EnsurePartitions(ctx, db, chain, []string{"blocks"}, 10, 10); err != nil {
-		t.Fatal(err)
-	}
-	at := func(s string) time.Time {
-		v, err := time.Parse(time.DateTime, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
-	}
-	first := map[string]string{
-		"A": "2026-03-02 01:10:00", "B": "2026-03-02 01:30:00", "C": "2026-02-20 10:00:00",
-		"D": "2026-03-02 03:05:00", "E": "2026-02-23 08:00:00",
-	}
-	hours := []struct {
-		addr, hour string
-		fills      int
-	}{
-		{"A", "2026-03-02 01:00:00", 3}, {"A", "2026-03-02 03:00:00", 12}, {"B", "2026-03-02 01:00:00", 1},
-		{"C", "2026-02-20 10:00:00", 1}, {"C", "2026-03-02 02:00:00", 100}, {"D", "2026-03-02 03:00:00", 1},
-		{"E", "2026-02-23 08:00:00", 2}, {"E", "2026-03-02 02:00:00", 1},
-	}
-	exec := func(q string, args ...any) {
-		t.Helper()
-		if _, err := db.ExecContext(ctx, q, args...); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	// The first indexed block precedes every fill (series start at its bucket).
-	exec("INSERT INTO blocks (chain_id, height, hash, time, proposer, app_hash, num_txs) VALUES (?, 1, 'g', ?, 'p', 'a', 0), (?, 10, 'h', ?, 'p', 'a', 0)",
-		chain, time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC), chain, tip)
-	exec("INSERT INTO aggregator_jobs (name, watermark) SELECT name, 10 FROM unnest(?::text[]) name", pgdialect.Array(report.Jobs))
-	for a, f := range first {
-		exec("INSERT INTO perp_traders (chain_id, address, all_time_trades, first_fill_at, last_fill_at) VALUES (?, ?, 1, ?, ?)", chain, a, at(f), at(f))
-	}
-	for _, h := range hours {
-		exec("INSERT INTO perp_trader_hourly (chain_id, hour, address, fills) VALUES (?, ?, ?, ?)", chain, at(h.hour), h.addr, h.fills)
-	}
+	dydxtest.IndexTrades(t, db, chain, time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC), tip, []dydxtest.Trades{
+		dydxtest.TradesOf("C", "2026-02-20 10:00:00", 1), dydxtest.TradesOf("E", "2026-02-23 08:00:00", 2),
+		dydxtest.TradesOf("A", "2026-03-02 01:10:00", 3), dydxtest.TradesOf("B", "2026-03-02 01:30:00", 1),
+		dydxtest.TradesOf("C", "2026-03-02 02:00:00", 100), dydxtest.TradesOf("E", "2026-03-02 02:30:00", 1),
+		dydxtest.TradesOf("D", "2026-03-02 03:05:00", 1), dydxtest.TradesOf("A", "2026-03-02 03:10:00", 12),
+	}, 7)
 	s := serve(t, db, &config.Config{Chains: []config.Chain{{ID: chain, Kind: "dydx"}}}, tip.Add(time.Hour))
 
 	var ba []map[string]any
@@ -76,6 +42,13 @@ func TestActivityDistributions(t *testing.T) {
 		{"labels": "2026-03-02 03:00:00", "new_users": 1, "active_users": 1, "inactive_users": 3, "total_users": 5},
 	}); got != want {
 		t.Errorf("by activity\n%s\nwant\n%s", got, want)
+	}
+	s.getJSON(t, "/activity/user_distribution_by_activity?time_resolution=week&start_date=2026-02-23", &ba)
+	if got, want := fmt.Sprint(ba), fmt.Sprint([]map[string]any{
+		{"labels": "2026-02-23 00:00:00", "new_users": 1, "active_users": 0, "inactive_users": 1, "total_users": 2},
+		{"labels": "2026-03-02 00:00:00", "new_users": 3, "active_users": 2, "inactive_users": 0, "total_users": 5},
+	}); got != want {
+		t.Errorf("by activity, weekly\n%s\nwant\n%s", got, want)
 	}
 
 	var bt []map[string]any
@@ -93,6 +66,13 @@ func TestActivityDistributions(t *testing.T) {
 	}); got != want {
 		t.Errorf("by trades, weekly\n%s\nwant\n%s", got, want)
 	}
+	s.getJSON(t, "/activity/user_distribution_by_trades?time_resolution=month&start_date=2026-02-01", &bt)
+	if got, want := fmt.Sprint(bt), fmt.Sprint([]map[string]any{
+		{"labels": "2026-02-01 00:00:00", "at_least_100": 0, "at_least_10": 0, "at_least_1": 2},
+		{"labels": "2026-03-01 00:00:00", "at_least_100": 1, "at_least_10": 2, "at_least_1": 5},
+	}); got != want {
+		t.Errorf("by trades, monthly\n%s\nwant\n%s", got, want)
+	}
 
 	var rr []map[string]any
 	s.getJSON(t, "/activity/retention_rate?start_date=2026-02-16", &rr)
@@ -103,12 +83,25 @@ func TestActivityDistributions(t *testing.T) {
 	}); got != want {
 		t.Errorf("retention\n%s\nwant\n%s", got, want)
 	}
+
+	var vo []map[string]any
+	s.getJSON(t, "/trading/trading_volume_overview?start_date=2026-02-20&end_date=2026-03-02", &vo)
+	var traders []string
+	for _, d := range vo {
+		traders = append(traders, fmt.Sprint(d["labels"], " ", d["unique_traders"]))
+	}
+	if got, want := strings.Join(traders, ", "), "2026-02-20 00:00:00 1, 2026-02-21 00:00:00 0, 2026-02-22 00:00:00 0, "+
+		"2026-02-23 00:00:00 1, 2026-02-24 00:00:00 0, 2026-02-25 00:00:00 0, 2026-02-26 00:00:00 0, 2026-02-27 00:00:00 0, "+
+		"2026-02-28 00:00:00 0, 2026-03-01 00:00:00 0, 2026-03-02 00:00:00 5"; got != want {
+		t.Errorf("unique traders per day\n%s\nwant\n%s", got, want)
+	}
 }
 
 // TestRetentionAcrossDST follows a cohort whose next week starts after a
 // daylight-saving change in the database's time zone (Europe/Berlin,
 // 2026-03-29): the week is still found (adding "7 days" to a timestamptz
-// in that zone lands an hour before the UTC week start).
+// in that zone lands an hour before the UTC week start), by the job and by
+// the answer.
 func TestRetentionAcrossDST(t *testing.T) {
 	t.Parallel()
 	base, url := testdb.New(t)
@@ -127,25 +120,9 @@ func TestRetentionAcrossDST(t *testing.T) {
 	defer db.Close()
 	const chain = "synth-dydx"
 	tip := time.Date(2026, 4, 1, 12, 0, 0, 0, time.UTC)
-	if err := store.EnsurePartitions(ctx, db, chain, []string{"blocks"}, 10, 10); err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []struct {
-		sql  string
-		args []any
-	}{
-		{"INSERT INTO blocks (chain_id, height, hash, time, proposer, app_hash, num_txs) VALUES (?, 1, 'g', ?, 'p', 'a', 0), (?, 10, 'h', ?, 'p', 'a', 0)",
-			[]any{chain, time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), chain, tip}},
-		{"INSERT INTO aggregator_jobs (name, watermark) SELECT name, 10 FROM unnest(?::text[]) name", []any{pgdialect.Array(report.Jobs)}},
-		{"INSERT INTO perp_traders (chain_id, address, all_time_trades, first_fill_at, last_fill_at) VALUES (?, 'A', 2, ?, ?)",
-			[]any{chain, time.Date(2026, 3, 24, 10, 0, 0, 0, time.UTC), time.Date(2026, 3, 31, 10, 0, 0, 0, time.UTC)}},
-		{"INSERT INTO perp_trader_hourly (chain_id, hour, address, fills) VALUES (?, ?, 'A', 1), (?, ?, 'A', 1)",
-			[]any{chain, time.Date(2026, 3, 24, 10, 0, 0, 0, time.UTC), chain, time.Date(2026, 3, 31, 10, 0, 0, 0, time.UTC)}},
-	} {
-		if _, err := db.ExecContext(ctx, q.sql, q.args...); err != nil {
-			t.Fatalf("%s: %v", q.sql, err)
-		}
-	}
+	dydxtest.IndexTrades(t, db, chain, time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), tip, []dydxtest.Trades{
+		dydxtest.TradesOf("A", "2026-03-24 10:00:00", 1), dydxtest.TradesOf("A", "2026-03-29 23:30:00", 1), dydxtest.TradesOf("A", "2026-03-31 10:00:00", 1),
+	}, 1)
 	s := serve(t, db, &config.Config{Chains: []config.Chain{{ID: chain, Kind: "dydx"}}}, tip)
 	var rr []map[string]any
 	s.getJSON(t, "/activity/retention_rate?start_date=2026-03-23&end_date=2026-03-23", &rr)
@@ -153,6 +130,14 @@ func TestRetentionAcrossDST(t *testing.T) {
 		{"labels": "2026-03-23 00:00:00", "new_users": 1, "week1": 100, "week2": 0, "week3": 0, "week4": 0},
 	}); got != want {
 		t.Errorf("retention in Europe/Berlin\n%s\nwant\n%s", got, want)
+	}
+	var bt []map[string]any
+	s.getJSON(t, "/activity/user_distribution_by_trades?time_resolution=day&start_date=2026-03-29&end_date=2026-03-30", &bt)
+	if got, want := fmt.Sprint(bt), fmt.Sprint([]map[string]any{
+		{"labels": "2026-03-29 00:00:00", "at_least_100": 0, "at_least_10": 0, "at_least_1": 1},
+		{"labels": "2026-03-30 00:00:00", "at_least_100": 0, "at_least_10": 0, "at_least_1": 0},
+	}); got != want {
+		t.Errorf("days around the change in Europe/Berlin\n%s\nwant\n%s", got, want)
 	}
 }
 

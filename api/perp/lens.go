@@ -181,16 +181,20 @@ type Ranked struct {
 const rankingSize = 100
 
 // tradersRanking ranks traders by all-time USDC volume of the chosen side
-// (total, maker, taker) from perp_trader_daily; the 1, 7 and 30 day
-// volumes cover the UTC days ending with the day of the last aggregated
-// block; cumulative_volume is the running sum of total_volume by rank.
+// (total, maker, taker; perp_traders); the 1, 7 and 30 day volumes cover
+// the UTC days ending with the day of the last aggregated block
+// (perp_trader_daily, the ranked traders' rows only); cumulative_volume is
+// the running sum of total_volume by rank.
 func (s *Service) tradersRanking(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, err := s.begin(ctx, report.TraderDaily)
+	fresh, err := s.begin(ctx, report.TraderDaily, report.Traders)
 	if err != nil {
 		return nil, err
 	}
-	col := map[string]string{"total": "volume_usdc", "maker": "maker_volume_usdc", "taker": "taker_volume_usdc"}[req.Params.String("volumeType")]
-	if col == "" {
+	side := req.Params.String("volumeType")
+	total := map[string]string{"total": "all_time_volume_usdc", "maker": "all_time_maker_volume_usdc",
+		"taker": "all_time_taker_volume_usdc"}[side]
+	daily := map[string]string{"total": "volume_usdc", "maker": "maker_volume_usdc", "taker": "taker_volume_usdc"}[side]
+	if total == "" {
 		return nil, problem.BadParam("volumeType", "must be one of total, maker, taker")
 	}
 	today := fresh.Chains[0].Time.Truncate(day)
@@ -202,17 +206,20 @@ func (s *Service) tradersRanking(ctx context.Context, req *api.Request) (*api.Re
 		V7         string `bun:"v7_text"`
 		V30        string `bun:"v30_text"`
 	}
-	if err := api.Reader(ctx, s.db).NewRaw(`SELECT address, total::text AS total_text, (sum(total) OVER (ORDER BY total DESC, address))::text AS cumulative,
-			v1::text AS v1_text, v7::text AS v7_text, v30::text AS v30_text
+	// all_time_trades > 0 lets the ranking walk the side's partial index.
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT t.address, t.total::text AS total_text,
+			(sum(t.total) OVER (ORDER BY t.total DESC, t.address))::text AS cumulative,
+			v.v1::text AS v1_text, v.v7::text AS v7_text, v.v30::text AS v30_text
 		FROM (
-			SELECT address, sum(`+col+`) AS total,
-				coalesce(sum(`+col+`) FILTER (WHERE day >= ?1), 0) AS v1,
-				coalesce(sum(`+col+`) FILTER (WHERE day >= ?2), 0) AS v7,
-				coalesce(sum(`+col+`) FILTER (WHERE day >= ?3), 0) AS v30
-			FROM perp_trader_daily WHERE chain_id = ?0 GROUP BY address
-			HAVING sum(`+col+`) > 0
-			ORDER BY total DESC, address LIMIT ?4
-		) t ORDER BY total DESC, address`,
+			SELECT address, `+total+` AS total FROM perp_traders
+			WHERE chain_id = ?0 AND all_time_trades > 0 AND `+total+` > 0
+			ORDER BY `+total+` DESC, address LIMIT ?4
+		) t CROSS JOIN LATERAL (
+			SELECT coalesce(sum(`+daily+`) FILTER (WHERE day >= ?1), 0) AS v1,
+				coalesce(sum(`+daily+`) FILTER (WHERE day >= ?2), 0) AS v7,
+				coalesce(sum(`+daily+`), 0) AS v30
+			FROM perp_trader_daily WHERE chain_id = ?0 AND address = t.address AND day >= ?3
+		) v ORDER BY t.total DESC, t.address`,
 		s.chainID, today, today.AddDate(0, 0, -6), today.AddDate(0, 0, -29), rankingSize).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("traders ranking: %w", err)
 	}

@@ -13,11 +13,14 @@ func Chain(cfg *config.Config) (config.Chain, bool) { return cfg.GroupChain("per
 
 // The perp report tables. Each is built by the aggregator job of the same
 // name, except OpenInterestHourly, which the Positions job builds with
-// the positions it replays (see JobOf).
+// the positions it replays, and TraderBuckets and RetentionWeeks, which
+// the ActivityBuckets job builds with its counts (see JobOf).
 const (
 	MarketHourly          = "perp_market_hourly"
 	TraderDaily           = "perp_trader_daily"
-	TraderHourly          = "perp_trader_hourly"
+	ActivityBuckets       = "perp_activity_buckets"
+	TraderBuckets         = "perp_trader_buckets"
+	RetentionWeeks        = "perp_retention_weeks"
 	Traders               = "perp_traders"
 	Liquidations          = "perp_liquidations"
 	PriceHourly           = "perp_price_hourly"
@@ -38,15 +41,22 @@ const (
 	FundingTicks          = "perp_funding_ticks"
 )
 
+// Resolutions are the buckets of ActivityBuckets and TraderBuckets: the
+// date_trunc units (in UTC) the activity endpoints' time_resolution takes.
+var Resolutions = []string{"hour", "day", "week", "month"}
+
 // Jobs names every perp report job.
-var Jobs = []string{MarketHourly, TraderDaily, TraderHourly, Traders, Liquidations, PriceHourly, DepositsHourly,
+var Jobs = []string{MarketHourly, TraderDaily, Traders, ActivityBuckets, Liquidations, PriceHourly, DepositsHourly,
 	RevenueDaily, Supply, StakingRewardsDaily, CommunityPoolSpends, ValidatorStatus, Positions, ModuleBalancesDaily,
 	RewardsDaily, ValidatorTokensDaily, TreasuryOutflowsDaily, BuyStakeHourly, WalletDaily, FundingTicks}
 
 // JobOf names the job that builds a perp report table.
 func JobOf(table string) string {
-	if table == OpenInterestHourly {
+	switch table {
+	case OpenInterestHourly:
 		return Positions
+	case TraderBuckets, RetentionWeeks:
+		return ActivityBuckets
 	}
 	return table
 }

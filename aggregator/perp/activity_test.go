@@ -1,0 +1,69 @@
+package perp_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/chainlens/chainlens/internal/dydxtest"
+	"github.com/chainlens/chainlens/internal/testdb"
+)
+
+// TestActivityRollupsAcrossRuns: the counts the activity job keeps per
+// bucket and per cohort week are those of the fills counted whole, however
+// the fills were split between runs (runs of 20 heights over ten weeks of
+// trades by 30 traders split hours, days, weeks and months).
+func TestActivityRollupsAcrossRuns(t *testing.T) {
+	t.Parallel()
+	db, _ := testdb.New(t)
+	ctx := context.Background()
+	const chain = "synth-dydx"
+	rng := rand.New(rand.NewPCG(7, 11))
+	start := time.Date(2026, 1, 20, 0, 0, 0, 0, time.UTC)
+	var history []dydxtest.Trades
+	for at := start.Add(time.Hour); at.Before(start.AddDate(0, 0, 70)); at = at.Add(time.Duration(1+rng.IntN(30)) * time.Hour) {
+		history = append(history, dydxtest.TradesOf(fmt.Sprintf("trader%02d", rng.IntN(30)), at.Format(time.DateTime), 1+rng.IntN(15)))
+	}
+	dydxtest.IndexTrades(t, db, chain, start, start.AddDate(0, 0, 71), history, 20)
+
+	var buckets, differ int
+	if err := db.NewRaw(`WITH f AS (
+			SELECT address, time, min(time) OVER (PARTITION BY address) AS first FROM dydx_fills WHERE chain_id = ?0
+		), b AS (
+			SELECT r.res, date_trunc(r.res, f.time, 'UTC') AS bucket, f.address, count(*) AS fills,
+				bool_or(date_trunc(r.res, f.first, 'UTC') = date_trunc(r.res, f.time, 'UTC')) AS started
+			FROM f CROSS JOIN unnest(ARRAY['hour', 'day', 'week', 'month']) AS r(res) GROUP BY 1, 2, 3
+		), whole AS (
+			SELECT ?0::text AS chain_id, res AS resolution, bucket, count(*) AS traders, count(*) FILTER (WHERE fills >= 10) AS at_least_10,
+				count(*) FILTER (WHERE fills >= 100) AS at_least_100, count(*) FILTER (WHERE started) AS new_traders
+			FROM b GROUP BY 1, 2, 3
+		)
+		SELECT (SELECT count(*) FROM perp_activity_buckets),
+			(SELECT count(*) FROM (SELECT * FROM whole EXCEPT SELECT * FROM perp_activity_buckets
+				UNION ALL (SELECT * FROM perp_activity_buckets EXCEPT SELECT * FROM whole)) d)`, chain).Scan(ctx, &buckets, &differ); err != nil {
+		t.Fatal(err)
+	}
+	if buckets < 150 || differ != 0 {
+		t.Errorf("%d activity buckets kept, %d differ from the fills counted whole", buckets, differ)
+	}
+
+	var cohorts, retained, differRetention int
+	if err := db.NewRaw(`WITH w AS (
+			SELECT DISTINCT address, date_trunc('week', time, 'UTC') AS week,
+				date_trunc('week', min(time) OVER (PARTITION BY address), 'UTC') AS cohort
+			FROM dydx_fills WHERE chain_id = ?0
+		), whole AS (
+			SELECT ?0::text AS chain_id, cohort, (extract(epoch FROM week - cohort) / 604800)::smallint AS weeks_after, count(*) AS traders
+			FROM w WHERE week > cohort AND week <= cohort + interval '672 hours' GROUP BY 1, 2, 3
+		)
+		SELECT (SELECT count(DISTINCT cohort) FROM perp_retention_weeks), (SELECT count(*) FROM perp_retention_weeks),
+			(SELECT count(*) FROM (SELECT * FROM whole EXCEPT SELECT * FROM perp_retention_weeks
+				UNION ALL (SELECT * FROM perp_retention_weeks EXCEPT SELECT * FROM whole)) d)`, chain).Scan(ctx, &cohorts, &retained, &differRetention); err != nil {
+		t.Fatal(err)
+	}
+	if cohorts < 3 || retained < 8 || differRetention != 0 {
+		t.Errorf("%d cohorts, %d cohort weeks kept, %d differ from the fills counted whole", cohorts, retained, differRetention)
+	}
+}
