@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chainlens/chainlens/config"
+	"github.com/chainlens/chainlens/internal/apitest"
 	"github.com/chainlens/chainlens/internal/dydxtest"
 	"github.com/chainlens/chainlens/internal/testdb"
 )
@@ -20,13 +22,14 @@ func TestActivityRollupsAcrossRuns(t *testing.T) {
 	db, _ := testdb.New(t)
 	ctx := context.Background()
 	const chain = "synth-dydx"
+	cfg := &config.Config{Chains: []config.Chain{{ID: chain, Kind: "dydx"}}}
 	rng := rand.New(rand.NewPCG(7, 11))
 	start := time.Date(2026, 1, 20, 0, 0, 0, 0, time.UTC)
 	var history []dydxtest.Trades
 	for at := start.Add(time.Hour); at.Before(start.AddDate(0, 0, 70)); at = at.Add(time.Duration(1+rng.IntN(30)) * time.Hour) {
 		history = append(history, dydxtest.TradesOf(fmt.Sprintf("trader%02d", rng.IntN(30)), at.Format(time.DateTime), 1+rng.IntN(15)))
 	}
-	dydxtest.IndexTrades(t, db, chain, start, start.AddDate(0, 0, 71), history, 20)
+	dydxtest.IndexTrades(t, db, chain, start, start.AddDate(0, 0, 71), history, 20, func() { apitest.RunJobs(t, db, cfg) })
 
 	var buckets, differ int
 	if err := db.NewRaw(`WITH f AS (

@@ -31,11 +31,35 @@ type perpHour struct {
 	hour time.Time
 }
 
+// positionsSpan is how many heights positions replays at a time: memory
+// holds one span's fill sides (a rebuild's run covers up to maxHeights;
+// mainnet dYdX blocks carry hundreds of fills).
+const positionsSpan = 1_000
+
 // positions replays the fill sides of (from, to] in chain order onto the
 // subaccounts' positions (perp_positions) and records each market's open
 // interest, the sum of long positions, after the last fill of every hour
-// (perp_open_interest_hourly). It returns the rows written.
+// (perp_open_interest_hourly), positionsSpan heights at a time. It returns
+// the rows written.
 func positions(ctx context.Context, tx bun.Tx, chainID string, from, to int64) (int64, error) {
+	return positionsBySpan(ctx, tx, chainID, from, to, positionsSpan)
+}
+
+// positionsBySpan is positions, span heights at a time.
+func positionsBySpan(ctx context.Context, tx bun.Tx, chainID string, from, to, span int64) (int64, error) {
+	var rows int64
+	for lo := from; lo < to; lo += span {
+		n, err := replayPositions(ctx, tx, chainID, lo, min(lo+span, to))
+		if err != nil {
+			return 0, err
+		}
+		rows += n
+	}
+	return rows, nil
+}
+
+// replayPositions is positions over (from, to] at once.
+func replayPositions(ctx context.Context, tx bun.Tx, chainID string, from, to int64) (int64, error) {
 	var sides []struct {
 		Address string    `bun:"address"`
 		Number  int64     `bun:"subaccount_number"`

@@ -25,13 +25,14 @@ func TestActivityDistributions(t *testing.T) {
 	t.Parallel()
 	db, _ := testdb.New(t)
 	const chain = "synth-dydx"
+	cfg := &config.Config{Chains: []config.Chain{{ID: chain, Kind: "dydx"}}}
 	tip := time.Date(2026, 3, 2, 3, 59, 0, 0, time.UTC)
 	dydxtest.IndexTrades(t, db, chain, time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC), tip, []dydxtest.Trades{
 		dydxtest.TradesOf("C", "2026-02-20 10:00:00", 1), dydxtest.TradesOf("E", "2026-02-23 08:00:00", 2),
 		dydxtest.TradesOf("A", "2026-03-02 01:10:00", 3), dydxtest.TradesOf("B", "2026-03-02 01:30:00", 1),
 		dydxtest.TradesOf("C", "2026-03-02 02:00:00", 100), dydxtest.TradesOf("E", "2026-03-02 02:30:00", 1),
 		dydxtest.TradesOf("D", "2026-03-02 03:05:00", 1), dydxtest.TradesOf("A", "2026-03-02 03:10:00", 12),
-	}, 7)
+	}, 7, func() { apitest.RunJobs(t, db, cfg) })
 	s := serve(t, db, &config.Config{Chains: []config.Chain{{ID: chain, Kind: "dydx"}}}, tip.Add(time.Hour))
 
 	var ba []map[string]any
@@ -119,10 +120,11 @@ func TestRetentionAcrossDST(t *testing.T) {
 	}
 	defer db.Close()
 	const chain = "synth-dydx"
+	cfg := &config.Config{Chains: []config.Chain{{ID: chain, Kind: "dydx"}}}
 	tip := time.Date(2026, 4, 1, 12, 0, 0, 0, time.UTC)
 	dydxtest.IndexTrades(t, db, chain, time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), tip, []dydxtest.Trades{
 		dydxtest.TradesOf("A", "2026-03-24 10:00:00", 1), dydxtest.TradesOf("A", "2026-03-29 23:30:00", 1), dydxtest.TradesOf("A", "2026-03-31 10:00:00", 1),
-	}, 1)
+	}, 1, func() { apitest.RunJobs(t, db, cfg) })
 	s := serve(t, db, &config.Config{Chains: []config.Chain{{ID: chain, Kind: "dydx"}}}, tip)
 	var rr []map[string]any
 	s.getJSON(t, "/activity/retention_rate?start_date=2026-03-23&end_date=2026-03-23", &rr)

@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chainlens/chainlens/config"
-	"github.com/chainlens/chainlens/internal/apitest"
 	"github.com/chainlens/chainlens/store"
 	"github.com/uptrace/bun"
 )
@@ -24,9 +22,10 @@ func TradesOf(addr, at string, n int) Trades { return Trades{Addr: addr, At: at,
 
 // IndexTrades writes the blocks and fills of history (one fill per height,
 // in time order, after a first block at start and before a last one at
-// tip) as the dydx indexer would, and runs the report jobs after every
-// batch of heights, so that buckets fill up over several runs.
-func IndexTrades(t testing.TB, db *bun.DB, chain string, start, tip time.Time, history []Trades, batch int) {
+// tip) as the dydx indexer would, and calls runJobs after every batch of
+// heights (and after the last), so that report buckets fill up over
+// several runs.
+func IndexTrades(t testing.TB, db *bun.DB, chain string, start, tip time.Time, history []Trades, batch int, runJobs func()) {
 	t.Helper()
 	ctx := context.Background()
 	type fill struct {
@@ -61,7 +60,7 @@ func IndexTrades(t testing.TB, db *bun.DB, chain string, start, tip time.Time, h
 	upTo := func(h int64) {
 		exec(`INSERT INTO sync_state (chain_id, kind, next_height) VALUES (?, 'dydx', ?)
 			ON CONFLICT (chain_id) DO UPDATE SET next_height = EXCLUDED.next_height`, chain, h+1)
-		apitest.RunJobs(t, db, &config.Config{Chains: []config.Chain{{ID: chain, Kind: "dydx"}}})
+		runJobs()
 	}
 	block(1, start)
 	for i, f := range fills {
