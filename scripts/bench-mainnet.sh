@@ -17,6 +17,8 @@
 #   scripts/bench-mainnet.sh evm 1
 #   scripts/bench-mainnet.sh dydx 1
 #   KEEP_DB=1 ... keeps the database (its URL is printed)
+#   RAW='{events: {exclude: [commission, rewards]}}' ... gives the chain raw
+#               filters (README "Raw filters"): what a long history needs
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PROFILE=${1:-evm}
@@ -44,7 +46,8 @@ node() { # node START_HEIGHT: serve the chain revealed through START_HEIGHT (0: 
 }
 {
 	printf 'database: {url: "%s"}\nlog: {level: warn}\napi: {listen: "127.0.0.1:%s", cache_ttl: 0s}\nchains:\n' "$url" "$api_port"
-	"$DEV" synth-node --profile "$PROFILE" --days "$DAYS" --end-time "$end" --listen "127.0.0.1:$node_port" --print-config
+	"$DEV" synth-node --profile "$PROFILE" --days "$DAYS" --end-time "$end" --listen "127.0.0.1:$node_port" --print-config |
+		if [ -n "${RAW:-}" ]; then sed "s/}\$/, raw: $RAW}/"; else cat; fi
 } > "$work/c.yaml"
 cfg=(--config "$work/c.yaml")
 "$BIN" migrate up "${cfg[@]}" >/dev/null
@@ -53,7 +56,7 @@ q() { psql -qtA -d "$url" -c "$1"; }
 now() { date +%s.%N; }
 elapsed() { python3 -c "print(f'{$2 - $1:.2f}')"; }
 
-echo "## bench-mainnet: profile $PROFILE, $DAYS day(s) ($last blocks), $(nproc) cores"
+echo "## bench-mainnet: profile $PROFILE, $DAYS day(s) ($last blocks), $(nproc) cores${RAW:+, raw filters $RAW}"
 echo
 # Ingest: everything but the last hour.
 node $(( last - hour ))
