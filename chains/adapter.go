@@ -240,6 +240,25 @@ type StateAdapter interface {
 	StateTables() []StateTable
 }
 
+// OpeningStateAdapter is an Adapter whose reports start from part of the
+// chain's own state, such as open positions: a chain indexed from a height
+// after its initial one imports that state at the height before, from the
+// node (abci_query at that height), page by page, and commits it with its
+// first batch. Each query is paginated by the cosmos-sdk convention (see
+// StateQuery).
+type OpeningStateAdapter interface {
+	Adapter
+	// OpeningQueries lists the paths of the paginated queries.
+	OpeningQueries() []string
+	// OpeningRows appends the rows of one page of path's items (the
+	// protobuf bytes of the response's field 1) read at height.
+	OpeningRows(chainID string, height int64, path string, items [][]byte, out *Rows) error
+	// OpeningTables lists the tables OpeningRows writes: their rows lead
+	// with chain_id and height, and their keys make a page written twice
+	// add nothing.
+	OpeningTables() []Table
+}
+
 // DescriptorAdapter is an Adapter that decodes messages from protobuf
 // descriptors and takes more of them, before its own: shipped sets a chain
 // is configured with (AddDescriptors, before the first Decode) and the

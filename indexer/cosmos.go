@@ -591,12 +591,13 @@ func (x *Cosmos) genesisFor(ctx context.Context, next int64, st cometbft.Status)
 	return &genesisRows{genesis: g, tables: ga.GenesisTables(), rows: rows}, nil
 }
 
-// stateFor returns the opening balances to write with the first batch of a
+// stateFor returns the opening state to write with the first batch of a
 // chain indexed from next, after its initial height: the node's bank state
-// at next-1, staged page by page (resumed after a crash). Without a
-// BankState, on a resumed run, or when the node serves no state at next-1
-// (pruned), balances before next stay unknown: it says so and indexing
-// goes on.
+// at next-1, its delegations, and the adapter's own opening state
+// (chains.OpeningStateAdapter), each staged page by page (resumed after a
+// crash). Without a BankState, or on a resumed run, the state before next
+// stays unknown. A part the node does not serve at next-1 (pruned state, a
+// query it lacks) is said to be missing and the rest is imported.
 func (x *Cosmos) stateFor(ctx context.Context, next int64) (*genesisRows, error) {
 	if x.State == nil || !x.fresh || next <= 1 {
 		if x.fresh && next > 1 {
@@ -605,35 +606,64 @@ func (x *Cosmos) stateFor(ctx context.Context, next int64) (*genesisRows, error)
 		x.genesisSettled = true
 		return nil, nil
 	}
-	n, err := stageBankState(ctx, x.db, x.State, x.cfg.ID, next-1)
-	if errors.Is(err, ErrStateUnavailable) {
+	height := next - 1
+	staged := false
+	n, err := stageBankState(ctx, x.db, x.State, x.cfg.ID, height)
+	switch {
+	case errors.Is(err, ErrStateUnavailable):
 		x.log.Warn("the node serves no bank state at the height before the first indexed one: balances before it are unknown (portfolio, supply and holder endpoints answer 503)",
-			"height", next-1, "err", err)
-		x.genesisSettled = true
+			"height", height, "err", err)
 		// Pages staged before the node stopped serving the height go: no
 		// import will use them.
-		if err := clearStaged(ctx, x.db, x.cfg.ID); err != nil {
+		if err := clearStaged(ctx, x.db, x.cfg.ID, []string{stagedBank}); err != nil {
 			return nil, fmt.Errorf("indexer %s: %w", x.cfg.ID, err)
 		}
-		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("indexer %s: state at %d: %w", x.cfg.ID, height, err)
+	default:
+		staged = true
+		x.log.Info("bank state staged for import", "height", height, "balances", n)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("indexer %s: state at %d: %w", x.cfg.ID, next-1, err)
-	}
-	x.log.Info("bank state staged for import", "height", next-1, "balances", n)
+	bank := staged
 	if ss, ok := x.State.(StakingState); ok {
-		d, err := stageStakingState(ctx, x.db, ss, x.cfg.ID, next-1)
+		d, err := stageStakingState(ctx, x.db, ss, x.cfg.ID, height)
 		switch {
 		case errors.Is(err, ErrStateUnavailable):
 			x.log.Warn("the node serves no staking state at the height before the first indexed one: delegations before it are unknown",
-				"height", next-1, "err", err)
+				"height", height, "err", err)
+			if err := clearStaged(ctx, x.db, x.cfg.ID, []string{stagedStaking}); err != nil {
+				return nil, fmt.Errorf("indexer %s: %w", x.cfg.ID, err)
+			}
 		case err != nil:
-			return nil, fmt.Errorf("indexer %s: staking state at %d: %w", x.cfg.ID, next-1, err)
+			return nil, fmt.Errorf("indexer %s: staking state at %d: %w", x.cfg.ID, height, err)
 		default:
-			x.log.Info("staking state staged for import", "height", next-1, "delegations", d)
+			staged = true
+			x.log.Info("staking state staged for import", "height", height, "delegations", d)
 		}
 	}
-	return &genesisRows{stateHeight: next - 1}, nil
+	oa, isOpening := x.adapter.(chains.OpeningStateAdapter)
+	src, serves := x.State.(OpeningState)
+	if isOpening && serves {
+		r, err := stageOpeningState(ctx, x.db, src, oa, x.cfg.ID, height)
+		switch {
+		case errors.Is(err, ErrStateUnavailable):
+			x.log.Warn("the node serves no chain state at the height before the first indexed one: reports that start from it (open positions) are unknown",
+				"height", height, "queries", oa.OpeningQueries(), "err", err)
+			if err := clearStaged(ctx, x.db, x.cfg.ID, []string{stagedOpening}, oa.OpeningTables()...); err != nil {
+				return nil, fmt.Errorf("indexer %s: %w", x.cfg.ID, err)
+			}
+		case err != nil:
+			return nil, fmt.Errorf("indexer %s: chain state at %d: %w", x.cfg.ID, height, err)
+		default:
+			staged = true
+			x.log.Info("chain state staged for import", "height", height, "queries", oa.OpeningQueries(), "rows", r)
+		}
+	}
+	if !staged {
+		x.genesisSettled = true
+		return nil, nil
+	}
+	return &genesisRows{stateHeight: height, bank: bank}, nil
 }
 
 // readyBatch returns the batch to commit next from the fetched heights

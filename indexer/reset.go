@@ -10,11 +10,11 @@ import (
 )
 
 // ResetChain deletes everything indexed for a chain (raw and domain rows of
-// the given tables, dead letters, snapshots and the checkpoint) in one
-// transaction, so indexing starts over.
+// the given tables, opening tables included, dead letters, snapshots, state
+// imports and the checkpoint) in one transaction, so indexing starts over.
 func ResetChain(ctx context.Context, db *bun.DB, chainID string, domain []chains.Table) error {
 	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		tables := []string{"sync_state", "dead_letters", "genesis_imports", "state_import_progress", "state_import_balances", "state_import_delegations", "raw_retention"}
+		tables := []string{"sync_state", "dead_letters", "genesis_imports", "state_import_progress", "state_import_balances", "state_import_delegations", "state_imports", "raw_retention"}
 		for _, t := range rawTables {
 			tables = append(tables, t.Name)
 		}

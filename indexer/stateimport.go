@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
+	"github.com/chainlens/chainlens/chains"
 	"github.com/chainlens/chainlens/chains/cosmos"
 )
 
@@ -57,8 +59,9 @@ func stagePages(ctx context.Context, db *bun.DB, chainID string, height int64, p
 		NextKey []byte `bun:"next_key"`
 	}
 	// Denoms are the parts without a kind's prefix.
-	q := db.NewRaw("SELECT part, next_key FROM state_import_progress WHERE chain_id = ? AND height = ? AND NOT done AND NOT starts_with(part, ?) ORDER BY part",
-		chainID, height, stakingPart)
+	q := db.NewRaw(`SELECT part, next_key FROM state_import_progress WHERE chain_id = ? AND height = ? AND NOT done
+		AND NOT starts_with(part, ?) AND NOT starts_with(part, ?) ORDER BY part`,
+		chainID, height, stakingPart, openingPart)
 	if prefix != "" {
 		q = db.NewRaw("SELECT part, next_key FROM state_import_progress WHERE chain_id = ? AND height = ? AND NOT done AND starts_with(part, ?) ORDER BY part",
 			chainID, height, prefix)
@@ -178,10 +181,112 @@ func stageStakingState(ctx context.Context, db *bun.DB, src StakingState, chainI
 	return stagedRows(ctx, db, "state_import_delegations", chainID, height)
 }
 
+// OpeningState reads pages of a chain's own state at a past height, for
+// an adapter's opening queries (chains.OpeningStateAdapter).
+type OpeningState interface {
+	// OpeningPage returns the items of the page of path at height starting
+	// at key (nil: the first), and the next page's key (nil: the last).
+	OpeningPage(ctx context.Context, height int64, path string, key []byte) (items [][]byte, next []byte, err error)
+}
+
+// openingPart prefixes the progress key of an opening query's pages.
+const openingPart = "opening/"
+
+// stageOpeningState reads the pages of the adapter's opening queries at
+// height into its opening tables (stagePages): they are the import's
+// staging, valid once state_imports records the import. It returns the
+// rows staged.
+func stageOpeningState(ctx context.Context, db *bun.DB, src OpeningState, a chains.OpeningStateAdapter, chainID string, height int64) (int64, error) {
+	tables := a.OpeningTables()
+	err := stagePages(ctx, db, chainID, height, openingPart, a.OpeningQueries(), func(path string, key []byte) (func(context.Context, bun.Tx) error, []byte, int, error) {
+		items, next, err := src.OpeningPage(ctx, height, path, key)
+		if err != nil {
+			return nil, nil, 0, fmt.Errorf("%s at %d: %w", path, height, err)
+		}
+		rows := chains.NewRows()
+		if err := a.OpeningRows(chainID, height, path, items, rows); err != nil {
+			return nil, nil, 0, fmt.Errorf("%s at %d: %w", path, height, err)
+		}
+		return func(ctx context.Context, tx bun.Tx) error {
+			for _, t := range tables {
+				if err := insertRows(ctx, tx, t, rows.Of(t.Name)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}, next, rows.Len(), nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	err = db.NewRaw("SELECT coalesce(sum(rows), 0) FROM state_import_progress WHERE chain_id = ? AND height = ? AND starts_with(part, ?)",
+		chainID, height, openingPart).Scan(ctx, &n)
+	return n, err
+}
+
+// insertRows inserts rows into t, a page at a time; a row already there
+// (a page written again after a crash) is left as it is.
+func insertRows(ctx context.Context, tx bun.Tx, t chains.Table, rows [][]any) error {
+	const chunk = 1000
+	for start := 0; start < len(rows); start += chunk {
+		part := rows[start:min(start+chunk, len(rows))]
+		q := "INSERT INTO ? (" + strings.Join(t.Columns, ", ") + ") VALUES "
+		args := []any{bun.Ident(t.Name)}
+		tuple := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(t.Columns)), ", ") + ")"
+		for i, r := range part {
+			if len(r) != len(t.Columns) {
+				return fmt.Errorf("%s: a row of %d values for %d columns", t.Name, len(r), len(t.Columns))
+			}
+			if i > 0 {
+				q += ", "
+			}
+			q += tuple
+			args = append(args, r...)
+		}
+		if _, err := tx.NewRaw(q+" ON CONFLICT DO NOTHING", args...).Exec(ctx); err != nil {
+			return fmt.Errorf("stage %s: %w", t.Name, err)
+		}
+	}
+	return nil
+}
+
 // writeStateImport moves the staged state at height into balance_changes
-// (chains.GenesisHeight, tx_index cosmos.StateImportTx), records the import
-// and clears the staging, in the first batch's transaction.
-func writeStateImport(ctx context.Context, conn bun.IConn, chainID string, height int64, firstTime time.Time) (int64, error) {
+// (chains.GenesisHeight, tx_index cosmos.StateImportTx) when the bank
+// state was staged (bank), and the staged delegations into staking_events;
+// records what was imported (genesis_imports for the balances,
+// state_imports per part) and clears the staging, in the first batch's
+// transaction. The opening tables' rows stay: state_imports makes them
+// valid.
+func writeStateImport(ctx context.Context, conn bun.IConn, chainID string, height int64, firstTime time.Time, bank bool) (int64, error) {
+	var n int64
+	if bank {
+		var err error
+		if n, err = writeOpeningBalances(ctx, conn, chainID, height, firstTime); err != nil {
+			return 0, err
+		}
+	}
+	if err := writeOpeningDelegations(ctx, conn, chainID, height); err != nil {
+		return 0, err
+	}
+	// Bank parts are denoms (no prefix).
+	if _, err := conn.ExecContext(ctx, `INSERT INTO state_imports (chain_id, part, height, rows)
+		SELECT chain_id, CASE WHEN starts_with(part, ?) THEN 'staking' WHEN starts_with(part, ?) THEN substr(part, ?) ELSE 'bank' END,
+			height, sum(rows)
+		FROM state_import_progress WHERE chain_id = ? AND height = ? GROUP BY 1, 2, 3
+		ON CONFLICT (chain_id, part) DO UPDATE SET height = EXCLUDED.height, rows = EXCLUDED.rows, imported_at = now()`,
+		stakingPart, openingPart, len(openingPart)+1, chainID, height); err != nil {
+		return 0, fmt.Errorf("record the state import: %w", err)
+	}
+	if err := clearStaged(ctx, conn, chainID, nil); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// writeOpeningBalances moves the staged balances into balance_changes and
+// records them in genesis_imports.
+func writeOpeningBalances(ctx context.Context, conn bun.IConn, chainID string, height int64, firstTime time.Time) (int64, error) {
 	if _, err := conn.ExecContext(ctx, "DELETE FROM balance_changes WHERE chain_id = ? AND height = 0", chainID); err != nil {
 		return 0, fmt.Errorf("clear the opening balances: %w", err)
 	}
@@ -192,16 +297,6 @@ func writeStateImport(ctx context.Context, conn bun.IConn, chainID string, heigh
 		return 0, fmt.Errorf("write the opening balances: %w", err)
 	}
 	n, _ := res.RowsAffected()
-	// Delegations as delegate rows: a validator's tokens and a delegator's
-	// stake are then their sum over the indexed changes, as from a genesis.
-	if _, err := conn.ExecContext(ctx, "DELETE FROM staking_events WHERE chain_id = ? AND height = 0 AND tx_index = ?", chainID, cosmos.StateImportTx); err != nil {
-		return 0, fmt.Errorf("clear the opening delegations: %w", err)
-	}
-	if _, err := conn.ExecContext(ctx, `INSERT INTO staking_events (chain_id, height, tx_index, event_index, coin_index, msg_index, kind, delegator, validator, src_validator, denom, amount)
-		SELECT chain_id, 0, ?, (row_number() OVER (ORDER BY validator, delegator))::int - 1, 0, -1, 'delegate', delegator, validator, '', denom, amount
-		FROM state_import_delegations WHERE chain_id = ? AND height = ? AND amount > 0`, cosmos.StateImportTx, chainID, height); err != nil {
-		return 0, fmt.Errorf("write the opening delegations: %w", err)
-	}
 	// The opening balances hold from the first indexed block on: their
 	// height is its height, their time its time.
 	if _, err := conn.ExecContext(ctx, `INSERT INTO genesis_imports (chain_id, initial_height, genesis_time, balance_rows, imported_at, state_height)
@@ -209,19 +304,75 @@ func writeStateImport(ctx context.Context, conn bun.IConn, chainID string, heigh
 		ON CONFLICT (chain_id) DO UPDATE SET initial_height = EXCLUDED.initial_height, genesis_time = EXCLUDED.genesis_time,
 		balance_rows = EXCLUDED.balance_rows, imported_at = now(), state_height = EXCLUDED.state_height`,
 		chainID, height+1, firstTime, n, height); err != nil {
-		return 0, fmt.Errorf("record the state import: %w", err)
-	}
-	if err := clearStaged(ctx, conn, chainID); err != nil {
-		return 0, err
+		return 0, fmt.Errorf("record the balances import: %w", err)
 	}
 	return n, nil
 }
 
-// clearStaged deletes chainID's staged state and its progress.
-func clearStaged(ctx context.Context, db bun.IConn, chainID string) error {
-	for _, t := range []string{"state_import_balances", "state_import_delegations", "state_import_progress"} {
-		if _, err := db.ExecContext(ctx, "DELETE FROM "+t+" WHERE chain_id = ?", chainID); err != nil {
-			return fmt.Errorf("clear %s: %w", t, err)
+// writeOpeningDelegations moves the staged delegations into
+// staking_events as delegate rows: a validator's tokens and a delegator's
+// stake are then their sum over the indexed changes, as from a genesis.
+func writeOpeningDelegations(ctx context.Context, conn bun.IConn, chainID string, height int64) error {
+	if _, err := conn.ExecContext(ctx, "DELETE FROM staking_events WHERE chain_id = ? AND height = 0 AND tx_index = ?", chainID, cosmos.StateImportTx); err != nil {
+		return fmt.Errorf("clear the opening delegations: %w", err)
+	}
+	if _, err := conn.ExecContext(ctx, `INSERT INTO staking_events (chain_id, height, tx_index, event_index, coin_index, msg_index, kind, delegator, validator, src_validator, denom, amount)
+		SELECT chain_id, 0, ?, (row_number() OVER (ORDER BY validator, delegator))::int - 1, 0, -1, 'delegate', delegator, validator, '', denom, amount
+		FROM state_import_delegations WHERE chain_id = ? AND height = ? AND amount > 0`, cosmos.StateImportTx, chainID, height); err != nil {
+		return fmt.Errorf("write the opening delegations: %w", err)
+	}
+	return nil
+}
+
+// The staged parts clearStaged can drop.
+const (
+	stagedBank    = "bank"
+	stagedStaking = "staking"
+	stagedOpening = "opening"
+)
+
+// clearStaged deletes chainID's staged state of the parts named (nil:
+// the staging tables and all progress; the opening tables' rows are kept,
+// an import's by then). Dropping the opening part deletes the rows staged
+// into the opening tables too: no import will make them valid.
+func clearStaged(ctx context.Context, db bun.IConn, chainID string, parts []string, opening ...chains.Table) error {
+	exec := func(q string, args ...any) error {
+		_, err := db.ExecContext(ctx, q, args...)
+		return err
+	}
+	if parts == nil {
+		for _, t := range []string{"state_import_balances", "state_import_delegations", "state_import_progress"} {
+			if err := exec("DELETE FROM "+t+" WHERE chain_id = ?", chainID); err != nil {
+				return fmt.Errorf("clear %s: %w", t, err)
+			}
+		}
+		return nil
+	}
+	for _, p := range parts {
+		var err error
+		switch p {
+		case stagedBank:
+			if err = exec("DELETE FROM state_import_balances WHERE chain_id = ?", chainID); err == nil {
+				err = exec("DELETE FROM state_import_progress WHERE chain_id = ? AND NOT starts_with(part, ?) AND NOT starts_with(part, ?)",
+					chainID, stakingPart, openingPart)
+			}
+		case stagedStaking:
+			if err = exec("DELETE FROM state_import_delegations WHERE chain_id = ?", chainID); err == nil {
+				err = exec("DELETE FROM state_import_progress WHERE chain_id = ? AND starts_with(part, ?)", chainID, stakingPart)
+			}
+		case stagedOpening:
+			for _, t := range opening {
+				if err = exec("DELETE FROM ? WHERE chain_id = ? AND NOT EXISTS (SELECT 1 FROM state_imports i WHERE i.chain_id = ? AND i.height = ?.height)",
+					bun.Ident(t.Name), chainID, chainID, bun.Ident(t.Name)); err != nil {
+					break
+				}
+			}
+			if err == nil {
+				err = exec("DELETE FROM state_import_progress WHERE chain_id = ? AND starts_with(part, ?)", chainID, openingPart)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("clear the staged %s state: %w", p, err)
 		}
 	}
 	return nil

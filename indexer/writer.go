@@ -252,9 +252,11 @@ type genesisRows struct {
 	genesis *chains.Genesis
 	tables  []chains.Table
 	rows    *chains.Rows
-	// stateHeight, when set, replaces the genesis: the node's bank state
-	// at that height, staged in state_import_balances (stageBankState).
+	// stateHeight, when set, replaces the genesis: the node's state at
+	// that height, staged (stateFor); bank says whether it holds the bank
+	// state (the opening balances).
 	stateHeight int64
+	bank        bool
 }
 
 // commitWith is commit that also replaces the chain's rows at
@@ -405,7 +407,7 @@ func (w *writer) write(ctx context.Context, batch []*fetched, gen *genesisRows, 
 		if first < 0 {
 			return nil, fmt.Errorf("commit %d..%d: the state import needs a committed block for its time, and every height failed", from, to)
 		}
-		n, err := writeStateImport(ctx, conn, w.chainID, gen.stateHeight, batch[first].block.Time)
+		n, err := writeStateImport(ctx, conn, w.chainID, gen.stateHeight, batch[first].block.Time, gen.bank)
 		if err != nil {
 			return nil, fmt.Errorf("commit %d..%d: state import: %w", from, to, err)
 		}

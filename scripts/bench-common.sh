@@ -35,3 +35,21 @@ node_tip() {
 		curl -sf "http://127.0.0.1:$2/status" | python3 -c 'import json,sys; print(json.load(sys.stdin)["result"]["sync_info"]["latest_block_height"])'
 	fi
 }
+
+# profile_paths GROUPS OPENAPI: every GET operation of the groups (names
+# separated by spaces) in the OpenAPI document file OPENAPI that needs no
+# parameter, and for the stablecoins the chart windows of an hour.
+profile_paths() {
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+groups = sys.argv[1].split()
+doc = json.load(open(sys.argv[2]))
+for path, item in doc['paths'].items():
+    op = item.get('get')
+    if op and op['tags'][0] in groups and '{' not in path and not any(p.get('required') for p in op.get('parameters', [])):
+        print(path)
+if 'stablecoins' in groups:
+    for p in ('issuing', 'active-senders', 'volume-by-category'):
+        print(f'/stablecoins/{p}/over-time?time_range=24h&time_agg=1h')
+PY
+}

@@ -6,16 +6,22 @@
 # Every second the lag (revealed height − indexed height) is sampled; after
 # the first catch-up, SECONDS (default 180) of samples give the lag's
 # p50/p99/max, and the aggregator jobs' reach behind the tip.
+# With RATE, the API keeps its shipped response cache and `chainlens bench
+# http` asks every endpoint of the profile's groups that needs no
+# parameter, round-robin, RATE requests a second (open loop) for the
+# SECONDS measured, while blocks commit at the chain's block time: the
+# cache's service times as data changes under it.
 # Output: markdown on stdout. Profiles: dydx (1 s blocks), evm (12 s).
 #
 #   scripts/bench-tip.sh dydx 180
+#   RATE=500 scripts/bench-tip.sh dydx 60
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PROFILE=${1:-dydx}
 SECONDS_MEASURED=${2:-180}
 case "$PROFILE" in
-dydx) block_time=1s start=3600 paths="/aux/market_listings /trading/trades_count /perp/transparency/supply /trading/open_interest" ;;
-evm) block_time=12s start=300 paths="/stablecoins/volume-per-token /stablecoins/whale-alerts" ;;
+dydx) block_time=1s start=3600 groups="perp perp_lens" paths="/aux/market_listings /trading/trades_count /perp/transparency/supply /trading/open_interest" ;;
+evm) block_time=12s start=300 groups="stablecoins" paths="/stablecoins/volume-per-token /stablecoins/whale-alerts" ;;
 *) echo "bench-tip.sh: profiles: dydx, evm" >&2; exit 2 ;;
 esac
 . scripts/bench-common.sh
@@ -25,7 +31,10 @@ node_port=$(port)
 api_port=$(port)
 node_args=(--profile "$PROFILE" --days 1 --end-time "$(date -u +%Y-%m-%dT%H:%M:%SZ)" --listen "127.0.0.1:$node_port")
 {
-	printf 'database: {url: "%s"}\nlog: {level: warn}\napi: {listen: "127.0.0.1:%s", cache_ttl: 0s}\nchains:\n' "$url" "$api_port"
+	cache=", cache_ttl: 0s"
+	# The shipped cache; the key's rate limit and quota out of the way.
+	if [ -n "${RATE:-}" ]; then cache=", rate_limit: {per_second: 1000000, burst: 1000000}, quota: {credits: 1000000000000}"; fi
+	printf 'database: {url: "%s"}\nlog: {level: warn}\napi: {listen: "127.0.0.1:%s"%s}\nchains:\n' "$url" "$api_port" "$cache"
 	bin/chainlens-dev synth-node "${node_args[@]}" --print-config
 } > "$work/c.yaml"
 cfg=(--config "$work/c.yaml")
@@ -44,20 +53,31 @@ for _ in $(seq 600); do
 	[ "$i" -ge $((t - 2)) ] && break
 	sleep 1
 done
-# The API client: the profile's endpoints in turn, ~10 a second.
-(
-	while true; do
-		for p in $paths; do curl -s -o /dev/null -H "Authorization: Bearer $key" "http://127.0.0.1:$api_port$p"; sleep 0.1; done
-	done
-) &
-pids+=($!)
+if [ -n "${RATE:-}" ]; then
+	# Every endpoint of the groups at RATE requests a second, cached.
+	curl -sf "http://127.0.0.1:$api_port/openapi.json" > "$work/openapi.json"
+	profile_paths "$groups" "$work/openapi.json" | while read -r p; do echo "$p http://127.0.0.1:$api_port$p"; done > "$work/urls"
+	bin/chainlens bench http --rate "$RATE" --duration "${SECONDS_MEASURED}s" --header "Authorization: Bearer $key" \
+		--urls "$work/urls" > "$work/http" 2>&1 &
+	pids+=($!)
+	client=$!
+else
+	# The API client: a few endpoints in turn, uncached, ~10 a second.
+	(
+		while true; do
+			for p in $paths; do curl -s -o /dev/null -H "Authorization: Bearer $key" "http://127.0.0.1:$api_port$p"; sleep 0.1; done
+		done
+	) &
+	pids+=($!)
+fi
 : > "$work/lag"
 for _ in $(seq "$SECONDS_MEASURED"); do
 	echo $(( $(tip) - $(indexed) )) >> "$work/lag"
 	sleep 1
 done
 behind=$(psql -qtA -d "$url" -c "SELECT max(s.next_height - 1 - j.height) FROM aggregator_jobs j JOIN sync_state s ON s.chain_id = j.chain_id")
-echo "## bench-tip: profile $PROFILE, block time $block_time, $SECONDS_MEASURED s of samples, $(nproc) cores"
+if [ -n "${RATE:-}" ]; then wait "$client" || true; fi
+echo "## bench-tip: profile $PROFILE, block time $block_time, $SECONDS_MEASURED s of samples, $(nproc) cores${RATE:+, $RATE req/s cached}"
 echo
 python3 - "$work/lag" "$behind" <<'EOF'
 import sys
@@ -67,3 +87,11 @@ print("| samples | lag p50 (heights) | lag p99 | lag max | jobs' furthest reach 
 print("|---|---|---|---|---|")
 print(f"| {n} | {lags[n // 2]} | {lags[min(n - 1, n * 99 // 100)]} | {lags[-1]} | {sys.argv[2]} heights |")
 EOF
+if [ -n "${RATE:-}" ]; then
+	echo
+	echo "\`chainlens bench http\` at $RATE req/s over $(wc -l < "$work/urls") endpoints (cached), while the chain moved:"
+	echo
+	echo '```'
+	cat "$work/http"
+	echo '```'
+fi

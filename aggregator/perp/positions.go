@@ -8,6 +8,8 @@ import (
 	"cosmossdk.io/math"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"github.com/chainlens/chainlens/chains/dydx"
 )
 
 // priceHourlySQL keeps, per market and UTC hour, the last oracle price set
@@ -45,9 +47,42 @@ func positions(ctx context.Context, tx bun.Tx, chainID string, from, to int64) (
 	return positionsBySpan(ctx, tx, chainID, from, to, positionsSpan)
 }
 
-// positionsBySpan is positions, span heights at a time.
+// A chain indexed from after its initial height starts from the positions
+// the indexer imported at the height before (state_imports records the
+// import of SubaccountAll, dydx_opening_positions holds them), and each
+// market's open interest from them, at the hour of the first block after.
+// Arguments ?0 chain, ?1 the import's part.
+const (
+	openingPositionsSQL = `INSERT INTO perp_positions (chain_id, address, subaccount_number, perpetual_id, size)
+		SELECT o.chain_id, o.address, o.subaccount_number, o.perpetual_id, o.quantums
+		FROM dydx_opening_positions o JOIN state_imports i ON i.chain_id = o.chain_id AND i.part = ?1 AND i.height = o.height
+		WHERE o.chain_id = ?0
+		ON CONFLICT (chain_id, address, subaccount_number, perpetual_id) DO UPDATE SET size = EXCLUDED.size`
+	openingOpenInterestSQL = `INSERT INTO perp_open_interest_hourly (chain_id, perpetual_id, hour, open_interest)
+		SELECT o.chain_id, o.perpetual_id,
+			date_trunc('hour', (SELECT time FROM blocks WHERE chain_id = ?0 AND height > i.height ORDER BY height LIMIT 1), 'UTC'),
+			coalesce(sum(o.quantums) FILTER (WHERE o.quantums > 0), 0)
+		FROM dydx_opening_positions o JOIN state_imports i ON i.chain_id = o.chain_id AND i.part = ?1 AND i.height = o.height
+		WHERE o.chain_id = ?0
+		GROUP BY o.chain_id, o.perpetual_id, i.height
+		ON CONFLICT (chain_id, perpetual_id, hour) DO UPDATE SET open_interest = EXCLUDED.open_interest`
+)
+
+// positionsBySpan is positions, span heights at a time; a run from the
+// first height (from 0: the first, or a rebuild) starts from the opening
+// positions, if any.
 func positionsBySpan(ctx context.Context, tx bun.Tx, chainID string, from, to, span int64) (int64, error) {
 	var rows int64
+	if from == 0 {
+		for _, q := range []string{openingPositionsSQL, openingOpenInterestSQL} {
+			res, err := tx.NewRaw(q, chainID, dydx.PathSubaccountAll).Exec(ctx)
+			if err != nil {
+				return 0, fmt.Errorf("opening positions: %w", err)
+			}
+			n, _ := res.RowsAffected()
+			rows += n
+		}
+	}
 	for lo := from; lo < to; lo += span {
 		n, err := replayPositions(ctx, tx, chainID, lo, min(lo+span, to))
 		if err != nil {

@@ -257,6 +257,9 @@ func resetChain(ctx context.Context, cfg *config.Config, db *bun.DB, chainID str
 				return err
 			}
 			domain = adapter.Tables()
+			if oa, ok := adapter.(chains.OpeningStateAdapter); ok {
+				domain = append(domain, oa.OpeningTables()...)
+			}
 		}
 		if err := indexer.ResetChain(ctx, db, chainID, domain); err != nil {
 			return err

@@ -6,7 +6,8 @@
 // abci_info.json, as produced for testdata/localnet/<chain>/.
 //
 // Served methods: health, status, block, block_results, header, block_by_hash, header_by_hash,
-// blockchain, validators, genesis, genesis_chunked and, when recorded, abci_info. The node's latest
+// blockchain, validators, genesis, genesis_chunked and, when recorded, abci_info (and abci_query
+// for a Source that is a Querier). The node's latest
 // height is the revealed height (see Options): heights above it and below the first recorded
 // height fail with CometBFT's exact JSON-RPC errors. Replies are the recorded results byte for
 // byte, except status (sync_info follows the revealed block), abci_info (last_block_height and
@@ -14,7 +15,7 @@
 // height, is served for every height CometBFT would accept: first recorded height to revealed
 // height + 1) and blockchain (block metas are built from the recorded blocks; block_size is the
 // exact protobuf size CometBFT stores, computed with CometBFT's types). There is no websocket,
-// and no tx, tx_search, commit, abci_query, broadcast or consensus method.
+// and no tx, tx_search, commit, broadcast or consensus method.
 package replaynode
 
 import (
@@ -74,6 +75,31 @@ type Recording struct {
 // Time, and Hash and AppHash when the source knows them ("" otherwise).
 type Summarizer interface {
 	Summary(height int64) Block
+}
+
+// Querier is a Source that also answers abci_query: the application's
+// gRPC queries at a height (a generated chain's state). A Node without
+// one has no abci_query method.
+type Querier interface {
+	// ABCIQuery answers path with the request data at height (the state
+	// after that block): the response value, or a *QueryError the node
+	// reports as the response's code and log.
+	ABCIQuery(path string, data []byte, height int64) ([]byte, error)
+}
+
+// QueryError is an application's refusal of a query, as ABCI reports it.
+type QueryError struct {
+	Code      uint32
+	Codespace string
+	Log       string
+}
+
+func (e *QueryError) Error() string { return fmt.Sprintf("%s code %d: %s", e.Codespace, e.Code, e.Log) }
+
+// ErrUnknownQuery is the cosmos-sdk's answer to a query path no module
+// serves.
+func ErrUnknownQuery(path string) *QueryError {
+	return &QueryError{Code: 6, Codespace: "sdk", Log: "unknown query path: " + path}
 }
 
 // Block is one height as a Node serves it: the /block and /block_results

@@ -45,6 +45,7 @@ const (
 	argUint                    // uint
 	argBytes                   // []byte: base64 JSON string
 	argHexBytes                // bytes.HexBytes: hex JSON string
+	argString                  // string
 )
 
 type argSpec struct {
@@ -85,6 +86,10 @@ func (n *Node) routes() map[string]method {
 	}
 	if n.src.ABCIInfo() != nil {
 		m["abci_info"] = method{call: n.abciInfo}
+	}
+	if q, ok := n.src.(Querier); ok {
+		m["abci_query"] = method{args: []argSpec{{"path", argString}, {"data", argHexBytes}, {"height", argInt64}},
+			call: func(ctx context.Context, a args) (json.RawMessage, error) { return n.abciQuery(ctx, q, a) }}
 	}
 	return m
 }
@@ -372,6 +377,12 @@ func (a args) decodeJSON(s argSpec, v json.RawMessage) error {
 			return fmt.Errorf("%s: %w", s.name, err)
 		}
 		a.bytes[s.name] = b
+	case argString:
+		var str string
+		if err := json.Unmarshal(v, &str); err != nil {
+			return fmt.Errorf("%s: expected a string: %w", s.name, err)
+		}
+		a.bytes[s.name] = []byte(str)
 	}
 	return nil
 }
@@ -435,6 +446,11 @@ func uriParams(specs []argSpec, r *http.Request) (args, error) {
 			default:
 				return a, fmt.Errorf("%s: expected 0x-prefixed hex or a quoted string, got %q", s.name, v)
 			}
+		case argString:
+			if quoted {
+				v = v[1 : len(v)-1]
+			}
+			a.bytes[s.name] = []byte(v)
 		}
 	}
 	return a, nil
@@ -669,6 +685,38 @@ func (n *Node) abciInfo(_ context.Context, _ args) (json.RawMessage, error) {
 	}
 	o.set("response", respJSON)
 	return o.marshal()
+}
+
+// abciQuery answers abci_query as CometBFT 0.38 does: the application's
+// response, with its code and log when it refuses; the height defaults to
+// the revealed tip, and a height above it is refused as the SDK refuses a
+// height it has not committed.
+func (n *Node) abciQuery(_ context.Context, q Querier, a args) (json.RawMessage, error) {
+	path := string(a.bytes["path"])
+	h, ok := a.int("height")
+	if !ok || h == 0 {
+		h = n.Height()
+	}
+	resp := map[string]any{"code": 0, "log": "", "info": "", "index": "0", "key": nil, "value": nil, "proofOps": nil,
+		"height": strconv.FormatInt(h, 10), "codespace": ""}
+	var value []byte
+	var err error
+	if h > n.Height() {
+		err = &QueryError{Code: 26, Codespace: "sdk",
+			Log: "cannot query with height in the future; please provide a valid height: invalid height"}
+	} else {
+		value, err = q.ABCIQuery(path, a.bytes["data"], h)
+	}
+	var qe *QueryError
+	switch {
+	case errors.As(err, &qe):
+		resp["code"], resp["codespace"], resp["log"] = qe.Code, qe.Codespace, qe.Log
+	case err != nil:
+		return nil, err
+	default:
+		resp["value"] = value // encoding/json writes []byte as base64, as CometBFT does
+	}
+	return json.Marshal(map[string]any{"response": resp})
 }
 
 // appHashAfter returns the base64 app hash after executing height h: block_results' app_hash, or

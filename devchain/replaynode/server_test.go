@@ -362,3 +362,46 @@ func TestFrozenTip(t *testing.T) {
 		t.Errorf("header_by_hash height %v", h)
 	}
 }
+
+// echoQuerier is the osmosis recording answering one query path: the
+// request data back, and the height asked.
+type echoQuerier struct{ *Recording }
+
+func (q echoQuerier) ABCIQuery(path string, data []byte, height int64) ([]byte, error) {
+	if path != "/echo" {
+		return nil, ErrUnknownQuery(path)
+	}
+	return append(append([]byte{}, data...), byte(height)), nil
+}
+
+// TestABCIQuery: a Querier source answers abci_query as CometBFT does (the
+// value base64, the height asked or the tip's), an application refusal
+// as the response's code and log, and a height above the tip as the SDK
+// refuses it; a source without queries has no such method.
+func TestABCIQuery(t *testing.T) {
+	rec := loadRecording(t, "osmosis")
+	srv := httptest.NewServer(New(echoQuerier{rec}, Options{StartHeight: 200}).Handler())
+	defer srv.Close()
+	for _, c := range []struct{ name, body, want string }{
+		{"at a height", `{"jsonrpc":"2.0","id":1,"method":"abci_query","params":{"path":"/echo","data":"0A0B","height":"150","prove":false}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"response":{"code":0,"codespace":"","height":"150","index":"0","info":"","key":null,"log":"","proofOps":null,"value":"CguW"}}}`},
+		{"at the tip", `{"jsonrpc":"2.0","id":1,"method":"abci_query","params":{"path":"/echo","data":""}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"response":{"code":0,"codespace":"","height":"200","index":"0","info":"","key":null,"log":"","proofOps":null,"value":"yA=="}}}`},
+		{"an unknown path", `{"jsonrpc":"2.0","id":1,"method":"abci_query","params":{"path":"/nope","height":"150"}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"response":{"code":6,"codespace":"sdk","height":"150","index":"0","info":"","key":null,"log":"unknown query path: /nope","proofOps":null,"value":null}}}`},
+		{"above the tip", `{"jsonrpc":"2.0","id":1,"method":"abci_query","params":{"path":"/echo","height":"201"}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"response":{"code":26,"codespace":"sdk","height":"201","index":"0","info":"","key":null,"log":"cannot query with height in the future; please provide a valid height: invalid height","proofOps":null,"value":null}}}`},
+	} {
+		if _, _, body := do(t, srv, "POST", "/", c.body); body != c.want {
+			t.Errorf("%s\n%s\nwant\n%s", c.name, body, c.want)
+		}
+	}
+	if _, _, body := do(t, srv, "GET", `/abci_query?path="/echo"&data=0x0A&height=150`, ""); !strings.Contains(body, `"value":"CpY="`) {
+		t.Errorf("URI request: %s", body)
+	}
+	plain := httptest.NewServer(New(rec, Options{}).Handler())
+	defer plain.Close()
+	if code, _, body := do(t, plain, "GET", "/abci_query?path=%22/echo%22", ""); code != 404 || !strings.Contains(body, "Method not found") {
+		t.Errorf("a recording without queries: %d %s", code, body)
+	}
+}

@@ -132,10 +132,19 @@ func (c *Chain) Block(height int64) (*replaynode.Block, error) {
 	if height <= c.g.height {
 		c.reset()
 	}
+	if err := c.advanceTo(height); err != nil {
+		return nil, err
+	}
+	return c.kept[height], nil
+}
+
+// advanceTo generates the blocks after the generator's last up to height,
+// keeping the last Window of them; c.mu is held.
+func (c *Chain) advanceTo(height int64) error {
 	for c.g.height < height {
 		b, err := c.g.next()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		c.kept[b.Height] = b
 		c.byHash[b.Hash] = b.Height
@@ -147,7 +156,7 @@ func (c *Chain) Block(height int64) (*replaynode.Block, error) {
 			delete(c.kept, old.Height)
 		}
 	}
-	return c.kept[height], nil
+	return nil
 }
 
 // Summary describes a height without generating it: its time, and its

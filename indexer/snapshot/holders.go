@@ -115,6 +115,21 @@ func (b BankState) Holders(ctx context.Context, height int64, denom string, key 
 	return out, nextKey(resp.Pagination), nil
 }
 
+// OpeningPage returns one page of an adapter's opening query path at
+// height (indexer.OpeningState); a node that keeps no state there or
+// lacks the query answers indexer.ErrStateUnavailable.
+func (b BankState) OpeningPage(ctx context.Context, height int64, path string, key []byte) ([][]byte, []byte, error) {
+	limit := b.PageSize
+	if limit == 0 {
+		limit = pageSize
+	}
+	items, next, err := queryPage(ctx, b.Q, path, height, key, limit)
+	if err != nil {
+		return nil, nil, unavailable(err)
+	}
+	return items, next, nil
+}
+
 // unavailable marks the node's lasting refusals (pruned state, a query it
 // does not serve, no abci_query method at all) as
 // indexer.ErrStateUnavailable; other errors (a busy node's internal error,

@@ -21,60 +21,83 @@ import (
 func TakeState(ctx context.Context, q Querier, height int64, queries []chains.StateQuery) (map[string][][]byte, error) {
 	out := make(map[string][][]byte, len(queries))
 	for _, sq := range queries {
+		if !sq.Paginated {
+			items, _, err := queryPage(ctx, q, sq.Path, height, nil, 0)
+			if err != nil {
+				return nil, err
+			}
+			out[sq.Path] = items
+			continue
+		}
 		var items [][]byte
-		var key, prevKey []byte
+		var key []byte
 		for page := 0; ; page++ {
 			if page == maxPages {
 				return nil, fmt.Errorf("%s: more than %d pages", sq.Path, maxPages)
 			}
-			var req []byte
-			if sq.Paginated {
-				var pr []byte
-				if len(key) > 0 {
-					pr = protowire.AppendTag(pr, 1, protowire.BytesType)
-					pr = protowire.AppendBytes(pr, key)
-				}
-				pr = protowire.AppendTag(pr, 3, protowire.VarintType)
-				pr = protowire.AppendVarint(pr, pageSize)
-				req = protowire.AppendTag(req, 1, protowire.BytesType)
-				req = protowire.AppendBytes(req, pr)
-			}
-			resp, err := q.ABCIQuery(ctx, sq.Path, req, height)
+			got, next, err := queryPage(ctx, q, sq.Path, height, key, pageSize)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w", sq.Path, err)
+				return nil, err
 			}
-			fs, err := wire.Fields(resp)
-			if err != nil {
-				return nil, fmt.Errorf("%s: decode the answer: %w", sq.Path, err)
-			}
-			key = nil
-			for _, f := range fs {
-				switch {
-				case f.Num == 1 && f.Type == protowire.BytesType:
-					items = append(items, f.Bytes)
-				case f.Num == 2 && f.Type == protowire.BytesType && sq.Paginated:
-					pfs, err := wire.Fields(f.Bytes)
-					if err != nil {
-						return nil, fmt.Errorf("%s: decode the page: %w", sq.Path, err)
-					}
-					for _, pf := range pfs {
-						if pf.Num == 1 && pf.Type == protowire.BytesType {
-							key = pf.Bytes
-						}
-					}
-				}
-			}
-			if len(key) == 0 {
+			items = append(items, got...)
+			if len(next) == 0 {
 				break
 			}
-			if bytes.Equal(key, prevKey) {
-				return nil, fmt.Errorf("%s: the node answered the same page key %x twice", sq.Path, key)
+			if bytes.Equal(next, key) {
+				return nil, fmt.Errorf("%s: the node answered the same page key %x twice", sq.Path, next)
 			}
-			prevKey = key
+			key = next
 		}
 		out[sq.Path] = items
 	}
 	return out, nil
+}
+
+// queryPage runs the query path at height: with limit > 0, the page at key
+// (PageRequest{key=1, limit=3} in field 1 of the request; nil key: the
+// first page), returning the items (field 1 of the answer) and the next
+// page's key (PageResponse.next_key in field 2; nil on the last page);
+// with limit 0, an unpaginated query, whose answer's field 1 is its item.
+func queryPage(ctx context.Context, q Querier, path string, height int64, key []byte, limit uint64) ([][]byte, []byte, error) {
+	var req []byte
+	if limit > 0 {
+		var pr []byte
+		if len(key) > 0 {
+			pr = protowire.AppendTag(pr, 1, protowire.BytesType)
+			pr = protowire.AppendBytes(pr, key)
+		}
+		pr = protowire.AppendTag(pr, 3, protowire.VarintType)
+		pr = protowire.AppendVarint(pr, limit)
+		req = protowire.AppendTag(req, 1, protowire.BytesType)
+		req = protowire.AppendBytes(req, pr)
+	}
+	resp, err := q.ABCIQuery(ctx, path, req, height)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	fs, err := wire.Fields(resp)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: decode the answer: %w", path, err)
+	}
+	var items [][]byte
+	var next []byte
+	for _, f := range fs {
+		switch {
+		case f.Num == 1 && f.Type == protowire.BytesType:
+			items = append(items, f.Bytes)
+		case f.Num == 2 && f.Type == protowire.BytesType && limit > 0:
+			pfs, err := wire.Fields(f.Bytes)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s: decode the page: %w", path, err)
+			}
+			for _, pf := range pfs {
+				if pf.Num == 1 && pf.Type == protowire.BytesType {
+					next = pf.Bytes
+				}
+			}
+		}
+	}
+	return items, next, nil
 }
 
 // insertChunk is the number of rows per INSERT statement.
