@@ -138,3 +138,23 @@ func GenesisImport(ctx context.Context, db bun.IDB, chainID string) (Import, boo
 	}
 	return r, true, nil
 }
+
+// ImportedPart is one part of the state imported at the height before a
+// chain's first indexed height (state_imports): bank, staking, or an
+// adapter's opening query (its path).
+type ImportedPart struct {
+	Part   string `bun:"part"`
+	Height int64  `bun:"height"`
+	Rows   int64  `bun:"rows"`
+}
+
+// StateImports lists the parts of chainID's state imported at the height
+// before its first indexed height, by part.
+func StateImports(ctx context.Context, db bun.IDB, chainID string) ([]ImportedPart, error) {
+	var out []ImportedPart
+	if err := db.NewRaw("SELECT part, height, rows FROM state_imports WHERE chain_id = ? ORDER BY part", chainID).Scan(ctx, &out); err != nil &&
+		!errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("state imports of %s: %w", chainID, err)
+	}
+	return out, nil
+}

@@ -2,6 +2,7 @@ package perp_test
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http/httptest"
 	"slices"
@@ -18,6 +19,7 @@ import (
 	"github.com/chainlens/chainlens/indexer/cometbft"
 	"github.com/chainlens/chainlens/indexer/snapshot"
 	"github.com/chainlens/chainlens/internal/apitest"
+	"github.com/chainlens/chainlens/internal/opstatus"
 	"github.com/chainlens/chainlens/internal/testdb"
 )
 
@@ -32,7 +34,7 @@ func TestPositionsFromALateStart(t *testing.T) {
 	const start, last = 300, 600
 	profile := synthdydx.Mainnet(1, 5)
 	profile.Traders, profile.Makers, profile.LiquidationsPerMille, profile.LiquidationsFrom = 3_000, 12, 60, 100
-	index := func(from int64) *bun.DB {
+	index := func(from int64) (*bun.DB, *config.Config) {
 		t.Helper()
 		c, err := synthdydx.New(profile)
 		if err != nil {
@@ -55,10 +57,12 @@ func TestPositionsFromALateStart(t *testing.T) {
 		if err := x.Run(ctx, last); err != nil {
 			t.Fatal(err)
 		}
-		apitest.RunJobs(t, db, &config.Config{Chains: []config.Chain{cfg}})
-		return db
+		all := &config.Config{Chains: []config.Chain{cfg}}
+		apitest.RunJobs(t, db, all)
+		return db, all
 	}
-	whole, late := index(1), index(start)
+	whole, _ := index(1)
+	late, lateCfg := index(start)
 	ctx := t.Context()
 
 	var imported struct {
@@ -74,6 +78,15 @@ func TestPositionsFromALateStart(t *testing.T) {
 	}
 	if imported.Height != start-1 || imported.Rows < 20 || imported.Rows != imported.Positions || imported.Bank != 0 {
 		t.Fatalf("import %+v; want SubaccountAll at %d with its positions (20 or more), and no bank state", imported, start-1)
+	}
+
+	st, err := opstatus.Gather(ctx, lateCfg, late, opstatus.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := st.Chains[0].Opening, fmt.Sprintf("state at %d imported without balances (balances before the first indexed height unknown); also %s %d rows",
+		start-1, dydx.PathSubaccountAll, imported.Rows); got != want {
+		t.Errorf("status: opening state %q, want %q", got, want)
 	}
 
 	read := func(db *bun.DB, q string) []string {

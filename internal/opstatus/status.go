@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -199,13 +200,32 @@ func opening(ctx context.Context, db bun.IDB, ch config.Chain) (string, error) {
 		return "-", nil
 	}
 	imp, ok, err := indexer.GenesisImport(ctx, db, ch.ID)
-	switch {
-	case err != nil:
+	if err != nil {
 		return "", err
+	}
+	parts, err := indexer.StateImports(ctx, db, ch.ID)
+	if err != nil {
+		return "", err
+	}
+	// The parts besides the balances (delegations, a chain kind's own
+	// state) imported at a later start.
+	var others []string
+	for _, p := range parts {
+		if p.Part != "bank" {
+			others = append(others, fmt.Sprintf("%s %d rows", p.Part, p.Rows))
+		}
+	}
+	also := ""
+	if len(others) > 0 {
+		also = "; also " + strings.Join(others, ", ")
+	}
+	switch {
+	case !ok && len(parts) > 0:
+		return fmt.Sprintf("state at %d imported without balances (balances before the first indexed height unknown)%s", parts[0].Height, also), nil
 	case !ok:
 		return "none (balances before the first indexed height unknown)", nil
 	case imp.StateHeight > 0:
-		return fmt.Sprintf("state at %d imported (%d balance rows)", imp.StateHeight, imp.BalanceRows), nil
+		return fmt.Sprintf("state at %d imported (%d balance rows)%s", imp.StateHeight, imp.BalanceRows, also), nil
 	default:
 		return fmt.Sprintf("imported (height %d, %d balance rows)", imp.InitialHeight, imp.BalanceRows), nil
 	}
