@@ -11,77 +11,62 @@ import (
 )
 
 // The activity roll-ups, kept as heights arrive so that an answer reads a
-// window's buckets: distinct traders do not add up across buckets, so each
-// bucket a run touches is counted whole again from its traders' rows (one
-// index range per bucket: the cost follows the bucket's traders, never the
-// history). Arguments ?0 chain, ?1 watermark, ?2 last height, ?3 the
+// window's buckets. Distinct traders do not add up across buckets, so the
+// job keeps each trader's fills per bucket and counts what a run changes:
+// a trader's first fill in a bucket adds one trader to it (and a new
+// trader when it is the trader's first fill ever, and a retained trader to
+// its cohort when the bucket is one of the four weeks after the cohort's),
+// and a trader's fills crossing 10 or 100 add one to those classes. A
+// run's cost follows its own fills, never the history nor a bucket's
+// size. Arguments ?0 chain, ?1 watermark, ?2 last height, ?3 the
 // resolutions (date_trunc units, buckets in UTC).
-const (
-	// Each trader's fills (a self-trade once) in the buckets of every
-	// resolution.
-	traderBucketsSQL = `INSERT INTO perp_trader_buckets AS b (chain_id, resolution, bucket, address, fills)
-		SELECT ?0, r.res, date_trunc(r.res, f.time, 'UTC'), f.address, count(*)
+//
+// One statement: its parts read the buckets as they were before the run
+// (every part of a WITH sees the same snapshot) while one of them adds the
+// run's fills.
+const activitySQL = `WITH run AS (
+		SELECT r.res, date_trunc(r.res, f.time, 'UTC') AS bucket, f.address, count(*) AS fills
 		FROM (` + fillsByTrader + `) f CROSS JOIN unnest(?3::text[]) AS r(res)
-		GROUP BY r.res, date_trunc(r.res, f.time, 'UTC'), f.address
-		ON CONFLICT (chain_id, resolution, bucket, address) DO UPDATE SET fills = b.fills + EXCLUDED.fills`
-
-	// touchedSQL is the buckets holding the run's fills.
-	touchedSQL = `SELECT DISTINCT r.res, date_trunc(r.res, f.time, 'UTC') AS bucket
-		FROM dydx_fills f CROSS JOIN unnest(?3::text[]) AS r(res)
-		WHERE f.chain_id = ?0 AND f.height > ?1 AND f.height <= ?2`
-
-	// A trader is new in the bucket of its first fill (perp_traders, at
-	// least as far as this run: the job follows the perp_traders job).
-	// Bucket membership is tested with date_trunc, never by adding a
-	// length: a day or month added to a timestamptz follows the session's
-	// time zone.
-	activityBucketsSQL = `WITH t AS (` + touchedSQL + `)
+		GROUP BY 1, 2, 3
+	), d AS (
+		SELECT run.res, run.bucket, run.address, run.fills, coalesce(b.fills, 0) AS before,
+			date_trunc(run.res, p.first_fill_at, 'UTC') = run.bucket AS first_bucket,
+			date_trunc('week', p.first_fill_at, 'UTC') AS cohort
+		FROM run
+		LEFT JOIN perp_trader_buckets b ON b.chain_id = ?0 AND b.resolution = run.res AND b.bucket = run.bucket AND b.address = run.address
+		LEFT JOIN perp_traders p ON p.chain_id = ?0 AND p.address = run.address
+	), kept AS (
+		INSERT INTO perp_trader_buckets AS b (chain_id, resolution, bucket, address, fills)
+		SELECT ?0, res, bucket, address, fills FROM run
+		ON CONFLICT (chain_id, resolution, bucket, address) DO UPDATE SET fills = b.fills + EXCLUDED.fills
+		RETURNING 1
+	), counted AS (
 		INSERT INTO perp_activity_buckets AS a (chain_id, resolution, bucket, traders, at_least_10, at_least_100, new_traders)
-		SELECT ?0, t.res, t.bucket, c.traders, c.at_least_10, c.at_least_100, c.new_traders
-		FROM t CROSS JOIN LATERAL (
-			SELECT count(*) AS traders, count(*) FILTER (WHERE b.fills >= 10) AS at_least_10,
-				count(*) FILTER (WHERE b.fills >= 100) AS at_least_100,
-				count(*) FILTER (WHERE date_trunc(t.res, p.first_fill_at, 'UTC') = t.bucket) AS new_traders
-			FROM perp_trader_buckets b
-			LEFT JOIN perp_traders p ON p.chain_id = b.chain_id AND p.address = b.address
-			WHERE b.chain_id = ?0 AND b.resolution = t.res AND b.bucket = t.bucket) c
-		ON CONFLICT (chain_id, resolution, bucket) DO UPDATE SET traders = EXCLUDED.traders,
-			at_least_10 = EXCLUDED.at_least_10, at_least_100 = EXCLUDED.at_least_100, new_traders = EXCLUDED.new_traders`
-
-	// Each touched week is the k-th week (1 to 4) after the cohorts of the
-	// four weeks before it: their traders with a fill in it, counted whole.
-	// Weeks are compared as hours (168 a week), which no time zone moves.
-	retentionWeeksSQL = `WITH t AS (
-			SELECT DISTINCT date_trunc('week', time, 'UTC') AS week FROM dydx_fills
-			WHERE chain_id = ?0 AND height > ?1 AND height <= ?2
-		), c AS (
-			SELECT date_trunc('week', p.first_fill_at, 'UTC') AS cohort, t.week
-			FROM t
-			JOIN perp_trader_buckets b ON b.chain_id = ?0 AND b.resolution = 'week' AND b.bucket = t.week
-			JOIN perp_traders p ON p.chain_id = b.chain_id AND p.address = b.address
-		)
+		SELECT ?0, res, bucket, count(*) FILTER (WHERE before = 0),
+			count(*) FILTER (WHERE before < 10 AND before + fills >= 10),
+			count(*) FILTER (WHERE before < 100 AND before + fills >= 100),
+			count(*) FILTER (WHERE before = 0 AND first_bucket)
+		FROM d GROUP BY res, bucket
+		ON CONFLICT (chain_id, resolution, bucket) DO UPDATE SET traders = a.traders + EXCLUDED.traders,
+			at_least_10 = a.at_least_10 + EXCLUDED.at_least_10, at_least_100 = a.at_least_100 + EXCLUDED.at_least_100,
+			new_traders = a.new_traders + EXCLUDED.new_traders
+		RETURNING 1
+	), retained AS (
 		INSERT INTO perp_retention_weeks AS r (chain_id, cohort, weeks_after, traders)
-		SELECT ?0, cohort, (extract(epoch FROM week - cohort) / 604800)::smallint, count(*)
-		FROM c WHERE week > cohort AND week <= cohort + interval '672 hours'
-		GROUP BY cohort, week
-		ON CONFLICT (chain_id, cohort, weeks_after) DO UPDATE SET traders = EXCLUDED.traders`
-)
+		SELECT ?0, cohort, (extract(epoch FROM bucket - cohort) / 604800)::smallint, count(*)
+		FROM d WHERE res = 'week' AND before = 0 AND bucket > cohort AND bucket <= cohort + interval '672 hours'
+		GROUP BY cohort, bucket
+		ON CONFLICT (chain_id, cohort, weeks_after) DO UPDATE SET traders = r.traders + EXCLUDED.traders
+		RETURNING 1
+	)
+	SELECT (SELECT count(*) FROM kept) + (SELECT count(*) FROM counted) + (SELECT count(*) FROM retained)`
 
-// activity adds (from, to] to the activity roll-ups: the traders' rows per
-// bucket first, then the counts of the buckets the heights touched.
+// activity adds (from, to] to the activity roll-ups. It returns the rows
+// written.
 func activity(ctx context.Context, tx bun.Tx, s Settings, from, to int64) (int64, error) {
 	var rows int64
-	for _, q := range []struct{ table, sql string }{
-		{report.TraderBuckets, traderBucketsSQL},
-		{report.ActivityBuckets, activityBucketsSQL},
-		{report.RetentionWeeks, retentionWeeksSQL},
-	} {
-		res, err := tx.NewRaw(q.sql, s.ChainID, from, to, pgdialect.Array(report.Resolutions)).Exec(ctx)
-		if err != nil {
-			return 0, fmt.Errorf("%s: %w", q.table, err)
-		}
-		n, _ := res.RowsAffected()
-		rows += n
+	if err := tx.NewRaw(activitySQL, s.ChainID, from, to, pgdialect.Array(report.Resolutions)).Scan(ctx, &rows); err != nil {
+		return 0, fmt.Errorf("%s: %w", report.ActivityBuckets, err)
 	}
 	return rows, nil
 }

@@ -68,8 +68,10 @@ func jobList(s Settings) []job {
 		// perp_traders: the /perp/crm record of every trader and signer
 		// (all-time sums, first and last fill and tx, tx count), the top 3
 		// markets of the traders with new fills, and the last-30-day fields.
-		// Version 2 added the all-time maker and taker volumes.
-		job{name: report.Traders, version: "2", upstream: []string{report.TraderDaily}, advance: traders},
+		// Version 2 added the all-time maker and taker volumes, and each
+		// trader's volume per market (perp_trader_markets), which the top
+		// markets are read from.
+		job{name: report.Traders, version: "2", also: []string{report.TraderMarkets}, upstream: []string{report.TraderDaily}, advance: traders},
 		// perp_activity_buckets, perp_trader_buckets, perp_retention_weeks:
 		// per bucket of every resolution, each trader's fills and the
 		// traders counted; per weekly cohort, its traders in each of the
@@ -277,7 +279,7 @@ func (j job) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, int64,
 // last aggregated block, for every trader in that window when the window
 // moved, else for the traders with new fills.
 func traders(ctx context.Context, tx bun.Tx, s Settings, from, to int64) (int64, error) {
-	rows, err := sqlSteps(report.Traders, traderFillsSQL, traderTxsSQL, topMarketsSQL)(ctx, tx, s, from, to)
+	rows, err := sqlSteps(report.Traders, traderFillsSQL, traderTxsSQL, traderMarketsSQL, topMarketsSQL)(ctx, tx, s, from, to)
 	if err != nil {
 		return 0, err
 	}

@@ -79,17 +79,22 @@ const (
 			first_tx_at = least(p.first_tx_at, EXCLUDED.first_tx_at),
 			last_tx_at = greatest(p.last_tx_at, EXCLUDED.last_tx_at)`
 
+	// Each trader's all-time volume per market.
+	traderMarketsSQL = `INSERT INTO perp_trader_markets AS m (chain_id, address, perpetual_id, volume_usdc)
+		SELECT ?0, address, perpetual_id, sum(notional) * 0.000001
+		FROM (` + fillsByTrader + `) f
+		GROUP BY address, perpetual_id
+		ON CONFLICT (chain_id, address, perpetual_id) DO UPDATE SET volume_usdc = m.volume_usdc + EXCLUDED.volume_usdc`
+
 	// The all-time top 3 markets by volume (ties: lower perpetual id) of
-	// the traders with new fills.
+	// the traders with new fills, from their markets' rows.
 	topMarketsSQL = `UPDATE perp_traders p SET all_time_top_markets = x.markets, all_time_top_volumes = x.volumes
 		FROM (
-			SELECT address, (array_agg(perpetual_id ORDER BY volume DESC, perpetual_id))[1:3] AS markets,
-				(array_agg(volume ORDER BY volume DESC, perpetual_id))[1:3] AS volumes
-			FROM (
-				SELECT address, perpetual_id, sum(volume_usdc) AS volume FROM perp_trader_daily
-				WHERE chain_id = ?0 AND address IN (SELECT address FROM dydx_fills WHERE chain_id = ?0 AND height > ?1 AND height <= ?2)
-				GROUP BY address, perpetual_id
-			) m GROUP BY address
+			SELECT address, (array_agg(perpetual_id ORDER BY volume_usdc DESC, perpetual_id))[1:3] AS markets,
+				(array_agg(volume_usdc ORDER BY volume_usdc DESC, perpetual_id))[1:3] AS volumes
+			FROM perp_trader_markets
+			WHERE chain_id = ?0 AND address IN (SELECT address FROM dydx_fills WHERE chain_id = ?0 AND height > ?1 AND height <= ?2)
+			GROUP BY address
 		) x
 		WHERE p.chain_id = ?0 AND p.address = x.address`
 

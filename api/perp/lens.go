@@ -206,14 +206,15 @@ func (s *Service) tradersRanking(ctx context.Context, req *api.Request) (*api.Re
 		V7         string `bun:"v7_text"`
 		V30        string `bun:"v30_text"`
 	}
-	// all_time_trades > 0 lets the ranking walk the side's partial index.
+	// all_time_trades > 0 and NULLS LAST (the volumes are never null) let
+	// the ranking walk the side's partial index (perp_traders_*_volume_idx).
 	if err := api.Reader(ctx, s.db).NewRaw(`SELECT t.address, t.total::text AS total_text,
 			(sum(t.total) OVER (ORDER BY t.total DESC, t.address))::text AS cumulative,
 			v.v1::text AS v1_text, v.v7::text AS v7_text, v.v30::text AS v30_text
 		FROM (
 			SELECT address, `+total+` AS total FROM perp_traders
 			WHERE chain_id = ?0 AND all_time_trades > 0 AND `+total+` > 0
-			ORDER BY `+total+` DESC, address LIMIT ?4
+			ORDER BY `+total+` DESC NULLS LAST, address LIMIT ?4
 		) t CROSS JOIN LATERAL (
 			SELECT coalesce(sum(`+daily+`) FILTER (WHERE day >= ?1), 0) AS v1,
 				coalesce(sum(`+daily+`) FILTER (WHERE day >= ?2), 0) AS v7,

@@ -229,7 +229,7 @@ func (s *Service) stakingAPR(ctx context.Context, req *api.Request) (*api.Respon
 // revenue routed to the programme is no chain parameter or event (the
 // programme is funded by transfers, counted as deposits).
 func (s *Service) stakingSupply(ctx context.Context, req *api.Request) (*api.Response, error) {
-	fresh, bs, err := s.window(ctx, req, "day", report.BuyStakeHourly, report.PriceHourly, report.RevenueDaily, report.StakingRewardsDaily, report.Traders, report.ValidatorStatus, report.ValidatorTokensDaily)
+	fresh, bs, err := s.window(ctx, req, "day", report.BuyStakeHourly, report.PriceHourly, report.RevenueDaily, report.StakingRewardsDaily, report.ActivityBuckets, report.ValidatorStatus, report.ValidatorTokensDaily)
 	if err != nil {
 		return nil, err
 	}
@@ -257,9 +257,15 @@ func (s *Service) stakingSupply(ctx context.Context, req *api.Request) (*api.Res
 		Users   int64     `bun:"users"`
 		Deposit string    `bun:"deposit"`
 	}
-	if err := api.Reader(ctx, s.db).NewRaw(`SELECT d AS day,
+	// The traders up to a day's end are the new traders of every day up
+	// to it (perp_activity_buckets), summed once.
+	if err := api.Reader(ctx, s.db).NewRaw(`WITH seen AS (
+			SELECT bucket, sum(new_traders) OVER (ORDER BY bucket) AS total FROM perp_activity_buckets
+			WHERE chain_id = ?0 AND resolution = 'day' AND bucket <= (SELECT max(x) FROM unnest(?1::timestamptz[]) AS x)
+		)
+		SELECT d AS day,
 			coalesce((SELECT sum(amount) FROM perp_revenue_daily WHERE chain_id = ?0 AND day = d), 0)::text AS revenue,
-			(SELECT count(*) FROM perp_traders WHERE chain_id = ?0 AND all_time_trades > 0 AND first_fill_at < d + interval '24 hours') AS users,
+			coalesce((SELECT total FROM seen WHERE bucket <= d ORDER BY bucket DESC LIMIT 1), 0)::bigint AS users,
 			(coalesce((SELECT sum(usdc_in) FROM perp_buystake_hourly WHERE chain_id = ?0 AND address = ?2
 				AND hour >= d AND hour < d + interval '24 hours'), 0) * 0.000001)::text AS deposit
 		FROM unnest(?1::timestamptz[]) AS d`, s.chainID, pgTimes(bs), s.buyStakeAddress).Scan(ctx, &facts); err != nil {

@@ -13,8 +13,9 @@ func Chain(cfg *config.Config) (config.Chain, bool) { return cfg.GroupChain("per
 
 // The perp report tables. Each is built by the aggregator job of the same
 // name, except OpenInterestHourly, which the Positions job builds with
-// the positions it replays, and TraderBuckets and RetentionWeeks, which
-// the ActivityBuckets job builds with its counts (see JobOf).
+// the positions it replays, TraderBuckets and RetentionWeeks, which the
+// ActivityBuckets job builds with its counts, and TraderMarkets, which the
+// Traders job keeps (see JobOf).
 const (
 	MarketHourly          = "perp_market_hourly"
 	TraderDaily           = "perp_trader_daily"
@@ -22,6 +23,7 @@ const (
 	TraderBuckets         = "perp_trader_buckets"
 	RetentionWeeks        = "perp_retention_weeks"
 	Traders               = "perp_traders"
+	TraderMarkets         = "perp_trader_markets"
 	Liquidations          = "perp_liquidations"
 	PriceHourly           = "perp_price_hourly"
 	DepositsHourly        = "perp_deposits_hourly"
@@ -57,6 +59,8 @@ func JobOf(table string) string {
 		return Positions
 	case TraderBuckets, RetentionWeeks:
 		return ActivityBuckets
+	case TraderMarkets:
+		return Traders
 	}
 	return table
 }
