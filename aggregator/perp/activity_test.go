@@ -70,3 +70,47 @@ func TestActivityRollupsAcrossRuns(t *testing.T) {
 		t.Errorf("%d cohorts, %d cohort weeks kept, %d differ from the fills counted whole", cohorts, retained, differRetention)
 	}
 }
+
+// TestDepositClassesAcrossRuns: the depositors the job counts per bucket
+// in each size class are those of the deposits summed whole per address
+// and bucket, however the deposits were split between runs (runs of 6
+// heights; totals that cross 1,000 and 100,000 USDC over several runs).
+func TestDepositClassesAcrossRuns(t *testing.T) {
+	t.Parallel()
+	db, _ := testdb.New(t)
+	ctx := context.Background()
+	const chain = "synth-dydx"
+	cfg := &config.Config{Chains: []config.Chain{{ID: chain, Kind: "dydx"}}}
+	rng := rand.New(rand.NewPCG(3, 5))
+	start := time.Date(2026, 1, 20, 0, 0, 0, 0, time.UTC)
+	amounts := []int64{5, 300, 999, 1_000, 40_000, 99_999, 100_000, 250_000}
+	var history []dydxtest.Trades
+	for at := start.Add(time.Hour); at.Before(start.AddDate(0, 0, 45)); at = at.Add(time.Duration(1+rng.IntN(20)) * time.Hour) {
+		history = append(history, dydxtest.DepositsOf(fmt.Sprintf("depositor%02d", rng.IntN(12)), at.Format(time.DateTime),
+			1+rng.IntN(3), amounts[rng.IntN(len(amounts))]))
+	}
+	dydxtest.IndexTrades(t, db, chain, start, start.AddDate(0, 0, 46), history, 6, func() { apitest.RunJobs(t, db, cfg) })
+
+	var buckets, differ int
+	var classes string
+	if err := db.NewRaw(`WITH b AS (
+			SELECT r.res, date_trunc(r.res, time, 'UTC') AS bucket, sender, sum(quantums) * 0.000001 AS usdc
+			FROM dydx_transfers CROSS JOIN unnest(ARRAY['hour', 'day', 'week', 'month']) AS r(res)
+			WHERE chain_id = ?0 AND kind = 'deposit' GROUP BY 1, 2, 3
+		), whole AS (
+			SELECT ?0::text AS chain_id, res AS resolution, bucket, count(*) FILTER (WHERE usdc < 1000) AS small,
+				count(*) FILTER (WHERE usdc >= 1000 AND usdc < 100000) AS medium, count(*) FILTER (WHERE usdc >= 100000) AS large
+			FROM b GROUP BY 1, 2, 3
+		)
+		SELECT (SELECT count(*) FROM perp_deposit_classes),
+			(SELECT count(*) FROM (SELECT * FROM whole EXCEPT SELECT * FROM perp_deposit_classes
+				UNION ALL (SELECT * FROM perp_deposit_classes EXCEPT SELECT * FROM whole)) d),
+			(SELECT concat_ws(' ', sum(small), sum(medium), sum(large)) FROM perp_deposit_classes WHERE resolution = 'month')`, chain).
+		Scan(ctx, &buckets, &differ, &classes); err != nil {
+		t.Fatal(err)
+	}
+	if buckets < 100 || differ != 0 {
+		t.Errorf("%d deposit buckets kept (monthly classes %s), %d differ from the deposits summed whole", buckets, classes, differ)
+	}
+	t.Logf("monthly small, medium, large depositors: %s", classes)
+}

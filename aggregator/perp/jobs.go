@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/chainlens/chainlens/aggregator"
 	"github.com/chainlens/chainlens/chains/dydx"
@@ -88,8 +89,17 @@ func jobList(s Settings) []job {
 			}},
 		// perp_price_hourly: each market's last oracle price per hour.
 		simple(report.PriceHourly, priceHourlySQL),
-		// perp_deposits_hourly: USDC deposited into subaccounts per address and hour.
-		simple(report.DepositsHourly, depositsHourlySQL),
+		// perp_deposit_classes and perp_depositor_buckets: USDC deposited
+		// into subaccounts per address and bucket of every resolution, and
+		// the depositors of each size class per bucket.
+		job{name: report.DepositClasses, also: []string{report.DepositorBuckets},
+			advance: func(ctx context.Context, tx bun.Tx, s Settings, from, to int64) (int64, error) {
+				var rows int64
+				if err := tx.NewRaw(depositClassesSQL, s.ChainID, from, to, pgdialect.Array(report.Resolutions)).Scan(ctx, &rows); err != nil {
+					return 0, fmt.Errorf("%s: %w", report.DepositClasses, err)
+				}
+				return rows, nil
+			}},
 		// perp_revenue_daily: trading fees and tx fees in USDC per day.
 		job{name: report.RevenueDaily, upstream: []string{report.PriceHourly}, advance: sqlSteps(report.RevenueDaily, revenueSQL)},
 		// perp_supply: the NATIVE supply (genesis, current, minted, burnt).

@@ -134,12 +134,41 @@ const (
 			AND f.chain_id = l.chain_id AND f.height = l.height AND f.tx_index = l.tx_index AND f.event_index = l.event_index
 			AND f.role = 'taker'`
 
-	// Deposits of USDC (asset 0) from a wallet into a subaccount.
-	depositsHourlySQL = `INSERT INTO perp_deposits_hourly AS d (chain_id, hour, address, usdc)
-		SELECT ?0, date_trunc('hour', time, 'UTC'), sender, sum(quantums) * 0.000001
-		FROM dydx_transfers WHERE chain_id = ?0 AND height > ?1 AND height <= ?2 AND kind = 'deposit' AND asset_id = 0
-		GROUP BY date_trunc('hour', time, 'UTC'), sender
-		ON CONFLICT (chain_id, hour, address) DO UPDATE SET usdc = d.usdc + EXCLUDED.usdc`
+	// Deposits of USDC (asset 0) from a wallet into a subaccount, per
+	// address and bucket of every resolution (?3), and per bucket the
+	// depositors of each size class, moved by what the run changes: an
+	// address's first deposit in a bucket adds it to its class, a deposit
+	// that takes its total across 1,000 or 100,000 USDC moves it up (the
+	// totals only grow). Every part reads the buckets as they were before
+	// the run (one statement, one snapshot).
+	depositClassesSQL = `WITH run AS (
+			SELECT r.res, date_trunc(r.res, time, 'UTC') AS bucket, sender AS address, sum(quantums) * 0.000001 AS usdc
+			FROM dydx_transfers CROSS JOIN unnest(?3::text[]) AS r(res)
+			WHERE chain_id = ?0 AND height > ?1 AND height <= ?2 AND kind = 'deposit' AND asset_id = 0
+			GROUP BY 1, 2, 3
+		), d AS (
+			SELECT run.res, run.bucket,
+				CASE WHEN b.usdc IS NULL THEN -1 WHEN b.usdc < 1000 THEN 0 WHEN b.usdc < 100000 THEN 1 ELSE 2 END AS before,
+				CASE WHEN coalesce(b.usdc, 0) + run.usdc < 1000 THEN 0 WHEN coalesce(b.usdc, 0) + run.usdc < 100000 THEN 1 ELSE 2 END AS after
+			FROM run LEFT JOIN perp_depositor_buckets b
+				ON b.chain_id = ?0 AND b.resolution = run.res AND b.bucket = run.bucket AND b.address = run.address
+		), kept AS (
+			INSERT INTO perp_depositor_buckets AS b (chain_id, resolution, bucket, address, usdc)
+			SELECT ?0, res, bucket, address, usdc FROM run
+			ON CONFLICT (chain_id, resolution, bucket, address) DO UPDATE SET usdc = b.usdc + EXCLUDED.usdc
+			RETURNING 1
+		), counted AS (
+			INSERT INTO perp_deposit_classes AS c (chain_id, resolution, bucket, small, medium, large)
+			SELECT ?0, res, bucket,
+				count(*) FILTER (WHERE after = 0 AND before <> 0) - count(*) FILTER (WHERE before = 0 AND after <> 0),
+				count(*) FILTER (WHERE after = 1 AND before <> 1) - count(*) FILTER (WHERE before = 1 AND after <> 1),
+				count(*) FILTER (WHERE after = 2 AND before <> 2) - count(*) FILTER (WHERE before = 2 AND after <> 2)
+			FROM d GROUP BY res, bucket
+			ON CONFLICT (chain_id, resolution, bucket) DO UPDATE SET small = c.small + EXCLUDED.small,
+				medium = c.medium + EXCLUDED.medium, large = c.large + EXCLUDED.large
+			RETURNING 1
+		)
+		SELECT (SELECT count(*) FROM kept) + (SELECT count(*) FROM counted)`
 
 	// Powers of ten are written as numeric literals ('1e-27'): exact, where
 	// power(10::numeric, -27) rounds to 16 decimals.

@@ -373,18 +373,15 @@ type ByDeposits struct {
 
 // distributionByDeposits counts, per bucket, the addresses that deposited
 // USDC into subaccounts by their total in the bucket: small < 1,000 USDC
-// ≤ medium < 100,000 USDC ≤ large (perp_deposits_hourly).
+// ≤ medium < 100,000 USDC ≤ large (perp_deposit_classes).
 func (s *Service) distributionByDeposits(ctx context.Context, req *api.Request) (*api.Response, error) {
 	res := req.Params.String("time_resolution")
-	fresh, bs, err := s.window(ctx, req, res, report.DepositsHourly)
+	fresh, bs, err := s.window(ctx, req, res, report.DepositClasses)
 	if err != nil {
 		return nil, err
 	}
-	counts, err := s.bucketCounts(ctx, `SELECT bucket, count(*) FILTER (WHERE usdc < 1000) AS a,
-			count(*) FILTER (WHERE usdc >= 1000 AND usdc < 100000) AS b, count(*) FILTER (WHERE usdc >= 100000) AS c
-		FROM (SELECT date_trunc(?0, hour, 'UTC') AS bucket, address, sum(usdc) AS usdc FROM perp_deposits_hourly
-			WHERE chain_id = ?1 AND hour >= ?2 AND hour < ?3 GROUP BY 1, 2) d
-		GROUP BY bucket`, bs, res)
+	counts, err := s.bucketCounts(ctx, `SELECT bucket, small AS a, medium AS b, large AS c FROM perp_deposit_classes
+		WHERE chain_id = ?1 AND resolution = ?0 AND bucket >= ?2 AND bucket < ?3`, bs, res)
 	if err != nil {
 		return nil, fmt.Errorf("depositors: %w", err)
 	}

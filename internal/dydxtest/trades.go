@@ -15,12 +15,21 @@ import (
 type Trades struct {
 	Addr, At string // At in time.DateTime, UTC
 	Count    int
+	// Deposit, when set, makes them Count deposits of that many USDC
+	// into the trader's subaccount instead of fills.
+	Deposit int64
 }
 
 // TradesOf is n fills of addr, a second apart from at (time.DateTime, UTC).
 func TradesOf(addr, at string, n int) Trades { return Trades{Addr: addr, At: at, Count: n} }
 
-// IndexTrades writes the blocks and fills of history (one fill per height,
+// DepositsOf is n deposits of usdc USDC each by addr, a second apart
+// from at (time.DateTime, UTC).
+func DepositsOf(addr, at string, n int, usdc int64) Trades {
+	return Trades{Addr: addr, At: at, Count: n, Deposit: usdc}
+}
+
+// IndexTrades writes the blocks, fills and deposits of history (one per height,
 // in time order, after a first block at start and before a last one at
 // tip) as the dydx indexer would, and calls runJobs after every batch of
 // heights (and after the last), so that report buckets fill up over
@@ -29,8 +38,9 @@ func IndexTrades(t testing.TB, db *bun.DB, chain string, start, tip time.Time, h
 	t.Helper()
 	ctx := context.Background()
 	type fill struct {
-		addr string
-		at   time.Time
+		addr    string
+		at      time.Time
+		deposit int64
 	}
 	var fills []fill
 	for _, h := range history {
@@ -39,12 +49,12 @@ func IndexTrades(t testing.TB, db *bun.DB, chain string, start, tip time.Time, h
 			t.Fatal(err)
 		}
 		for i := range h.Count {
-			fills = append(fills, fill{h.Addr, at.Add(time.Duration(i) * time.Second)})
+			fills = append(fills, fill{h.Addr, at.Add(time.Duration(i) * time.Second), h.Deposit})
 		}
 	}
 	slices.SortStableFunc(fills, func(a, b fill) int { return a.at.Compare(b.at) })
 	last := int64(len(fills)) + 2
-	if err := store.EnsurePartitions(ctx, db, chain, []string{"blocks", "dydx_fills"}, 1, last); err != nil {
+	if err := store.EnsurePartitions(ctx, db, chain, []string{"blocks", "dydx_fills", "dydx_transfers"}, 1, last); err != nil {
 		t.Fatal(err)
 	}
 	exec := func(q string, args ...any) {
@@ -66,9 +76,14 @@ func IndexTrades(t testing.TB, db *bun.DB, chain string, start, tip time.Time, h
 	for i, f := range fills {
 		h := int64(i) + 2
 		block(h, f.at)
-		exec(`INSERT INTO dydx_fills (chain_id, height, tx_index, event_index, role, time, address, subaccount_number, perpetual_id,
+		if f.deposit > 0 {
+			exec(`INSERT INTO dydx_transfers (chain_id, height, tx_index, event_index, kind, time, sender, recipient, recipient_number, asset_id, quantums)
+				VALUES (?, ?, 0, 0, 'deposit', ?, ?, ?, 0, 0, ?)`, chain, h, f.at, f.addr, f.addr, f.deposit*1_000_000)
+		} else {
+			exec(`INSERT INTO dydx_fills (chain_id, height, tx_index, event_index, role, time, address, subaccount_number, perpetual_id,
 				size, notional, fee, is_liquidation, is_deleverage)
 			VALUES (?, ?, 0, 0, 'taker', ?, ?, 0, 0, 1, 1000000, 0, false, false)`, chain, h, f.at, f.addr)
+		}
 		if (i+1)%batch == 0 {
 			upTo(h)
 		}

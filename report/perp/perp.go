@@ -14,8 +14,9 @@ func Chain(cfg *config.Config) (config.Chain, bool) { return cfg.GroupChain("per
 // The perp report tables. Each is built by the aggregator job of the same
 // name, except OpenInterestHourly, which the Positions job builds with
 // the positions it replays, TraderBuckets and RetentionWeeks, which the
-// ActivityBuckets job builds with its counts, and TraderMarkets, which the
-// Traders job keeps (see JobOf).
+// ActivityBuckets job builds with its counts, TraderMarkets, which the
+// Traders job keeps, and DepositorBuckets, which the DepositClasses job
+// keeps (see JobOf).
 const (
 	MarketHourly          = "perp_market_hourly"
 	TraderDaily           = "perp_trader_daily"
@@ -26,7 +27,8 @@ const (
 	TraderMarkets         = "perp_trader_markets"
 	Liquidations          = "perp_liquidations"
 	PriceHourly           = "perp_price_hourly"
-	DepositsHourly        = "perp_deposits_hourly"
+	DepositClasses        = "perp_deposit_classes"
+	DepositorBuckets      = "perp_depositor_buckets"
 	RevenueDaily          = "perp_revenue_daily"
 	Supply                = "perp_supply"
 	StakingRewardsDaily   = "perp_staking_rewards_daily"
@@ -43,12 +45,13 @@ const (
 	FundingTicks          = "perp_funding_ticks"
 )
 
-// Resolutions are the buckets of ActivityBuckets and TraderBuckets: the
+// Resolutions are the buckets of ActivityBuckets, TraderBuckets,
+// DepositClasses and DepositorBuckets: the
 // date_trunc units (in UTC) the activity endpoints' time_resolution takes.
 var Resolutions = []string{"hour", "day", "week", "month"}
 
 // Jobs names every perp report job.
-var Jobs = []string{MarketHourly, TraderDaily, Traders, ActivityBuckets, Liquidations, PriceHourly, DepositsHourly,
+var Jobs = []string{MarketHourly, TraderDaily, Traders, ActivityBuckets, Liquidations, PriceHourly, DepositClasses,
 	RevenueDaily, Supply, StakingRewardsDaily, CommunityPoolSpends, ValidatorStatus, Positions, ModuleBalancesDaily,
 	RewardsDaily, ValidatorTokensDaily, TreasuryOutflowsDaily, BuyStakeHourly, WalletDaily, FundingTicks}
 
@@ -61,6 +64,8 @@ func JobOf(table string) string {
 		return ActivityBuckets
 	case TraderMarkets:
 		return Traders
+	case DepositorBuckets:
+		return DepositClasses
 	}
 	return table
 }
