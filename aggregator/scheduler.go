@@ -210,20 +210,38 @@ func (s *Scheduler) RunOnce(ctx context.Context) error {
 }
 
 // Run runs every job on its cron schedule until ctx ends, then waits for
-// running jobs to finish.
+// running jobs to finish. The jobs of one schedule run one after another
+// in each round, every job after the jobs it follows: a follower started
+// beside the job it follows would read where that job stood a round
+// earlier (its rows a whole schedule behind at every level), and on the
+// first round would take that job's first row for a rebuild of it.
 func (s *Scheduler) Run(ctx context.Context) error {
 	c := cron.New(cron.WithParser(config.CronParser), cron.WithChain(cron.SkipIfStillRunning(cron.DiscardLogger)))
-	for _, j := range s.jobs {
+	var specs []string
+	bySpec := map[string][]Job{}
+	for _, j := range s.jobs { // upstream first (New)
 		spec := s.cfg.Schedule
 		if js, ok := s.cfg.Jobs[j.Name()]; ok {
 			spec = js
 		}
+		if bySpec[spec] == nil {
+			specs = append(specs, spec)
+		}
+		bySpec[spec] = append(bySpec[spec], j)
+	}
+	for _, spec := range specs {
+		jobs := bySpec[spec]
 		if _, err := c.AddFunc(spec, func() {
-			if err := s.runJob(ctx, j); err != nil && ctx.Err() == nil {
-				s.log.Error("aggregator job failed", "job", j.Name(), "err", err)
+			for _, j := range jobs {
+				if ctx.Err() != nil {
+					return
+				}
+				if err := s.runJob(ctx, j); err != nil && ctx.Err() == nil {
+					s.log.Error("aggregator job failed", "job", j.Name(), "err", err)
+				}
 			}
 		}); err != nil {
-			return fmt.Errorf("aggregator: schedule %s: %w", j.Name(), err)
+			return fmt.Errorf("aggregator: schedule %q: %w", spec, err)
 		}
 	}
 	if len(s.retain) > 0 {

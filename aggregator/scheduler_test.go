@@ -307,6 +307,38 @@ func TestFollowers(t *testing.T) {
 	}
 }
 
+// TestScheduledFollowersKeepUp: on its schedule, a follower runs after the
+// job it follows in the same round, up to where that job just got: after
+// the first round both stand at the source's end (started side by side,
+// the follower used to stay at 0, then rebuild).
+func TestScheduledFollowersKeepUp(t *testing.T) {
+	ctx := context.Background()
+	db, _ := testdb.New(t)
+	for _, q := range []string{"CREATE TABLE src (n bigint PRIMARY KEY)", "CREATE TABLE dst (n bigint PRIMARY KEY)", "CREATE TABLE dst2 (n bigint PRIMARY KEY)",
+		"INSERT INTO src SELECT generate_series(1, 10)"} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := New(db, config.Aggregator{Schedule: "@every 1s"}, slog.New(slog.DiscardHandler), nil, followerJob{}, counterJob{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx, cancel := context.WithTimeout(ctx, 1500*time.Millisecond) // one round, at 1 s
+	defer cancel()
+	if err := s.Run(runCtx); err != nil {
+		t.Fatal(err)
+	}
+	var upWM, wm, rows int64
+	if err := db.NewRaw(`SELECT (SELECT watermark FROM aggregator_jobs WHERE name = 'counter'),
+		(SELECT watermark FROM aggregator_jobs WHERE name = 'follower'), (SELECT count(*) FROM dst2)`).Scan(ctx, &upWM, &wm, &rows); err != nil {
+		t.Fatal(err)
+	}
+	if upWM != 10 || wm != 10 || rows != 10 {
+		t.Errorf("after one round: counter at %d, follower at %d with %d rows; want both at 10, 10 rows", upWM, wm, rows)
+	}
+}
+
 // TestFollowersRefused: a job that follows an unregistered job, or jobs
 // that follow each other, could never advance: New refuses them.
 func TestFollowersRefused(t *testing.T) {

@@ -94,4 +94,10 @@ if [ -n "${RATE:-}" ]; then
 	echo '```'
 	cat "$work/http"
 	echo '```'
+	# What the failing endpoints answered, and the jobs' last errors.
+	while read -r label u; do
+		code=$(curl -s -o "$work/body" -w '%{http_code}' -H "Authorization: Bearer $key" "$u")
+		if [ "$code" != 200 ]; then echo "- \`$label\`: $code $(head -c 200 "$work/body")"; fi
+	done < "$work/urls"
+	psql -qtA -d "$url" -c "SELECT '- job ' || name || ': ' || left(last_error, 200) FROM aggregator_jobs WHERE last_error IS NOT NULL"
 fi
