@@ -54,9 +54,19 @@ for _ in $(seq 600); do
 	sleep 1
 done
 if [ -n "${RATE:-}" ]; then
-	# Every endpoint of the groups at RATE requests a second, cached.
+	# Every endpoint of the groups at RATE requests a second, cached, once
+	# the jobs' first round has built what they answer from (until then
+	# they answer 503 "not indexed yet").
 	curl -sf "http://127.0.0.1:$api_port/openapi.json" > "$work/openapi.json"
 	profile_paths "$groups" "$work/openapi.json" | while read -r p; do echo "$p http://127.0.0.1:$api_port$p"; done > "$work/urls"
+	for _ in $(seq 120); do
+		waiting=0
+		while read -r _ u; do
+			if curl -s -H "Authorization: Bearer $key" "$u" | grep -q '/problems/not-indexed'; then waiting=1; break; fi
+		done < "$work/urls"
+		[ "$waiting" = 0 ] && break
+		sleep 1
+	done
 	bin/chainlens bench http --rate "$RATE" --duration "${SECONDS_MEASURED}s" --header "Authorization: Bearer $key" \
 		--urls "$work/urls" > "$work/http" 2>&1 &
 	pids+=($!)
