@@ -250,19 +250,27 @@ func (followerJob) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, 
 	return max(wm, bound), n, nil
 }
 
+// followerTables is a database with counterJob's and followerJob's
+// tables, src holding 1 to 10.
+func followerTables(t *testing.T) *bun.DB {
+	t.Helper()
+	db, _ := testdb.New(t)
+	for _, q := range []string{"CREATE TABLE src (n bigint PRIMARY KEY)", "CREATE TABLE dst (n bigint PRIMARY KEY)", "CREATE TABLE dst2 (n bigint PRIMARY KEY)",
+		"INSERT INTO src SELECT generate_series(1, 10)"} {
+		if _, err := db.ExecContext(context.Background(), q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return db
+}
+
 // TestFollowers: a job that follows another runs after it, never past
 // its watermark, and is rebuilt when it is rebuilt (its rows were made
 // from rows that are gone), even when the upstream job catches up again
 // in the same round.
 func TestFollowers(t *testing.T) {
 	ctx := context.Background()
-	db, _ := testdb.New(t)
-	for _, q := range []string{"CREATE TABLE src (n bigint PRIMARY KEY)", "CREATE TABLE dst (n bigint PRIMARY KEY)", "CREATE TABLE dst2 (n bigint PRIMARY KEY)",
-		"INSERT INTO src SELECT generate_series(1, 10)"} {
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
+	db := followerTables(t)
 	log := slog.New(slog.DiscardHandler)
 	state := func() (rows, stale, upWM, wm int64) {
 		t.Helper()
@@ -313,13 +321,7 @@ func TestFollowers(t *testing.T) {
 // the follower used to stay at 0, then rebuild).
 func TestScheduledFollowersKeepUp(t *testing.T) {
 	ctx := context.Background()
-	db, _ := testdb.New(t)
-	for _, q := range []string{"CREATE TABLE src (n bigint PRIMARY KEY)", "CREATE TABLE dst (n bigint PRIMARY KEY)", "CREATE TABLE dst2 (n bigint PRIMARY KEY)",
-		"INSERT INTO src SELECT generate_series(1, 10)"} {
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
+	db := followerTables(t)
 	s, err := New(db, config.Aggregator{Schedule: "@every 1s"}, slog.New(slog.DiscardHandler), nil, followerJob{}, counterJob{})
 	if err != nil {
 		t.Fatal(err)
