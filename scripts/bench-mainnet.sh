@@ -154,21 +154,8 @@ for _ in $(seq 100); do curl -sf "http://127.0.0.1:$api_port/healthz" >/dev/null
 base="http://127.0.0.1:$api_port"
 echo "| endpoint | status | p50 ms | p99 ms |"
 echo "|---|---|---|---|"
-# Every GET operation of the profile's groups that needs no parameter, and
-# for the stablecoins the chart windows of an hour.
 curl -sf "$base/openapi.json" > "$work/openapi.json"
-paths=$(python3 -c "
-import json, sys
-doc = json.load(open('$work/openapi.json'))
-groups = '$groups'.split()
-for path, item in doc['paths'].items():
-    op = item.get('get')
-    if op and op['tags'][0] in groups and '{' not in path and not any(p.get('required') for p in op.get('parameters', [])):
-        print(path)
-if 'stablecoins' in groups:
-    for p in ('issuing', 'active-senders', 'volume-by-category'):
-        print(f'/stablecoins/{p}/over-time?time_range=24h&time_agg=1h')
-")
+paths=$(profile_paths "$groups" "$work/openapi.json")
 for path in $paths; do
 	code=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $key" "$base$path")
 	for _ in $(seq 20); do curl -s -o /dev/null -w '%{time_total}\n' -H "Authorization: Bearer $key" "$base$path"; done | sort -n > "$work/t"

@@ -101,8 +101,9 @@ func TestActivityDistributions(t *testing.T) {
 // TestRetentionAcrossDST follows a cohort whose next week starts after a
 // daylight-saving change in the database's time zone (Europe/Berlin,
 // 2026-03-29): the week is still found (adding "7 days" to a timestamptz
-// in that zone lands an hour before the UTC week start), by the job and by
-// the answer.
+// in that zone lands an hour before the UTC week start), and a fill late on
+// the day of the change stays on its UTC day. Sessions are UTC
+// (store.Open), so this guards that setting as much as the queries.
 func TestRetentionAcrossDST(t *testing.T) {
 	t.Parallel()
 	base, url := testdb.New(t)
