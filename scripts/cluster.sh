@@ -217,11 +217,13 @@ start_pgbouncer() {
 	[[ -f $DIR/pgbouncer/pgbouncer.ini ]] || write_pgbouncer 0
 	pgbouncer_pid >/dev/null && return 0
 	as_owner pgbouncer -d -q "$DIR/pgbouncer/pgbouncer.ini" >&2 || die "pgbouncer failed to start (see $DIR/pgbouncer/pgbouncer.log)"
-	for _ in $(seq 50); do
+	# A loaded machine (the whole test suite on two cores) can take seconds to get it listening.
+	for _ in $(seq 200); do
 		(exec 3<>"/dev/tcp/127.0.0.1/$BASE") 2>/dev/null && return 0
 		sleep 0.1
 	done
-	die "pgbouncer does not listen on $BASE"
+	tail -n 20 "$DIR/pgbouncer/pgbouncer.log" >&2 2>/dev/null
+	die "pgbouncer does not listen on $BASE (its log above)"
 }
 
 print_urls() {
