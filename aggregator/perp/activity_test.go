@@ -14,9 +14,12 @@ import (
 )
 
 // TestActivityRollupsAcrossRuns: the counts the activity job keeps per
-// bucket and per cohort week are those of the fills counted whole, however
-// the fills were split between runs (runs of 20 heights over ten weeks of
-// trades by 30 traders split hours, days, weeks and months).
+// bucket and per cohort week, and the traders' last-30-day fields, are
+// those of the fills counted whole, however the fills were split between
+// runs (runs of 20 heights over ten weeks of trades by 30 traders in 4
+// markets split hours, days, weeks and months, and move the last-30-day
+// window by a day or more at a time; one run, after a stop, moves it by
+// more than its length).
 func TestActivityRollupsAcrossRuns(t *testing.T) {
 	t.Parallel()
 	db, _ := testdb.New(t)
@@ -27,9 +30,18 @@ func TestActivityRollupsAcrossRuns(t *testing.T) {
 	start := time.Date(2026, 1, 20, 0, 0, 0, 0, time.UTC)
 	var history []dydxtest.Trades
 	for at := start.Add(time.Hour); at.Before(start.AddDate(0, 0, 70)); at = at.Add(time.Duration(1+rng.IntN(30)) * time.Hour) {
-		history = append(history, dydxtest.TradesOf(fmt.Sprintf("trader%02d", rng.IntN(30)), at.Format(time.DateTime), 1+rng.IntN(15)))
+		trades := dydxtest.TradesOf(fmt.Sprintf("trader%02d", rng.IntN(30)), at.Format(time.DateTime), 1+rng.IntN(15))
+		trades.Market = rng.Int32N(4)
+		history = append(history, trades)
 	}
-	dydxtest.IndexTrades(t, db, chain, start, start.AddDate(0, 0, 71), history, 20, func() { apitest.RunJobs(t, db, cfg) })
+	// The aggregator stops for weeks after its 10th run: the run after
+	// that spans more than the last-30-day window.
+	runs := 0
+	dydxtest.IndexTrades(t, db, chain, start, start.AddDate(0, 0, 71), history, 20, func() {
+		if runs++; runs <= 10 || runs >= 30 {
+			apitest.RunJobs(t, db, cfg)
+		}
+	})
 
 	var buckets, differ int
 	if err := db.NewRaw(`WITH f AS (
@@ -68,6 +80,39 @@ func TestActivityRollupsAcrossRuns(t *testing.T) {
 	}
 	if cohorts < 3 || retained < 8 || differRetention != 0 {
 		t.Errorf("%d cohorts, %d cohort weeks kept, %d differ from the fills counted whole", cohorts, retained, differRetention)
+	}
+
+	// The last 30 UTC days up to the day of the last block, with the top 3
+	// markets by volume (ties: lower perpetual id).
+	var windowTraders, windowMarkets, differWindow int
+	if err := db.NewRaw(`WITH w AS (
+			SELECT date_trunc('day', max(time), 'UTC') - interval '29 days' AS start FROM blocks WHERE chain_id = ?0
+		), m AS (
+			SELECT address, perpetual_id, count(*) AS trades, sum(notional) * 0.000001 AS volume, sum(fee) * 0.000001 AS fees
+			FROM dydx_fills, w WHERE chain_id = ?0 AND time >= w.start GROUP BY 1, 2
+		), a AS (
+			SELECT address, sum(trades) AS trades, sum(volume) AS volume, sum(fees) AS fees,
+				(array_agg(perpetual_id ORDER BY volume DESC, perpetual_id))[1:3] AS markets,
+				(array_agg(volume ORDER BY volume DESC, perpetual_id))[1:3] AS volumes
+			FROM m GROUP BY 1
+		), whole AS (
+			SELECT p.address, coalesce(a.trades, 0) AS trades, coalesce(a.volume, 0) AS volume, coalesce(a.fees, 0) AS fees,
+				coalesce(a.markets, '{}') AS markets, coalesce(a.volumes, '{}') AS volumes
+			FROM perp_traders p LEFT JOIN a USING (address) WHERE p.chain_id = ?0
+		), kept AS (
+			SELECT address, last_30d_trades, last_30d_volume_usdc, last_30d_fees_usdc, last_30d_top_markets, last_30d_top_volumes
+			FROM perp_traders WHERE chain_id = ?0
+		), rows AS (
+			SELECT address, perpetual_id, trades, volume_usdc, fees_usdc FROM perp_trader_window_markets WHERE chain_id = ?0
+		)
+		SELECT (SELECT count(*) FROM a), (SELECT count(*) FROM rows),
+			(SELECT count(*) FROM (SELECT * FROM whole EXCEPT SELECT * FROM kept UNION ALL (SELECT * FROM kept EXCEPT SELECT * FROM whole)) d) +
+			(SELECT count(*) FROM (SELECT * FROM m EXCEPT SELECT * FROM rows UNION ALL (SELECT * FROM rows EXCEPT SELECT * FROM m)) d)`,
+		chain).Scan(ctx, &windowTraders, &windowMarkets, &differWindow); err != nil {
+		t.Fatal(err)
+	}
+	if windowTraders < 10 || windowMarkets <= windowTraders || differWindow != 0 {
+		t.Errorf("%d traders with %d markets in the last 30 days; %d rows differ from the fills counted whole", windowTraders, windowMarkets, differWindow)
 	}
 }
 

@@ -71,8 +71,9 @@ func jobList(s Settings) []job {
 		// markets of the traders with new fills, and the last-30-day fields.
 		// Version 2 added the all-time maker and taker volumes, and each
 		// trader's volume per market (perp_trader_markets), which the top
-		// markets are read from.
-		job{name: report.Traders, version: "2", also: []string{report.TraderMarkets}, upstream: []string{report.TraderDaily}, advance: traders},
+		// markets are read from. Version 3 keeps the last-30-day window's
+		// rows per market (perp_trader_window_markets) as the window moves.
+		job{name: report.Traders, version: "3", also: []string{report.TraderMarkets, report.TraderWindowMarkets}, upstream: []string{report.TraderDaily}, advance: traders},
 		// perp_activity_buckets, perp_trader_buckets, perp_retention_weeks:
 		// per bucket of every resolution, each trader's fills and the
 		// traders counted; per weekly cohort, its traders in each of the
@@ -285,9 +286,9 @@ func (j job) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, int64,
 
 // traders adds (from, to] to perp_traders: the fills and signed txs of
 // every trader and signer, the top markets of the traders with new fills,
-// then the last-30-day fields: the 30 UTC days ending with the day of the
-// last aggregated block, for every trader in that window when the window
-// moved, else for the traders with new fills.
+// then the last-30-day fields (the 30 UTC days ending with the day of the
+// last aggregated block) of the traders whose window changed, from
+// perp_trader_window_markets, which the run moves (windowAddSQL).
 func traders(ctx context.Context, tx bun.Tx, s Settings, from, to int64) (int64, error) {
 	rows, err := sqlSteps(report.Traders, traderFillsSQL, traderTxsSQL, traderMarketsSQL, topMarketsSQL)(ctx, tx, s, from, to)
 	if err != nil {
@@ -309,10 +310,20 @@ func traders(ctx context.Context, tx bun.Tx, s Settings, from, to int64) (int64,
 	if err != nil {
 		return 0, fmt.Errorf("window: %w", err)
 	}
-	res, err := tx.NewRaw(last30dSQL, s.ChainID, from, to, start, !prev.Equal(start)).Exec(ctx)
-	if err != nil {
-		return 0, fmt.Errorf("perp_traders last 30 days: %w", err)
+	if prev.IsZero() {
+		// Nothing aggregated before: the window is empty, and only the
+		// run's fills from its start on enter it.
+		prev = start
 	}
-	n, _ := res.RowsAffected()
-	return rows + n, nil
+	for _, q := range []struct{ name, sql string }{
+		{"add", windowAddSQL}, {"expire", windowExpireSQL}, {"fields", last30dSQL},
+	} {
+		res, err := tx.NewRaw(q.sql, s.ChainID, from, to, start, prev).Exec(ctx)
+		if err != nil {
+			return 0, fmt.Errorf("perp_traders last 30 days (%s): %w", q.name, err)
+		}
+		n, _ := res.RowsAffected()
+		rows += n
+	}
+	return rows, nil
 }

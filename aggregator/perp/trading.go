@@ -228,23 +228,48 @@ const (
 		GROUP BY 2
 		ON CONFLICT (chain_id, day) DO UPDATE SET usdc = s.usdc + EXCLUDED.usdc, native = s.native + EXCLUDED.native`
 
-	// ?3 the window's first day, ?4 whether the window moved (then every
-	// trader with last-30-day trades is recomputed, as well as those with
-	// new fills).
+	// The last-30-day window's rows per trader and market: ?3 the
+	// window's first day after the run, ?4 before it. The window's sums
+	// after the run are those before it, less the days that left it
+	// (windowExpireSQL), plus the run's fills from ?4 on: the run's fills
+	// of the days that left are in perp_trader_daily already (its job is
+	// upstream), so adding them here and taking their days out there
+	// leaves exactly the fills of the days from ?3 on. Every run costs its
+	// own fills and the rows of the days that left, never the window.
+	windowAddSQL = `INSERT INTO perp_trader_window_markets AS w (chain_id, address, perpetual_id, trades, volume_usdc, fees_usdc)
+		SELECT ?0, address, perpetual_id, count(*), sum(notional) * 0.000001, sum(fee) * 0.000001
+		FROM (` + fillsByTrader + `) f
+		WHERE time >= ?4
+		GROUP BY address, perpetual_id
+		ON CONFLICT (chain_id, address, perpetual_id) DO UPDATE SET
+			trades = w.trades + EXCLUDED.trades, volume_usdc = w.volume_usdc + EXCLUDED.volume_usdc,
+			fees_usdc = w.fees_usdc + EXCLUDED.fees_usdc`
+
+	windowExpireSQL = `INSERT INTO perp_trader_window_markets AS w (chain_id, address, perpetual_id, trades, volume_usdc, fees_usdc)
+		SELECT ?0, address, perpetual_id, -sum(trades), -sum(volume_usdc), -sum(fees_usdc)
+		FROM perp_trader_daily
+		WHERE chain_id = ?0 AND day >= ?4 AND day < ?3
+		GROUP BY address, perpetual_id
+		ON CONFLICT (chain_id, address, perpetual_id) DO UPDATE SET
+			trades = w.trades + EXCLUDED.trades, volume_usdc = w.volume_usdc + EXCLUDED.volume_usdc,
+			fees_usdc = w.fees_usdc + EXCLUDED.fees_usdc`
+
+	// The last-30-day fields of the traders whose window rows the run
+	// changed (new fills, days that left), from those rows; a market
+	// without fills left in the window loses its row.
 	last30dSQL = `WITH s AS (
-			SELECT address FROM perp_traders WHERE chain_id = ?0 AND ?4 AND last_30d_trades > 0
-			UNION
 			SELECT address FROM dydx_fills WHERE chain_id = ?0 AND height > ?1 AND height <= ?2
-		), m AS (
-			SELECT d.address, d.perpetual_id, sum(d.trades) AS trades, sum(d.volume_usdc) AS volume, sum(d.fees_usdc) AS fees
-			FROM perp_trader_daily d JOIN s ON s.address = d.address
-			WHERE d.chain_id = ?0 AND d.day >= ?3
-			GROUP BY d.address, d.perpetual_id
+			UNION
+			SELECT address FROM perp_trader_daily WHERE chain_id = ?0 AND day >= ?4 AND day < ?3
+		), emptied AS (
+			DELETE FROM perp_trader_window_markets w USING s WHERE w.chain_id = ?0 AND w.address = s.address AND w.trades = 0
 		), a AS (
-			SELECT address, sum(trades) AS trades, sum(volume) AS volume, sum(fees) AS fees,
-				(array_agg(perpetual_id ORDER BY volume DESC, perpetual_id))[1:3] AS markets,
-				(array_agg(volume ORDER BY volume DESC, perpetual_id))[1:3] AS volumes
-			FROM m GROUP BY address
+			SELECT w.address, sum(w.trades) AS trades, sum(w.volume_usdc) AS volume, sum(w.fees_usdc) AS fees,
+				(array_agg(w.perpetual_id ORDER BY w.volume_usdc DESC, w.perpetual_id))[1:3] AS markets,
+				(array_agg(w.volume_usdc ORDER BY w.volume_usdc DESC, w.perpetual_id))[1:3] AS volumes
+			FROM perp_trader_window_markets w JOIN s ON s.address = w.address
+			WHERE w.chain_id = ?0 AND w.trades > 0
+			GROUP BY w.address
 		)
 		UPDATE perp_traders p SET last_30d_trades = coalesce(a.trades, 0), last_30d_volume_usdc = coalesce(a.volume, 0),
 			last_30d_fees_usdc = coalesce(a.fees, 0), last_30d_top_markets = coalesce(a.markets, '{}'),

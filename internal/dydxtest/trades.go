@@ -18,6 +18,9 @@ type Trades struct {
 	// Deposit, when set, makes them Count deposits of that many USDC
 	// into the trader's subaccount instead of fills.
 	Deposit int64
+	// Market is the fills' perpetual: market m's fills are worth m+1 USDC
+	// and pay m × 0.01 USDC of fees (market 0's: 1 USDC, no fees).
+	Market int32
 }
 
 // TradesOf is n fills of addr, a second apart from at (time.DateTime, UTC).
@@ -41,6 +44,7 @@ func IndexTrades(t testing.TB, db *bun.DB, chain string, start, tip time.Time, h
 		addr    string
 		at      time.Time
 		deposit int64
+		market  int32
 	}
 	var fills []fill
 	for _, h := range history {
@@ -49,7 +53,7 @@ func IndexTrades(t testing.TB, db *bun.DB, chain string, start, tip time.Time, h
 			t.Fatal(err)
 		}
 		for i := range h.Count {
-			fills = append(fills, fill{h.Addr, at.Add(time.Duration(i) * time.Second), h.Deposit})
+			fills = append(fills, fill{h.Addr, at.Add(time.Duration(i) * time.Second), h.Deposit, h.Market})
 		}
 	}
 	slices.SortStableFunc(fills, func(a, b fill) int { return a.at.Compare(b.at) })
@@ -82,7 +86,8 @@ func IndexTrades(t testing.TB, db *bun.DB, chain string, start, tip time.Time, h
 		} else {
 			exec(`INSERT INTO dydx_fills (chain_id, height, tx_index, event_index, role, time, address, subaccount_number, perpetual_id,
 				size, notional, fee, is_liquidation, is_deleverage)
-			VALUES (?, ?, 0, 0, 'taker', ?, ?, 0, 0, 1, 1000000, 0, false, false)`, chain, h, f.at, f.addr)
+			VALUES (?, ?, 0, 0, 'taker', ?, ?, 0, ?, 1, ?, ?, false, false)`, chain, h, f.at, f.addr, f.market,
+				(int64(f.market)+1)*1_000_000, int64(f.market)*10_000)
 		}
 		if (i+1)%batch == 0 {
 			upTo(h)

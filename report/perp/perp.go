@@ -14,8 +14,8 @@ func Chain(cfg *config.Config) (config.Chain, bool) { return cfg.GroupChain("per
 // The perp report tables. Each is built by the aggregator job of the same
 // name, except OpenInterestHourly, which the Positions job builds with
 // the positions it replays, TraderBuckets and RetentionWeeks, which the
-// ActivityBuckets job builds with its counts, TraderMarkets, which the
-// Traders job keeps, and DepositorBuckets, which the DepositClasses job
+// ActivityBuckets job builds with its counts, TraderMarkets and
+// TraderWindowMarkets, which the Traders job keeps, and DepositorBuckets, which the DepositClasses job
 // keeps (see JobOf).
 const (
 	MarketHourly          = "perp_market_hourly"
@@ -25,6 +25,7 @@ const (
 	RetentionWeeks        = "perp_retention_weeks"
 	Traders               = "perp_traders"
 	TraderMarkets         = "perp_trader_markets"
+	TraderWindowMarkets   = "perp_trader_window_markets"
 	Liquidations          = "perp_liquidations"
 	PriceHourly           = "perp_price_hourly"
 	DepositClasses        = "perp_deposit_classes"
@@ -62,7 +63,7 @@ func JobOf(table string) string {
 		return Positions
 	case TraderBuckets, RetentionWeeks:
 		return ActivityBuckets
-	case TraderMarkets:
+	case TraderMarkets, TraderWindowMarkets:
 		return Traders
 	case DepositorBuckets:
 		return DepositClasses

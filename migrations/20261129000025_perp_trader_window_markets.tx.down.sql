@@ -1,0 +1,1 @@
+DROP TABLE perp_trader_window_markets;
