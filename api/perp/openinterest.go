@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"strings"
 	"time"
 
 	report "github.com/chainlens/chainlens/report/perp"
@@ -67,11 +68,21 @@ func (s *Service) openInterest(ctx context.Context, req *api.Request) (*api.Resp
 	}
 	if all {
 		// A market missing from the catalog (listed after genesis) cannot
-		// be valued: a total without it would be wrong.
+		// be valued: a total without it would be wrong. The markets with
+		// open interest are read by skipping from one to the next along
+		// the primary key, a step per market instead of a row per hour.
 		var missing []int64
-		if err := api.Reader(ctx, s.db).NewRaw(`SELECT DISTINCT perpetual_id FROM perp_open_interest_hourly o WHERE chain_id = ?0
+		if err := api.Reader(ctx, s.db).NewRaw(`WITH RECURSIVE o AS (
+				(SELECT perpetual_id FROM perp_open_interest_hourly WHERE chain_id = ?0 ORDER BY perpetual_id LIMIT 1)
+				UNION ALL
+				SELECT (SELECT h.perpetual_id FROM perp_open_interest_hourly h WHERE h.chain_id = ?0 AND h.perpetual_id > o.perpetual_id
+					ORDER BY h.perpetual_id LIMIT 1)
+				FROM o WHERE o.perpetual_id IS NOT NULL
+			)
+			SELECT perpetual_id FROM o WHERE perpetual_id IS NOT NULL
 			AND NOT EXISTS (SELECT 1 FROM dydx_perpetuals p JOIN dydx_markets m ON m.chain_id = p.chain_id AND m.market_id = p.market_id
-				WHERE p.chain_id = ?0 AND p.perpetual_id = o.perpetual_id)`, s.chainID).Scan(ctx, &missing); err != nil {
+				WHERE p.chain_id = ?0 AND p.perpetual_id = o.perpetual_id)
+			ORDER BY perpetual_id`, s.chainID).Scan(ctx, &missing); err != nil {
 			return nil, fmt.Errorf("catalog: %w", err)
 		}
 		if len(missing) > 0 {
@@ -92,31 +103,36 @@ func (s *Service) openInterest(ctx context.Context, req *api.Request) (*api.Resp
 	if err != nil {
 		return nil, err
 	}
-	oi, price := map[int64]*big.Rat{}, map[int64]*big.Rat{}
+	// Each bucket moves the terms of the perpetuals whose open interest
+	// or price changed in it, and the total by their difference.
+	v := newValuer(len(catalog))
+	byMarket := map[int64][]int{}
+	for k, c := range catalog {
+		if c.Exponent != nil {
+			v.setFactor(k, c.Atomic+*c.Exponent)
+		}
+		byMarket[c.Market] = append(byMarket[c.Market], k)
+	}
+	byPerp := map[int64]int{}
+	for k, c := range catalog {
+		byPerp[c.Perp] = k
+	}
 	var i, j int
 	for n, b := range bs {
 		end := api.NextBucket(b, res)
 		for ; i < len(ois) && ois[i].Hour.Before(end); i++ {
-			if oi[ois[i].Key], err = rat(ois[i].Value); err != nil {
+			if err := v.setQuantums(byPerp[ois[i].Key], ois[i].Value); err != nil {
 				return nil, err
 			}
 		}
 		for ; j < len(prices) && prices[j].Hour.Before(end); j++ {
-			if price[prices[j].Key], err = rat(prices[j].Value); err != nil {
-				return nil, err
+			for _, k := range byMarket[prices[j].Key] {
+				if err := v.setPrice(k, prices[j].Value); err != nil {
+					return nil, err
+				}
 			}
 		}
-		total := new(big.Rat)
-		for _, c := range catalog {
-			q, p := oi[c.Perp], price[c.Market]
-			if q == nil || q.Sign() == 0 || p == nil || c.Exponent == nil {
-				continue
-			}
-			v := new(big.Rat).Mul(q, p)
-			v.Mul(v, pow10(c.Atomic+*c.Exponent))
-			total.Add(total, v)
-		}
-		out[n] = OpenInterest{Labels: b.Format(time.DateTime), OpenInterest: api.Number(total.FloatString(6))}
+		out[n] = OpenInterest{Labels: b.Format(time.DateTime), OpenInterest: api.Number(v.String())}
 	}
 	return &api.Response{Body: out, Freshness: fresh}, nil
 }
@@ -163,4 +179,96 @@ func abs(n int64) int64 {
 		return -n
 	}
 	return n
+}
+
+// valuer keeps the total value of perpetual positions in USDC, exactly:
+// per perpetual k, quantums × price × 10^(atomic_resolution + exponent),
+// held as an integer number of 10^-scale units, scale being the least
+// that makes every term an integer and keeps 6 decimals. A change moves
+// one term and the total by its difference, so a bucket costs what
+// changed in it, not every market.
+type valuer struct {
+	scale    int64
+	exps     []*int64 // per perpetual: atomic_resolution + exponent, nil while it cannot be valued
+	factors  []*big.Int
+	quantums []*big.Int
+	prices   []*big.Int
+	terms    []*big.Int
+	total    *big.Int
+}
+
+func newValuer(n int) *valuer {
+	v := &valuer{scale: 6, exps: make([]*int64, n), factors: make([]*big.Int, n), quantums: make([]*big.Int, n),
+		prices: make([]*big.Int, n), terms: make([]*big.Int, n), total: new(big.Int)}
+	for k := range v.terms {
+		v.terms[k] = new(big.Int)
+	}
+	return v
+}
+
+// setFactor declares perpetual k's exponent; every call comes before the
+// first value.
+func (v *valuer) setFactor(k int, exp int64) {
+	v.exps[k] = &exp
+	v.scale = max(v.scale, -exp)
+	for k, e := range v.exps {
+		if e != nil {
+			v.factors[k] = new(big.Int).Exp(big.NewInt(10), big.NewInt(*e+v.scale), nil)
+		}
+	}
+}
+
+func (v *valuer) setQuantums(k int, s string) (err error) {
+	if v.quantums[k], err = integer(s); err != nil {
+		return fmt.Errorf("open interest: %w", err)
+	}
+	v.revalue(k)
+	return nil
+}
+
+func (v *valuer) setPrice(k int, s string) (err error) {
+	if v.prices[k], err = integer(s); err != nil {
+		return fmt.Errorf("price: %w", err)
+	}
+	v.revalue(k)
+	return nil
+}
+
+func (v *valuer) revalue(k int) {
+	v.total.Sub(v.total, v.terms[k])
+	t := v.terms[k].SetInt64(0)
+	if v.quantums[k] != nil && v.prices[k] != nil && v.factors[k] != nil {
+		t.Mul(v.quantums[k], v.prices[k])
+		t.Mul(t, v.factors[k])
+	}
+	v.total.Add(v.total, t)
+}
+
+// String is the total with 6 decimals, the last rounded half away from
+// zero (as big.Rat's FloatString(6)).
+func (v *valuer) String() string {
+	q, r := new(big.Int), new(big.Int)
+	d := new(big.Int).Exp(big.NewInt(10), big.NewInt(v.scale-6), nil)
+	q.QuoRem(new(big.Int).Abs(v.total), d, r)
+	if r.Lsh(r, 1).Cmp(d) >= 0 {
+		q.Add(q, big.NewInt(1))
+	}
+	digits := q.String()
+	if len(digits) < 7 {
+		digits = strings.Repeat("0", 7-len(digits)) + digits
+	}
+	sign := ""
+	if v.total.Sign() < 0 {
+		sign = "-"
+	}
+	return sign + digits[:len(digits)-6] + "." + digits[len(digits)-6:]
+}
+
+// integer parses a report's integer column (quantums, oracle prices).
+func integer(s string) (*big.Int, error) {
+	n, ok := new(big.Int).SetString(s, 10)
+	if !ok {
+		return nil, fmt.Errorf("%q is not an integer", s)
+	}
+	return n, nil
 }
