@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,13 +29,17 @@ import (
 // height before from the node (SubaccountAll, page by page); its positions
 // report and the open interest from then on equal those of the same chain
 // indexed from genesis. The node serves no bank state, which the import
-// says and goes on without.
+// says and goes on without; a node that stops serving the height in the
+// middle of the import leaves nothing staged and nothing imported.
 func TestPositionsFromALateStart(t *testing.T) {
 	t.Parallel()
 	const start, last = 300, 600
 	profile := synthdydx.Mainnet(1, 5)
 	profile.Traders, profile.Makers, profile.LiquidationsPerMille, profile.LiquidationsFrom = 3_000, 12, 60, 100
-	index := func(from int64) (*bun.DB, *config.Config) {
+	// index indexes the chain from height from to last; state, when set,
+	// stands for the node's state queries instead of the node itself (and
+	// no job runs).
+	index := func(from int64, state func(snapshot.BankState) indexer.BankState, log *slog.Logger) (*bun.DB, *config.Config) {
 		t.Helper()
 		c, err := synthdydx.New(profile)
 		if err != nil {
@@ -50,19 +55,26 @@ func TestPositionsFromALateStart(t *testing.T) {
 		}
 		db, _ := testdb.New(t)
 		m, _ := indexer.NewMetrics(nil)
-		x := indexer.NewCosmos(cfg, db, indexer.NewClientSource(client), dydx.NewAdapter("dydx"), slog.New(slog.DiscardHandler), m)
-		x.State = snapshot.BankState{Q: client, PageSize: 7} // many pages
+		x := indexer.NewCosmos(cfg, db, indexer.NewClientSource(client), dydx.NewAdapter("dydx"), log, m)
+		bank := snapshot.BankState{Q: client, PageSize: 7} // many pages
+		x.State = bank
+		if state != nil {
+			x.State = state(bank)
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
 		if err := x.Run(ctx, last); err != nil {
 			t.Fatal(err)
 		}
 		all := &config.Config{Chains: []config.Chain{cfg}}
-		apitest.RunJobs(t, db, all)
+		if state == nil {
+			apitest.RunJobs(t, db, all)
+		}
 		return db, all
 	}
-	whole, _ := index(1)
-	late, lateCfg := index(start)
+	quiet := slog.New(slog.DiscardHandler)
+	whole, _ := index(1, nil, quiet)
+	late, lateCfg := index(start, nil, quiet)
 	ctx := t.Context()
 
 	var imported struct {
@@ -113,4 +125,38 @@ func TestPositionsFromALateStart(t *testing.T) {
 	if len(wantOI) == 0 || !slices.Equal(gotOI, wantOI) {
 		t.Errorf("open interest after a late start\n%v\nwant\n%v", gotOI, wantOI)
 	}
+
+	// A node that stops serving the height before the start in the middle
+	// of the import (pruned meanwhile): the pages staged so far go, nothing
+	// is recorded as imported, and indexing goes on.
+	var logs strings.Builder
+	pruned, _ := index(start, func(b snapshot.BankState) indexer.BankState { return &prunedMidImport{BankState: b} },
+		slog.New(slog.NewTextHandler(&logs, nil)))
+	var staged, opening, recorded, next int64
+	if err := pruned.NewRaw(`SELECT (SELECT count(*) FROM state_import_progress), (SELECT count(*) FROM dydx_opening_positions),
+			(SELECT count(*) FROM state_imports), (SELECT next_height FROM sync_state)`).Scan(ctx, &staged, &opening, &recorded, &next); err != nil {
+		t.Fatal(err)
+	}
+	if staged != 0 || opening != 0 || recorded != 0 || next != last+1 {
+		t.Errorf("after a node pruned mid-import: %d staged pages, %d opening positions, %d imports recorded, next height %d; want none and %d",
+			staged, opening, recorded, next, last+1)
+	}
+	if want := "the node serves no chain state at the height before the first indexed one"; !strings.Contains(logs.String(), want) ||
+		!strings.Contains(logs.String(), fmt.Sprintf("height=%d", start-1)) || !strings.Contains(logs.String(), "pruned meanwhile") {
+		t.Errorf("the log does not say what is unavailable:\n%s", logs.String())
+	}
+}
+
+// prunedMidImport serves the first two pages of the opening queries, then
+// answers as a node that pruned the height meanwhile.
+type prunedMidImport struct {
+	snapshot.BankState
+	pages int
+}
+
+func (p *prunedMidImport) OpeningPage(ctx context.Context, height int64, path string, key []byte) ([][]byte, []byte, error) {
+	if p.pages++; p.pages > 2 {
+		return nil, nil, fmt.Errorf("%w: pruned meanwhile", indexer.ErrStateUnavailable)
+	}
+	return p.BankState.OpeningPage(ctx, height, path, key)
 }
