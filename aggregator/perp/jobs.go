@@ -285,12 +285,13 @@ func (j job) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, int64,
 }
 
 // traders adds (from, to] to perp_traders: the fills and signed txs of
-// every trader and signer, the top markets of the traders with new fills,
-// then the last-30-day fields (the 30 UTC days ending with the day of the
-// last aggregated block) of the traders whose window changed, from
-// perp_trader_window_markets, which the run moves (windowAddSQL).
+// every trader and signer and their volumes per market, then the
+// last-30-day fields (the 30 UTC days ending with the day of the last
+// aggregated block) of the traders whose window changed, from
+// perp_trader_window_markets, which the run moves (windowAddSQL), and
+// their all-time top markets.
 func traders(ctx context.Context, tx bun.Tx, s Settings, from, to int64) (int64, error) {
-	rows, err := sqlSteps(report.Traders, traderFillsSQL, traderTxsSQL, traderMarketsSQL, topMarketsSQL)(ctx, tx, s, from, to)
+	rows, err := sqlSteps(report.Traders, traderFillsSQL, traderTxsSQL, traderMarketsSQL)(ctx, tx, s, from, to)
 	if err != nil {
 		return 0, err
 	}

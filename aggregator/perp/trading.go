@@ -86,18 +86,6 @@ const (
 		GROUP BY address, perpetual_id
 		ON CONFLICT (chain_id, address, perpetual_id) DO UPDATE SET volume_usdc = m.volume_usdc + EXCLUDED.volume_usdc`
 
-	// The all-time top 3 markets by volume (ties: lower perpetual id) of
-	// the traders with new fills, from their markets' rows.
-	topMarketsSQL = `UPDATE perp_traders p SET all_time_top_markets = x.markets, all_time_top_volumes = x.volumes
-		FROM (
-			SELECT address, (array_agg(perpetual_id ORDER BY volume_usdc DESC, perpetual_id))[1:3] AS markets,
-				(array_agg(volume_usdc ORDER BY volume_usdc DESC, perpetual_id))[1:3] AS volumes
-			FROM perp_trader_markets
-			WHERE chain_id = ?0 AND address IN (SELECT address FROM dydx_fills WHERE chain_id = ?0 AND height > ?1 AND height <= ?2)
-			GROUP BY address
-		) x
-		WHERE p.chain_id = ?0 AND p.address = x.address`
-
 	// The liquidated subaccount is the taker: it bought to close a short,
 	// sold to close a long. Sizes in base units need the market's atomic
 	// resolution: the catalog row in force at the fill, else the first one
@@ -255,8 +243,10 @@ const (
 			fees_usdc = w.fees_usdc + EXCLUDED.fees_usdc`
 
 	// The last-30-day fields of the traders whose window rows the run
-	// changed (new fills, days that left), from those rows; a market
-	// without fills left in the window loses its row.
+	// changed (new fills, days that left), from those rows (a market
+	// without fills left in the window loses its row), and, in the same
+	// pass over their rows, their all-time top 3 markets by volume (ties:
+	// lower perpetual id) from perp_trader_markets.
 	last30dSQL = `WITH s AS (
 			SELECT address FROM dydx_fills WHERE chain_id = ?0 AND height > ?1 AND height <= ?2
 			UNION
@@ -270,10 +260,17 @@ const (
 			FROM perp_trader_window_markets w JOIN s ON s.address = w.address
 			WHERE w.chain_id = ?0 AND w.trades > 0
 			GROUP BY w.address
+		), t AS (
+			SELECT m.address, (array_agg(m.perpetual_id ORDER BY m.volume_usdc DESC, m.perpetual_id))[1:3] AS markets,
+				(array_agg(m.volume_usdc ORDER BY m.volume_usdc DESC, m.perpetual_id))[1:3] AS volumes
+			FROM perp_trader_markets m JOIN s ON s.address = m.address
+			WHERE m.chain_id = ?0
+			GROUP BY m.address
 		)
 		UPDATE perp_traders p SET last_30d_trades = coalesce(a.trades, 0), last_30d_volume_usdc = coalesce(a.volume, 0),
 			last_30d_fees_usdc = coalesce(a.fees, 0), last_30d_top_markets = coalesce(a.markets, '{}'),
-			last_30d_top_volumes = coalesce(a.volumes, '{}')
-		FROM s LEFT JOIN a ON a.address = s.address
+			last_30d_top_volumes = coalesce(a.volumes, '{}'),
+			all_time_top_markets = coalesce(t.markets, p.all_time_top_markets), all_time_top_volumes = coalesce(t.volumes, p.all_time_top_volumes)
+		FROM s LEFT JOIN a ON a.address = s.address LEFT JOIN t ON t.address = s.address
 		WHERE p.chain_id = ?0 AND p.address = s.address`
 )
