@@ -222,7 +222,8 @@ const (
 	// (windowExpireSQL), plus the run's fills from ?4 on: the run's fills
 	// of the days that left are in perp_trader_daily already (its job is
 	// upstream), so adding them here and taking their days out there
-	// leaves exactly the fills of the days from ?3 on. Every run costs its
+	// leaves exactly the fills of the days from ?3 on. (Daily rows past ?2,
+	// when that job is ahead, are on days from ?3 on: never taken out.) Every run costs its
 	// own fills and the rows of the days that left, never the window.
 	windowAddSQL = `INSERT INTO perp_trader_window_markets AS w (chain_id, address, perpetual_id, trades, volume_usdc, fees_usdc)
 		SELECT ?0, address, perpetual_id, count(*), sum(notional) * 0.000001, sum(fee) * 0.000001

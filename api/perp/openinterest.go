@@ -105,18 +105,17 @@ func (s *Service) openInterest(ctx context.Context, req *api.Request) (*api.Resp
 	}
 	// Each bucket moves the terms of the perpetuals whose open interest
 	// or price changed in it, and the total by their difference.
-	v := newValuer(len(catalog))
-	byMarket := map[int64][]int{}
+	exps := make([]*int64, len(catalog))
+	byMarket, byPerp := map[int64][]int{}, map[int64]int{}
 	for k, c := range catalog {
 		if c.Exponent != nil {
-			v.setFactor(k, c.Atomic+*c.Exponent)
+			e := c.Atomic + *c.Exponent
+			exps[k] = &e
 		}
 		byMarket[c.Market] = append(byMarket[c.Market], k)
-	}
-	byPerp := map[int64]int{}
-	for k, c := range catalog {
 		byPerp[c.Perp] = k
 	}
+	v := newValuer(exps)
 	var i, j int
 	for n, b := range bs {
 		end := api.NextBucket(b, res)
@@ -189,33 +188,31 @@ func abs(n int64) int64 {
 // changed in it, not every market.
 type valuer struct {
 	scale    int64
-	exps     []*int64 // per perpetual: atomic_resolution + exponent, nil while it cannot be valued
-	factors  []*big.Int
+	factors  []*big.Int // per perpetual: 10^(exponent + scale), nil when it cannot be valued
 	quantums []*big.Int
 	prices   []*big.Int
 	terms    []*big.Int
 	total    *big.Int
 }
 
-func newValuer(n int) *valuer {
-	v := &valuer{scale: 6, exps: make([]*int64, n), factors: make([]*big.Int, n), quantums: make([]*big.Int, n),
+// newValuer values perpetuals whose atomic_resolution + exponent are
+// exps (nil: a perpetual without a price exponent, never valued).
+func newValuer(exps []*int64) *valuer {
+	n := len(exps)
+	v := &valuer{scale: 6, factors: make([]*big.Int, n), quantums: make([]*big.Int, n),
 		prices: make([]*big.Int, n), terms: make([]*big.Int, n), total: new(big.Int)}
-	for k := range v.terms {
-		v.terms[k] = new(big.Int)
+	for _, e := range exps {
+		if e != nil {
+			v.scale = max(v.scale, -*e)
+		}
 	}
-	return v
-}
-
-// setFactor declares perpetual k's exponent; every call comes before the
-// first value.
-func (v *valuer) setFactor(k int, exp int64) {
-	v.exps[k] = &exp
-	v.scale = max(v.scale, -exp)
-	for k, e := range v.exps {
+	for k, e := range exps {
+		v.terms[k] = new(big.Int)
 		if e != nil {
 			v.factors[k] = new(big.Int).Exp(big.NewInt(10), big.NewInt(*e+v.scale), nil)
 		}
 	}
+	return v
 }
 
 func (v *valuer) setQuantums(k int, s string) (err error) {

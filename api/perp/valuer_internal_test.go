@@ -41,12 +41,11 @@ func TestValuer(t *testing.T) {
 		{5, "-4", "", "-0.000000"},  // as FloatString prints it
 		{5, "-30", "", "-0.000003"}, // exactly
 	}
-	v := newValuer(len(markets))
+	exps := make([]*int64, len(markets))
 	for k, m := range markets {
-		if m.exp != nil {
-			v.setFactor(k, *m.exp)
-		}
+		exps[k] = m.exp
 	}
+	v := newValuer(exps)
 	q, p := make([]*big.Rat, len(markets)), make([]*big.Rat, len(markets))
 	for n, s := range steps {
 		if s.quantums != "" {
