@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/big"
 
+	"github.com/chainlens/chainlens/devchain/synthcomet"
 	abci "github.com/cometbft/cometbft/abci/types"
 )
 
@@ -19,14 +20,14 @@ const (
 // taker order the makers' short-term order placements, the taker's (none
 // for a liquidation) and the match, with the fills' events; fees adds what
 // the fee collector received.
-func (g *generator) proposedOperations(h int64, b *blockBuilder, fees *int64) error {
+func (g *generator) proposedOperations(h int64, b *synthcomet.Builder, fees *int64) error {
 	lambda := g.p.perBlock(g.p.TakersPerDay) / burstMean
 	if g.rng.Float64() < burstShare {
 		lambda *= burstFactor
 	}
 	n := 0
 	if len(g.st.active) > 0 && h > 1 {
-		n = poisson(g.rng, lambda)
+		n = synthcomet.Poisson(g.rng, lambda)
 	}
 	ops := []any{}
 	events := []abci.Event{event("message", "action", msgProposedOperations, "module", "clob", "msg_index", "0")}
@@ -46,7 +47,7 @@ func (g *generator) proposedOperations(h int64, b *blockBuilder, fees *int64) er
 	if err != nil {
 		return err
 	}
-	b.add(tx, &abci.ExecTxResult{Data: msgData(msgProposedOperations), GasWanted: -1, Events: events})
+	b.Add(tx, &abci.ExecTxResult{Data: synthcomet.MsgData(msgProposedOperations), GasWanted: -1, Events: events})
 	return nil
 }
 

@@ -61,16 +61,19 @@ type subaccountState struct {
 // subaccountsAt returns every subaccount with a position or a balance
 // after height, by owner.
 func (c *Chain) subaccountsAt(height int64) ([]subaccountState, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if height < c.g.height {
-		c.reset()
-	}
-	if err := c.advanceTo(height); err != nil {
-		return nil, err
-	}
 	var out []subaccountState
-	for _, accounts := range [][]*account{c.g.st.traders, c.g.st.makers} {
+	err := c.At(height, func(g *generator) error {
+		out = subaccountsOf(g.st)
+		return nil
+	})
+	return out, err
+}
+
+// subaccountsOf lists st's subaccounts with a position or a balance, by
+// owner.
+func subaccountsOf(st *state) []subaccountState {
+	var out []subaccountState
+	for _, accounts := range [][]*account{st.traders, st.makers} {
 		for _, a := range accounts {
 			open := map[int]int64{}
 			for id, q := range a.pos {
@@ -85,7 +88,7 @@ func (c *Chain) subaccountsAt(height int64) ([]subaccountState, error) {
 		}
 	}
 	slices.SortFunc(out, func(a, b subaccountState) int { return strings.Compare(a.owner, b.owner) })
-	return out, nil
+	return out
 }
 
 // pageRequest reads QueryAllSubaccountRequest{pagination=1

@@ -1,6 +1,7 @@
 package synthdydx
 
 import (
+	"github.com/chainlens/chainlens/devchain/synthcomet"
 	abci "github.com/cometbft/cometbft/abci/types"
 )
 
@@ -16,7 +17,7 @@ const (
 // userTxs adds the block's signed user txs: deposits into subaccounts,
 // withdrawals out of them and transfers between them, each paying a fee
 // in USDC to the fee collector.
-func (g *generator) userTxs(h int64, b *blockBuilder, fees *int64) error {
+func (g *generator) userTxs(h int64, b *synthcomet.Builder, fees *int64) error {
 	if h == 1 {
 		for _, m := range g.st.makers {
 			if err := g.deposit(b, m, m.bank/2, fees); err != nil {
@@ -24,7 +25,7 @@ func (g *generator) userTxs(h int64, b *blockBuilder, fees *int64) error {
 			}
 		}
 	}
-	deposits := poisson(g.rng, g.p.perBlock(g.p.DepositsPerDay))
+	deposits := synthcomet.Poisson(g.rng, g.p.perBlock(g.p.DepositsPerDay))
 	if h <= openingBlocks {
 		deposits += openingDeposits
 	}
@@ -48,7 +49,7 @@ func (g *generator) userTxs(h int64, b *blockBuilder, fees *int64) error {
 	if len(g.st.active) == 0 {
 		return nil
 	}
-	for range poisson(g.rng, g.p.perBlock(g.p.WithdrawalsPerDay)) {
+	for range synthcomet.Poisson(g.rng, g.p.perBlock(g.p.WithdrawalsPerDay)) {
 		a := g.st.traders[g.st.active[g.rng.IntN(len(g.st.active))]]
 		amount := a.quote * int64(10+g.rng.IntN(41)) / 100
 		if amount <= 0 || a.bank < userFee {
@@ -58,7 +59,7 @@ func (g *generator) userTxs(h int64, b *blockBuilder, fees *int64) error {
 			return err
 		}
 	}
-	for range poisson(g.rng, g.p.perBlock(g.p.TransfersPerDay)) {
+	for range synthcomet.Poisson(g.rng, g.p.perBlock(g.p.TransfersPerDay)) {
 		from := g.st.traders[g.st.active[g.rng.IntN(len(g.st.active))]]
 		to := g.st.traders[g.st.active[g.rng.IntN(len(g.st.active))]]
 		amount := from.quote * int64(5+g.rng.IntN(21)) / 100
@@ -74,7 +75,7 @@ func (g *generator) userTxs(h int64, b *blockBuilder, fees *int64) error {
 
 // userTx signs and adds one user tx; events follow its fee payment and
 // message events, as the SDK emits them.
-func (g *generator) userTx(b *blockBuilder, a *account, typeURL, module string, msg map[string]any, fees *int64, events []abci.Event) error {
+func (g *generator) userTx(b *synthcomet.Builder, a *account, typeURL, module string, msg map[string]any, fees *int64, events []abci.Event) error {
 	m, err := g.anyOf(typeURL, msg)
 	if err != nil {
 		return err
@@ -93,12 +94,12 @@ func (g *generator) userTx(b *blockBuilder, a *account, typeURL, module string, 
 	a.seq++
 	a.bank -= userFee
 	*fees += userFee
-	b.add(tx, &abci.ExecTxResult{Data: msgData(typeURL), GasWanted: userGas, GasUsed: int64(90_000 + g.rng.IntN(60_000)), Events: all})
+	b.Add(tx, &abci.ExecTxResult{Data: synthcomet.MsgData(typeURL), GasWanted: userGas, GasUsed: int64(90_000 + g.rng.IntN(60_000)), Events: all})
 	return nil
 }
 
 // deposit moves amount of a's bank USDC into its subaccount 0.
-func (g *generator) deposit(b *blockBuilder, a *account, amount int64, fees *int64) error {
+func (g *generator) deposit(b *synthcomet.Builder, a *account, amount int64, fees *int64) error {
 	ev := append(bankSend(a.addr, g.st.subaccounts, usdc(amount), "msg_index", "0"),
 		event("deposit_to_subaccount", "sender", a.addr, "recipient", a.addr, "recipient_number", "0", "asset_id", "0",
 			"quantums", itoa(amount), "msg_index", "0"))
@@ -112,7 +113,7 @@ func (g *generator) deposit(b *blockBuilder, a *account, amount int64, fees *int
 }
 
 // withdraw moves amount of a's subaccount 0 quote balance to its bank.
-func (g *generator) withdraw(b *blockBuilder, a *account, amount int64, fees *int64) error {
+func (g *generator) withdraw(b *synthcomet.Builder, a *account, amount int64, fees *int64) error {
 	ev := append(bankSend(g.st.subaccounts, a.addr, usdc(amount), "msg_index", "0"),
 		event("withdraw_from_subaccount", "sender", a.addr, "sender_number", "0", "recipient", a.addr, "asset_id", "0",
 			"quantums", itoa(amount), "msg_index", "0"))
@@ -127,7 +128,7 @@ func (g *generator) withdraw(b *blockBuilder, a *account, amount int64, fees *in
 
 // transfer moves amount of quote balance between two subaccounts (no bank
 // movement: both are held by the subaccounts module).
-func (g *generator) transfer(b *blockBuilder, from, to *account, amount int64, fees *int64) error {
+func (g *generator) transfer(b *synthcomet.Builder, from, to *account, amount int64, fees *int64) error {
 	ev := []abci.Event{event("create_transfer", "sender", from.addr, "sender_number", "0", "recipient", to.addr,
 		"recipient_number", "0", "asset_id", "0", "quantums", itoa(amount), "msg_index", "0")}
 	if err := g.userTx(b, from, msgCreateTransfer, "sending", map[string]any{"transfer": map[string]any{

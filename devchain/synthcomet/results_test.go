@@ -1,12 +1,14 @@
-package synthdydx
+package synthcomet
 
 import (
 	"bytes"
 	"encoding/json"
 	"testing"
+	"time"
 
 	abci "github.com/cometbft/cometbft/abci/types"
 	cmtjson "github.com/cometbft/cometbft/libs/json"
+	cmtproto "github.com/cometbft/cometbft/proto/tendermint/types"
 	coretypes "github.com/cometbft/cometbft/rpc/core/types"
 )
 
@@ -15,7 +17,14 @@ import (
 // attribute may carry (quotes, HTML, control characters, invalid UTF-8,
 // line separators), empty and nil lists, nil and empty data.
 func TestResultsJSONIsCometBFTs(t *testing.T) {
-	params, err := cmtjson.Marshal(&newGenerator(Mainnet(1, 1), &state{}, nil).params)
+	cp := cmtproto.ConsensusParams{
+		Block:     &cmtproto.BlockParams{MaxBytes: 4194304, MaxGas: -1},
+		Evidence:  &cmtproto.EvidenceParams{MaxAgeNumBlocks: 100000, MaxAgeDuration: 48 * time.Hour, MaxBytes: 1048576},
+		Validator: &cmtproto.ValidatorParams{PubKeyTypes: []string{"ed25519"}},
+		Version:   &cmtproto.VersionParams{},
+		Abci:      &cmtproto.ABCIParams{VoteExtensionsEnableHeight: 1},
+	}
+	params, err := cmtjson.Marshal(&cp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,9 +46,9 @@ func TestResultsJSONIsCometBFTs(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			appHash := []byte{0xde, 0xad}
-			got := resultsJSON(9, c.txs, c.finalize, params, appHash)
+			got := ResultsJSON(9, c.txs, c.finalize, params, appHash)
 			want, err := cmtjson.Marshal(&coretypes.ResultBlockResults{Height: 9, TxsResults: c.txs, FinalizeBlockEvents: c.finalize,
-				ConsensusParamUpdates: &newGenerator(Mainnet(1, 1), &state{}, nil).params, AppHash: appHash})
+				ConsensusParamUpdates: &cp, AppHash: appHash})
 			if err != nil {
 				t.Fatal(err)
 			}

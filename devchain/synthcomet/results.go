@@ -1,4 +1,4 @@
-package synthdydx
+package synthcomet
 
 import (
 	"encoding/base64"
@@ -8,13 +8,13 @@ import (
 	abci "github.com/cometbft/cometbft/abci/types"
 )
 
-// resultsJSON renders a /block_results result exactly as CometBFT's JSON
+// ResultsJSON renders a /block_results result exactly as CometBFT's JSON
 // (cmtjson over coretypes.ResultBlockResults) does; that encoder goes
 // through gogoproto's reflection-based jsonpb for every event attribute
 // and would bound generation at about a hundred blocks a second.
 // TestResultsJSONIsCometBFTs checks the bytes against cmtjson's.
 // params is the consensus_param_updates value, already encoded.
-func resultsJSON(height int64, txs []*abci.ExecTxResult, finalize []abci.Event, params []byte, appHash []byte) []byte {
+func ResultsJSON(height int64, txs []*abci.ExecTxResult, finalize []abci.Event, params []byte, appHash []byte) []byte {
 	b := make([]byte, 0, 4096)
 	b = append(b, `{"height":"`...)
 	b = strconv.AppendInt(b, height, 10)
