@@ -12,10 +12,11 @@
 #               p50/p99 of 20 requests each, one at a time.
 # Output: markdown for docs/PERFORMANCE.md, on stdout. Profiles: evm (an
 # Ethereum with stablecoins: the stablecoins group), dydx (dYdX v4: the perp
-# and perp lens groups).
+# and perp lens groups), osmosis (Osmosis: the dex and dex lens groups).
 #
 #   scripts/bench-mainnet.sh evm 1
 #   scripts/bench-mainnet.sh dydx 1
+#   scripts/bench-mainnet.sh osmosis 1
 #   KEEP_DB=1 ... keeps the database (its URL is printed)
 #   RAW='{events: {exclude: [commission, rewards]}}' ... gives the chain raw
 #               filters (README "Raw filters"): what a long history needs
@@ -28,7 +29,9 @@ evm) # 12 s blocks; ingest counts the ERC-20 transfers
 	per_day=7200 hour=300 counted="transfers" count_sql="SELECT count(*) FROM erc20_transfers" groups="stablecoins" ;;
 dydx) # 1 s blocks; ingest counts the ABCI events (and says how many fills)
 	per_day=86400 hour=3600 counted="ABCI events" count_sql="SELECT count(*) FROM events" groups="perp perp_lens" ;;
-*) echo "bench-mainnet.sh: profiles: evm, dydx" >&2; exit 2 ;;
+osmosis) # 2 s blocks; ingest counts the ABCI events (and says how many swap hops)
+	per_day=43200 hour=1800 counted="ABCI events" count_sql="SELECT count(*) FROM events" groups="dex dex_lens" ;;
+*) echo "bench-mainnet.sh: profiles: evm, dydx, osmosis" >&2; exit 2 ;;
 esac
 . scripts/bench-common.sh
 bench_begin "chainlens_bench_${PROFILE}_${DAYS}_$$"
@@ -73,6 +76,10 @@ echo "| blocks | events ($counted) | seconds | blocks/s | events/s | indexer pea
 echo "|---|---|---|---|---|---|"
 python3 -c "print(f'| {$last - $hour} | {$events} | {$secs} | {($last - $hour)/$secs:,.0f} | {$events/$secs:,.0f} | {$rss/1024:,.0f} MB |')"
 echo
+if [ "$PROFILE" = osmosis ]; then
+	echo "Swap hops: $(q "SELECT count(*) FROM osmosis_swaps"), pools: $(q "SELECT count(*) FROM osmosis_pools"), positions created: $(q "SELECT count(*) FROM osmosis_cl_positions WHERE kind = 'create'")."
+	echo
+fi
 if [ "$PROFILE" = dydx ]; then
 	echo "Fills (taker sides): $(q "SELECT count(*) FROM dydx_fills WHERE role = 'taker'"), of which liquidations: $(q "SELECT count(*) FROM dydx_fills WHERE role = 'taker' AND is_liquidation")."
 	echo

@@ -24,6 +24,7 @@ import (
 	"github.com/chainlens/chainlens/devchain/replaynode"
 	"github.com/chainlens/chainlens/devchain/synthdydx"
 	"github.com/chainlens/chainlens/devchain/synthevm"
+	"github.com/chainlens/chainlens/devchain/synthosmosis"
 	"github.com/spf13/cobra"
 )
 
@@ -134,14 +135,15 @@ func newSynthNodeCmd() *cobra.Command {
 		Short: "Serve a generated, mainnet-shaped chain of --days days (deterministic for --seed)",
 		Long: "Generates a chain with a busy mainnet's block time and traffic in the wire form of the recorded data and serves\n" +
 			"it (profile evm: Ethereum JSON-RPC, devchain/synthevm; profile dydx: a dYdX v4 CometBFT node, devchain/synthdydx;\n" +
+			"profile osmosis: an Osmosis CometBFT node with balancer, stableswap and concentrated pools, devchain/synthosmosis;\n" +
 			"each package says what its profile assumes). The last height is at\n" +
 			"--end-time (default now; give the same one to serve the same chain again). With --block-time it reveals one\n" +
 			"height per block time from --start-height.\n" +
 			"--print-config writes the chain's `chains:` entry and its `stablecoins` tokens for a chainlens config, and exits.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if profile != "evm" && profile != "dydx" {
-				return fmt.Errorf("--profile %q: the profiles are: evm, dydx", profile)
+			if profile != "evm" && profile != "dydx" && profile != "osmosis" {
+				return fmt.Errorf("--profile %q: the profiles are: evm, dydx, osmosis", profile)
 			}
 			if days < 1 || days > 3650 {
 				return fmt.Errorf("--days must be between 1 and 3650")
@@ -173,6 +175,22 @@ func newSynthNodeCmd() *cobra.Command {
 				}
 				return serveCometBFT(cmd.Context(), c, p.ChainID, listen, replaynode.Options{StartHeight: startHeight, BlockTime: blockTime})
 			}
+			if profile == "osmosis" {
+				p := synthosmosis.Mainnet(days, seed)
+				p.EndAt(endTime)
+				if printConfig {
+					fmt.Fprint(cmd.OutOrStdout(), synthosmosis.Config(p, "http://"+listen))
+					return nil
+				}
+				c, err := synthosmosis.New(p)
+				if err != nil {
+					return err
+				}
+				if startHeight == 0 {
+					startHeight = c.LastHeight()
+				}
+				return serveCometBFT(cmd.Context(), c, p.ChainID, listen, replaynode.Options{StartHeight: startHeight, BlockTime: blockTime})
+			}
 			p := synthevm.Ethereum(days, seed)
 			p.EndAt(endTime)
 			if printConfig {
@@ -182,7 +200,7 @@ func newSynthNodeCmd() *cobra.Command {
 			return serveEVM(cmd.Context(), synthevm.New(p), listen, evmreplay.Options{StartHeight: startHeight, BlockTime: blockTime})
 		},
 	}
-	cmd.Flags().StringVar(&profile, "profile", "evm", "chain profile: evm, dydx")
+	cmd.Flags().StringVar(&profile, "profile", "evm", "chain profile: evm, dydx, osmosis")
 	cmd.Flags().IntVar(&days, "days", 1, "days of history")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "generator seed (same seed, same chain)")
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8545", "listen address (loopback)")
