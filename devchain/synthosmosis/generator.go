@@ -64,6 +64,7 @@ type generator struct {
 	fees int64 // uosmo the fee collector received in the last block
 	// zipf draws pool ranks among the created pools.
 	zipf *rand.Zipf
+	bank ledger
 }
 
 func newGenerator(p Profile, st *state, reg *protoset.Registry) *generator {
@@ -74,6 +75,14 @@ func newGenerator(p Profile, st *state, reg *protoset.Registry) *generator {
 	}
 	g.enc = synthcomet.NewEncoder(reg, g.rng)
 	g.zipf = rand.NewZipf(g.rng, 1.2, 1, uint64(len(st.pools)-1))
+	g.bank = ledger{}
+	for _, a := range append([]*account{st.creator}, st.traders...) {
+		for d, v := range a.bank {
+			if v > 0 {
+				g.bank.add(a.addr, d, big.NewInt(v))
+			}
+		}
+	}
 	return g
 }
 
@@ -107,6 +116,14 @@ func (g *generator) Next() (*replaynode.Block, error) {
 	}
 	finalize := g.finalizeEvents()
 	g.fees = fees
+	if err := g.bank.apply(finalize); err != nil {
+		return nil, fmt.Errorf("synthosmosis: height %d: %w", h, err)
+	}
+	for _, r := range b.Results {
+		if err := g.bank.apply(r.Events); err != nil {
+			return nil, fmt.Errorf("synthosmosis: height %d: %w", h, err)
+		}
+	}
 	return g.seal.Seal(h, t, b, finalize)
 }
 
@@ -299,7 +316,7 @@ func (g *generator) openPosition(t time.Time, b *synthcomet.Builder, fees *int64
 	pl.reserve[pl.denoms[0]] += a0
 	pl.reserve[pl.denoms[1]] += a1
 	pl.clp.Position(lower, upper, liq)
-	pos := &position{id: id, owner: owner, pool: pl, lower: lower, upper: upper, liquidity: liq, joined: joined}
+	pos := &position{id: id, owner: owner, pool: pl, lower: lower, upper: upper, liquidity: liq, joined: joined, joinedAt: t.UTC()}
 	g.st.positions[id] = pos
 	g.st.open = append(g.st.open, pos)
 	return nil

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"sort"
 	"strconv"
+	"time"
 
 	"github.com/cometbft/cometbft/crypto/ed25519"
 	cmttypes "github.com/cometbft/cometbft/types"
@@ -104,6 +105,7 @@ type position struct {
 	lower, upper int64
 	liquidity    *big.Int // Dec (10^18)
 	joined       string   // join time as the event writes it
+	joinedAt     time.Time
 }
 
 // state is what generation carries from block to block.

@@ -3,6 +3,7 @@ package synthosmosis
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"math/big"
@@ -10,7 +11,10 @@ import (
 	"testing"
 	"time"
 
+	sdkmath "cosmossdk.io/math"
+
 	"github.com/chainlens/chainlens/chains/osmosis"
+	"github.com/chainlens/chainlens/chains/protoset"
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/devchain/replaynode"
 	"github.com/chainlens/chainlens/internal/replaytest"
@@ -19,6 +23,9 @@ import (
 	cmtjson "github.com/cometbft/cometbft/libs/json"
 	coretypes "github.com/cometbft/cometbft/rpc/core/types"
 	sdk "github.com/cosmos/cosmos-sdk/types"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
 )
 
 // small is a day of the mainnet profile with fewer traders and pools, for
@@ -228,5 +235,146 @@ func TestConfigIsAValidChain(t *testing.T) {
 	}
 	if m := dexreport.NewMarket(ch); m.Anchor != Assets[0].denom {
 		t.Errorf("anchor %q, want USDC %q", m.Anchor, Assets[0].denom)
+	}
+}
+
+// TestQueriesAnswerTheState: at a height, AllPools (decoded with
+// Osmosis's own types) lists every pool created with the reserves that
+// DenomOwners gives for the pool's address, and the positions of the
+// concentrated-liquidity store add up, over those in range, to each
+// pool's current tick liquidity.
+func TestQueriesAnswerTheState(t *testing.T) {
+	const height = 300
+	c, err := New(small(5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := protoset.NewShipped("cosmos", "osmosis")
+	if err != nil {
+		t.Fatal(err)
+	}
+	decode := func(typeURL string, b []byte) map[string]any {
+		t.Helper()
+		mt, err := reg.FindMessageByURL(typeURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := mt.New().Interface()
+		if err := proto.Unmarshal(b, m); err != nil {
+			t.Fatalf("%s: %v", typeURL, err)
+		}
+		js, err := protojson.MarshalOptions{Resolver: reg, UseProtoNames: true}.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out map[string]any
+		if err := json.Unmarshal(js, &out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	res, err := c.ABCIQuery(pathAllPools, nil, height)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pools, _ := decode("/osmosis.poolmanager.v1beta1.AllPoolsResponse", res)["pools"].([]any)
+	p := small(5)
+	if len(pools) != p.BalancerPools+p.StableswapPools+p.CLPools {
+		t.Fatalf("%d pools, want all %d created", len(pools), p.BalancerPools+p.StableswapPools+p.CLPools)
+	}
+	// balanceOf asks DenomOwners, page by page (limit 7), for addr's denom.
+	balanceOf := func(addr, denom string) string {
+		var key []byte
+		for {
+			var page []byte
+			page = protowire.AppendTag(page, 1, protowire.BytesType)
+			page = protowire.AppendBytes(page, key)
+			page = protowire.AppendTag(page, 3, protowire.VarintType)
+			page = protowire.AppendVarint(page, 7)
+			var req []byte
+			req = protowire.AppendTag(req, 1, protowire.BytesType)
+			req = protowire.AppendString(req, denom)
+			req = protowire.AppendTag(req, 2, protowire.BytesType)
+			req = protowire.AppendBytes(req, page)
+			res, err := c.ABCIQuery(pathDenomOwners, req, height)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := decode("/cosmos.bank.v1beta1.QueryDenomOwnersResponse", res)
+			owners, _ := r["denom_owners"].([]any)
+			for _, o := range owners {
+				o := o.(map[string]any)
+				if o["address"] == addr {
+					return o["balance"].(map[string]any)["amount"].(string)
+				}
+			}
+			next, _ := r["pagination"].(map[string]any)["next_key"].(string)
+			if next == "" {
+				return "0"
+			}
+			key, _ = base64.StdEncoding.DecodeString(next)
+		}
+	}
+	clLiquidity := map[string]string{}
+	for _, x := range pools {
+		pl := x.(map[string]any)
+		switch pl["@type"] {
+		case "/osmosis.gamm.v1beta1.Pool":
+			for _, a := range pl["pool_assets"].([]any) {
+				tok := a.(map[string]any)["token"].(map[string]any)
+				if got := balanceOf(pl["address"].(string), tok["denom"].(string)); got != tok["amount"] {
+					t.Errorf("pool %s: %s reserve %s, bank %s", pl["id"], tok["denom"], tok["amount"], got)
+				}
+			}
+		case "/osmosis.gamm.poolmodels.stableswap.v1beta1.Pool":
+			for _, a := range pl["pool_liquidity"].([]any) {
+				tok := a.(map[string]any)
+				if got := balanceOf(pl["address"].(string), tok["denom"].(string)); got != tok["amount"] {
+					t.Errorf("pool %s: %s reserve %s, bank %s", pl["id"], tok["denom"], tok["amount"], got)
+				}
+			}
+		case "/osmosis.concentratedliquidity.v1beta1.Pool":
+			clLiquidity[pl["id"].(string)] = pl["current_tick_liquidity"].(string)
+			tick, _ := strconv.ParseInt(pl["current_tick"].(string), 10, 64)
+			clLiquidity[pl["id"].(string)+"/tick"] = strconv.FormatInt(tick, 10)
+		default:
+			t.Errorf("pool type %v", pl["@type"])
+		}
+	}
+	res, err = c.ABCIQuery(pathCLSubspace, []byte{positionIDPrefix}, height)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inRange := map[string]sdkmath.LegacyDec{}
+	n := 0
+	for len(res) > 0 {
+		_, _, tn := protowire.ConsumeTag(res)
+		pair, pn := protowire.ConsumeBytes(res[tn:])
+		res = res[tn+pn:]
+		_, _, kn := protowire.ConsumeTag(pair)
+		_, vn := protowire.ConsumeBytes(pair[kn:])
+		_, _, vtn := protowire.ConsumeTag(pair[kn+vn:])
+		value, _ := protowire.ConsumeBytes(pair[kn+vn+vtn:])
+		pos := decode("/osmosis.concentratedliquidity.v1beta1.Position", value)
+		n++
+		pool := pos["pool_id"].(string)
+		tick, _ := strconv.ParseInt(clLiquidity[pool+"/tick"], 10, 64)
+		lower, _ := strconv.ParseInt(pos["lower_tick"].(string), 10, 64)
+		upper, _ := strconv.ParseInt(pos["upper_tick"].(string), 10, 64)
+		if lower <= tick && tick < upper {
+			l := sdkmath.LegacyMustNewDecFromStr(pos["liquidity"].(string))
+			if v, ok := inRange[pool]; ok {
+				l = l.Add(v)
+			}
+			inRange[pool] = l
+		}
+	}
+	if n < p.CLPools {
+		t.Fatalf("%d positions, want at least the %d full-range ones", n, p.CLPools)
+	}
+	for pool, l := range inRange {
+		if want := sdkmath.LegacyMustNewDecFromStr(clLiquidity[pool]); !l.Equal(want) {
+			t.Errorf("pool %s: positions in range hold %s, current tick liquidity %s", pool, l, want)
+		}
 	}
 }

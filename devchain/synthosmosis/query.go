@@ -1,0 +1,296 @@
+package synthosmosis
+
+import (
+	"bytes"
+	"fmt"
+	"math/big"
+	"slices"
+	"strconv"
+	"strings"
+
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/chainlens/chainlens/chains/osmosis"
+	"github.com/chainlens/chainlens/devchain/replaynode"
+	"github.com/chainlens/chainlens/devchain/synthcomet"
+)
+
+// The state queries the node answers, at any height of the chain.
+const (
+	pathDenomOwners = "/cosmos.bank.v1beta1.Query/DenomOwners"
+	pathAllPools    = "/osmosis.poolmanager.v1beta1.Query/AllPools"
+	// pathCLSubspace lists x/concentrated-liquidity's store under a key
+	// prefix (a kv.Pairs): positions are under positionIDPrefix.
+	pathCLSubspace = "/store/concentratedliquidity/subspace"
+)
+
+// positionIDPrefix is x/concentrated-liquidity's PositionIdPrefix: a
+// position's key is the prefix, "|" and its id in decimal.
+const positionIDPrefix = 0x08
+
+// defaultPageLimit is the cosmos-sdk's page size when a request sets none.
+const defaultPageLimit = 100
+
+var _ replaynode.Querier = (*Chain)(nil)
+
+// ABCIQuery answers the bank's DenomOwners (paginated by owner address),
+// poolmanager's AllPools and the concentrated-liquidity store's positions
+// at height (the state after that block); every other query is unknown
+// to this chain.
+func (c *Chain) ABCIQuery(path string, data []byte, height int64) ([]byte, error) {
+	switch path {
+	case pathDenomOwners, pathAllPools, pathCLSubspace:
+	default:
+		return nil, replaynode.ErrUnknownQuery(path)
+	}
+	if height < 1 || height > c.LastHeight() {
+		return nil, &replaynode.QueryError{Code: 26, Codespace: "sdk", Log: fmt.Sprintf("height %d is not in the generated chain", height)}
+	}
+	var out []byte
+	err := c.At(height, func(g *generator) error {
+		var err error
+		switch path {
+		case pathDenomOwners:
+			out, err = c.denomOwners(g, data)
+		case pathAllPools:
+			out, err = c.allPools(g)
+		case pathCLSubspace:
+			out, err = c.clSubspace(g, data)
+		}
+		return err
+	})
+	return out, err
+}
+
+// denomOwners is QueryDenomOwnersResponse{denom_owners=1
+// DenomOwner{address=1, balance=2 Coin}, pagination=2 PageResponse} for
+// the request's denom, from the owner at the page key on.
+func (c *Chain) denomOwners(g *generator, data []byte) ([]byte, error) {
+	var denom string
+	var key []byte
+	limit := defaultPageLimit
+	for len(data) > 0 {
+		num, typ, n := protowire.ConsumeTag(data)
+		if n < 0 {
+			return nil, badRequest("tag")
+		}
+		data = data[n:]
+		if num == 2 && typ == protowire.BytesType {
+			page, n := protowire.ConsumeBytes(data)
+			if n < 0 {
+				return nil, badRequest("pagination")
+			}
+			var err error
+			if key, limit, err = pageRequest(page); err != nil {
+				return nil, err
+			}
+			data = data[n:]
+			continue
+		}
+		if num == 1 && typ == protowire.BytesType {
+			v, n := protowire.ConsumeBytes(data)
+			if n < 0 {
+				return nil, badRequest("denom")
+			}
+			denom, data = string(v), data[n:]
+			continue
+		}
+		n = protowire.ConsumeFieldValue(num, typ, data)
+		if n < 0 {
+			return nil, badRequest("field")
+		}
+		data = data[n:]
+	}
+	owners := make([]string, 0, len(g.bank[denom]))
+	for addr, v := range g.bank[denom] {
+		if v.Sign() > 0 {
+			owners = append(owners, addr)
+		}
+	}
+	slices.Sort(owners)
+	i, _ := slices.BinarySearch(owners, string(key))
+	page := owners[i:min(i+limit, len(owners))]
+	var out []byte
+	for _, addr := range page {
+		var coin []byte
+		coin = protowire.AppendTag(coin, 1, protowire.BytesType)
+		coin = protowire.AppendString(coin, denom)
+		coin = protowire.AppendTag(coin, 2, protowire.BytesType)
+		coin = protowire.AppendString(coin, g.bank[denom][addr].String())
+		var owner []byte
+		owner = protowire.AppendTag(owner, 1, protowire.BytesType)
+		owner = protowire.AppendString(owner, addr)
+		owner = protowire.AppendTag(owner, 2, protowire.BytesType)
+		owner = protowire.AppendBytes(owner, coin)
+		out = protowire.AppendTag(out, 1, protowire.BytesType)
+		out = protowire.AppendBytes(out, owner)
+	}
+	var pr []byte
+	if i+limit < len(owners) {
+		pr = protowire.AppendTag(pr, 1, protowire.BytesType)
+		pr = protowire.AppendBytes(pr, []byte(owners[i+limit]))
+	}
+	out = protowire.AppendTag(out, 2, protowire.BytesType)
+	return protowire.AppendBytes(out, pr), nil
+}
+
+// pageRequest reads PageRequest{key=1, limit=3}.
+func pageRequest(b []byte) (key []byte, limit int, err error) {
+	limit = defaultPageLimit
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return nil, 0, badRequest("pagination tag")
+		}
+		b = b[n:]
+		switch {
+		case num == 1 && typ == protowire.BytesType:
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return nil, 0, badRequest("pagination key")
+			}
+			key, b = v, b[n:]
+		case num == 3 && typ == protowire.VarintType:
+			v, n := protowire.ConsumeVarint(b)
+			if n < 0 {
+				return nil, 0, badRequest("pagination limit")
+			}
+			if v > 0 {
+				limit = int(min(v, 1<<20))
+			}
+			b = b[n:]
+		default:
+			n = protowire.ConsumeFieldValue(num, typ, b)
+			if n < 0 {
+				return nil, 0, badRequest("pagination field")
+			}
+			b = b[n:]
+		}
+	}
+	return key, limit, nil
+}
+
+func badRequest(what string) error {
+	return &replaynode.QueryError{Code: 2, Codespace: "sdk", Log: "tx parse error: " + what}
+}
+
+// allPools is AllPoolsResponse{pools=1 repeated Any}: every pool created,
+// by id, as its module stores it.
+func (c *Chain) allPools(g *generator) ([]byte, error) {
+	enc := synthcomet.NewEncoder(c.reg, nil) // Any needs no randomness
+	var out []byte
+	for _, pl := range g.st.pools[:g.st.created] {
+		typeURL, msg, err := poolJSON(pl)
+		if err != nil {
+			return nil, err
+		}
+		a, err := enc.Any(typeURL, msg)
+		if err != nil {
+			return nil, err
+		}
+		b, err := a.Marshal()
+		if err != nil {
+			return nil, err
+		}
+		out = protowire.AppendTag(out, 1, protowire.BytesType)
+		out = protowire.AppendBytes(out, b)
+	}
+	return out, nil
+}
+
+// weightScale is gamm's GuaranteedWeightPrecision: stored weights are the
+// given ones times 2^30.
+const weightScale = 1 << 30
+
+// poolJSON is a pool as its module's proto3 JSON.
+func poolJSON(pl *pool) (string, map[string]any, error) {
+	id := strconv.FormatUint(pl.id, 10)
+	// Coins are sorted by denom, and what follows them (weights, scaling
+	// factors) in the same order.
+	order := []int{0, 1}
+	if pl.denoms[0] > pl.denoms[1] {
+		order = []int{1, 0}
+	}
+	params := map[string]any{"swap_fee": pl.fee, "exit_fee": "0.000000000000000000"}
+	switch pl.kind {
+	case balancer:
+		var assets []any
+		total := int64(0)
+		for _, i := range order {
+			w := pl.weights[i] * 1_000_000 * weightScale
+			total += w
+			assets = append(assets, map[string]any{"token": coin(pl.reserve[pl.denoms[i]], pl.denoms[i]), "weight": strconv.FormatInt(w, 10)})
+		}
+		return "/osmosis.gamm.v1beta1.Pool", map[string]any{"address": pl.addr, "id": id, "pool_params": params,
+			"future_pool_governor": "", "total_shares": map[string]any{"denom": "gamm/pool/" + id, "amount": pl.shares.String()},
+			"pool_assets": assets, "total_weight": strconv.FormatInt(total, 10)}, nil
+	case stableswap:
+		var liq, scaling []any
+		for _, i := range order {
+			liq = append(liq, coin(pl.reserve[pl.denoms[i]], pl.denoms[i]))
+			scaling = append(scaling, strconv.FormatInt(pl.scaling[i], 10))
+		}
+		return "/osmosis.gamm.poolmodels.stableswap.v1beta1.Pool", map[string]any{"address": pl.addr, "id": id, "pool_params": params,
+			"future_pool_governor": "", "total_shares": map[string]any{"denom": "gamm/pool/" + id, "amount": pl.shares.String()},
+			"pool_liquidity": liq, "scaling_factors": scaling, "scaling_factor_controller": ""}, nil
+	default:
+		incentives, err := osmosis.CLIncentivesAddress("osmo", pl.id)
+		if err != nil {
+			return "", nil, err
+		}
+		return "/osmosis.concentratedliquidity.v1beta1.Pool", map[string]any{"address": pl.addr, "incentives_address": incentives,
+			"spread_rewards_address": "", "id": id, "current_tick_liquidity": decString(pl.clp.Liquidity),
+			"token0": pl.denoms[0], "token1": pl.denoms[1], "current_sqrt_price": bigDecString(pl.clp.SqrtPrice),
+			"current_tick": strconv.FormatInt(pl.clp.Tick, 10), "tick_spacing": strconv.FormatInt(pl.spacing, 10),
+			"exponent_at_price_one": "-6", "spread_factor": pl.fee}, nil
+	}
+}
+
+// bigDecString is a BigDec (10^36 integer) with its 36 decimals.
+func bigDecString(v *big.Int) string {
+	s := new(big.Int).Abs(v).String()
+	if len(s) <= 36 {
+		s = strings.Repeat("0", 37-len(s)) + s
+	}
+	s = s[:len(s)-36] + "." + s[len(s)-36:]
+	if v.Sign() < 0 {
+		s = "-" + s
+	}
+	return s
+}
+
+// clSubspace is the kv.Pairs{pairs=1 Pair{key=1, value=2}} of the
+// concentrated-liquidity store under the requested prefix, in key order:
+// here the open positions (Position{position_id=1, address=2, pool_id=3,
+// lower_tick=4, upper_tick=5, join_time=6, liquidity=7}).
+func (c *Chain) clSubspace(g *generator, prefix []byte) ([]byte, error) {
+	enc := synthcomet.NewEncoder(c.reg, nil)
+	type kv struct{ k, v []byte }
+	var pairs []kv
+	for _, pos := range g.st.positions {
+		key := append([]byte{positionIDPrefix}, []byte("|"+strconv.FormatUint(pos.id, 10))...)
+		if !bytes.HasPrefix(key, prefix) {
+			continue
+		}
+		a, err := enc.Any("/osmosis.concentratedliquidity.v1beta1.Position", map[string]any{
+			"position_id": strconv.FormatUint(pos.id, 10), "address": pos.owner.addr, "pool_id": strconv.FormatUint(pos.pool.id, 10),
+			"lower_tick": strconv.FormatInt(pos.lower, 10), "upper_tick": strconv.FormatInt(pos.upper, 10),
+			"join_time": pos.joinedAt.Format("2006-01-02T15:04:05.999999999Z"), "liquidity": decString(pos.liquidity)})
+		if err != nil {
+			return nil, err
+		}
+		pairs = append(pairs, kv{key, a.Value})
+	}
+	slices.SortFunc(pairs, func(a, b kv) int { return bytes.Compare(a.k, b.k) })
+	var out []byte
+	for _, p := range pairs {
+		var pair []byte
+		pair = protowire.AppendTag(pair, 1, protowire.BytesType)
+		pair = protowire.AppendBytes(pair, p.k)
+		pair = protowire.AppendTag(pair, 2, protowire.BytesType)
+		pair = protowire.AppendBytes(pair, p.v)
+		out = protowire.AppendTag(out, 1, protowire.BytesType)
+		out = protowire.AppendBytes(out, pair)
+	}
+	return out, nil
+}
