@@ -25,7 +25,7 @@ var rawTables = []chains.Table{
 	{Name: "messages", Columns: []string{"chain_id", "height", "tx_index", "msg_index", "type_url", "body", "raw"}},
 	{Name: "events", Columns: []string{"chain_id", "height", "tx_index", "event_index", "msg_index", "mode", "type", "attributes"}},
 	{Name: "message_addresses", Columns: []string{"chain_id", "height", "tx_index", "msg_index", "address"}},
-	{Name: "commit_signatures", Columns: []string{"chain_id", "height", "validator_index", "validator", "power", "flag"}},
+	{Name: "commit_votes", Columns: []string{"chain_id", "height", "set_hash", "flags"}},
 }
 
 // fetched is one height after fetch and decode, or its failure. text
@@ -117,12 +117,10 @@ func rawRows(b *chains.Block, out *chains.Rows, filter *config.RawFilter) error 
 // rawBlockRow appends the blocks row of a height with numTxs txs.
 func rawBlockRow(b *chains.Block, numTxs int, out *chains.Rows) {
 	out.Add("blocks", b.ChainID, b.Height, b.Hash, b.Time, b.Proposer, b.AppHash, numTxs)
-	for i, s := range b.Signatures {
-		var power any // NULL: the validator set was not known
-		if s.Power >= 0 {
-			power = s.Power
-		}
-		out.Add("commit_signatures", b.ChainID, b.Height, i, s.Validator, power, s.Flag)
+	if len(b.Signatures) > 0 {
+		// The set itself is written by the batch (writeValidatorSets).
+		set, flags := commitVotes(b.Signatures)
+		out.Add("commit_votes", b.ChainID, b.Height, set.hash, flags)
 	}
 }
 
@@ -323,6 +321,16 @@ func (w *writer) write(ctx context.Context, batch []*fetched, gen *genesisRows, 
 		if err := w.ensurePartitions(ctx, chains.GenesisHeight, chains.GenesisHeight); err != nil {
 			return nil, err
 		}
+	}
+
+	var blocks []*chains.Block
+	for _, f := range batch {
+		if f.err == nil && f.block != nil {
+			blocks = append(blocks, f.block)
+		}
+	}
+	if err := writeValidatorSets(ctx, w.db, w.chainID, blocks); err != nil {
+		return nil, fmt.Errorf("commit %d..%d: %w", from, to, err)
 	}
 
 	if w.beforeConn != nil {

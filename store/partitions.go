@@ -19,7 +19,7 @@ const PartitionSpan = 1_000_000
 // ChainPartitioned are the raw tables partitioned by chain, then by height
 // (migration 20261128000016): retention drops a chain's old partitions.
 // The other height-partitioned tables hold every chain in each partition.
-var ChainPartitioned = []string{"blocks", "txs", "messages", "events", "message_addresses", "commit_signatures"}
+var ChainPartitioned = []string{"blocks", "txs", "messages", "events", "message_addresses", "commit_votes"}
 
 // IsChainPartitioned reports whether table is one of ChainPartitioned.
 func IsChainPartitioned(table string) bool { return slices.Contains(ChainPartitioned, table) }
