@@ -289,7 +289,7 @@ func (c *Client) Validators(ctx context.Context, height int64) ([]Validator, err
 			} `json:"validators"`
 			Total string `json:"total"`
 		}
-		if err := json.Unmarshal(raw, &r); err != nil {
+		if err := envelopeJSON.Unmarshal(raw, &r); err != nil {
 			return nil, fmt.Errorf("cometbft validators at %d: %w", height, err)
 		}
 		for _, v := range r.Validators {
