@@ -18,7 +18,6 @@ import (
 	cmtjson "github.com/cometbft/cometbft/libs/json"
 	cmtproto "github.com/cometbft/cometbft/proto/tendermint/types"
 	cmtversion "github.com/cometbft/cometbft/proto/tendermint/version"
-	coretypes "github.com/cometbft/cometbft/rpc/core/types"
 	cmttypes "github.com/cometbft/cometbft/types"
 
 	"github.com/chainlens/chainlens/devchain/replaynode"
@@ -48,6 +47,7 @@ type Sealer struct {
 	last          time.Time
 	results       []*abci.ExecTxResult // the last block's, for last_results_hash
 	appHash       []byte               // the app hash after the last block
+	valHash       []byte               // the set never changes
 	params        cmtproto.ConsensusParams
 	paramsJSON    []byte // params as block_results' consensus_param_updates
 	consensusHash []byte
@@ -56,7 +56,7 @@ type Sealer struct {
 // NewSealer starts a chain at genesis time: the first block sealed is
 // height 1.
 func NewSealer(chainID string, vals *cmttypes.ValidatorSet, rng *rand.Rand, genesis time.Time, params cmtproto.ConsensusParams) (*Sealer, error) {
-	s := &Sealer{chainID: chainID, vals: vals, rng: rng, last: genesis, params: params}
+	s := &Sealer{chainID: chainID, vals: vals, rng: rng, last: genesis, params: params, valHash: vals.Hash()}
 	s.consensusHash = cmttypes.ConsensusParamsFromProto(params).Hash()
 	var err error
 	if s.paramsJSON, err = cmtjson.Marshal(&s.params); err != nil {
@@ -87,7 +87,7 @@ func (s *Sealer) Seal(h int64, t time.Time, b *Builder, finalize []abci.Event) (
 	}
 	block := cmttypes.MakeBlock(h, b.Txs, commit, nil)
 	block.Evidence.Evidence = cmttypes.EvidenceList{}
-	valHash := s.vals.Hash()
+	valHash := s.valHash
 	proposer := s.vals.Validators[int(h)%len(s.vals.Validators)].Address
 	block.Header.Populate(cmtversion.Consensus{Block: 11}, s.chainID, t, s.lastID, valHash, valHash,
 		s.consensusHash, s.appHash, cmttypes.NewResults(s.results).Hash(), proposer)
@@ -97,23 +97,14 @@ func (s *Sealer) Seal(h int64, t time.Time, b *Builder, finalize []abci.Event) (
 	}
 	id := cmttypes.BlockID{Hash: block.Hash(), PartSetHeader: parts.Header()}
 	appHash := RandomBytes(s.rng, 32)
-	blockJSON, err := cmtjson.Marshal(&coretypes.ResultBlock{BlockID: id, Block: block})
-	if err != nil {
-		return nil, fmt.Errorf("synthcomet: height %d: encode block: %w", h, err)
-	}
 	results := ResultsJSON(h, b.Results, finalize, s.paramsJSON, appHash)
 	pb, err := block.ToProto()
 	if err != nil {
 		return nil, fmt.Errorf("synthcomet: height %d: %w", h, err)
 	}
-	header, err := cmtjson.Marshal(block.Header)
-	if err != nil {
-		return nil, err
-	}
-	meta, err := cmtjson.Marshal(cmttypes.BlockMeta{BlockID: id, BlockSize: pb.Size(), Header: block.Header, NumTxs: len(b.Txs)})
-	if err != nil {
-		return nil, err
-	}
+	header := appendHeader(nil, &block.Header)
+	blockJSON := blockJSON(id, block)
+	meta := metaJSON(id, pb.Size(), header, len(b.Txs))
 	s.height, s.lastID, s.last, s.results, s.appHash = h, id, t, b.Results, appHash
 	return &replaynode.Block{Height: h, Block: blockJSON, Results: results, Header: header, Meta: meta,
 		Hash: UpperHex(id.Hash), AppHash: UpperHex(block.Header.AppHash), Time: t.Format(time.RFC3339Nano),
