@@ -23,7 +23,7 @@ import (
 
 // validatorSet is the set a commit's votes are indexed by: the consensus
 // addresses and voting powers, or, when the node did not serve the set,
-// the addresses the votes carry ('' for an absent vote) and no powers.
+// the addresses the votes carry (empty for an absent vote) and no powers.
 type validatorSet struct {
 	hash       []byte
 	validators []string
