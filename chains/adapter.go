@@ -3,6 +3,7 @@ package chains
 import (
 	"google.golang.org/protobuf/types/descriptorpb"
 
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -243,20 +244,54 @@ type StateAdapter interface {
 // OpeningStateAdapter is an Adapter whose reports start from part of the
 // chain's own state, such as open positions: a chain indexed from a height
 // after its initial one imports that state at the height before, from the
-// node (abci_query at that height), page by page, and commits it with its
-// first batch. Each query is paginated by the cosmos-sdk convention (see
-// StateQuery).
+// node (abci_query at that height), query by query and page by page, and
+// commits it with its first batch.
 type OpeningStateAdapter interface {
 	Adapter
-	// OpeningQueries lists the paths of the paginated queries.
-	OpeningQueries() []string
-	// OpeningRows appends the rows of one page of path's items (the
-	// protobuf bytes of the response's field 1) read at height.
-	OpeningRows(chainID string, height int64, path string, items [][]byte, out *Rows) error
+	// OpeningQueries lists the reads of the state.
+	OpeningQueries() []OpeningQuery
+	// OpeningRows appends the rows of one page of a query's items (see
+	// OpeningQuery) read at height; query is the query's Name.
+	OpeningRows(chainID string, height int64, query string, items [][]byte, out *Rows) error
 	// OpeningTables lists the tables OpeningRows writes: their rows lead
 	// with chain_id and height, and their keys make a page written twice
 	// add nothing.
 	OpeningTables() []Table
+}
+
+// OpeningQuery is one read of the state an OpeningStateAdapter starts
+// from, through abci_query at the height before a late start. Each query
+// is imported, or found unavailable, on its own.
+type OpeningQuery struct {
+	// Path is the abci_query path: a gRPC method's, or for a store read
+	// "/store/<store key>/subspace".
+	Path string
+	// Whole marks a gRPC query that is not paginated: its request is
+	// empty and field 1 of its response repeats the items (Osmosis's
+	// AllPools). Otherwise a gRPC query is paginated by the cosmos-sdk
+	// convention (see StateQuery).
+	Whole bool
+	// Prefix, when set, makes the query a read of a module store: every
+	// key under Prefix (the request's data), answered in one response, a
+	// Pairs{repeated Pair pairs = 1} whose items are the bytes of each
+	// Pair{bytes key = 1, bytes value = 2}. A module's own gRPC queries do
+	// not always list what a report starts from (Osmosis has no query of
+	// every concentrated-liquidity position).
+	Prefix []byte
+	// Tables names the tables among OpeningTables the query's rows go to
+	// (none: all of them). A query the node cannot serve drops the rows
+	// staged in them; the others are imported without it.
+	Tables []string
+}
+
+// Name names the query in the import's progress and in what the import
+// records (state_imports): its path, and for a store read "/" and the
+// prefix in hex after it.
+func (q OpeningQuery) Name() string {
+	if len(q.Prefix) == 0 {
+		return q.Path
+	}
+	return q.Path + "/" + hex.EncodeToString(q.Prefix)
 }
 
 // DescriptorAdapter is an Adapter that decodes messages from protobuf

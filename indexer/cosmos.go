@@ -644,19 +644,23 @@ func (x *Cosmos) stateFor(ctx context.Context, next int64) (*genesisRows, error)
 	oa, isOpening := x.adapter.(chains.OpeningStateAdapter)
 	src, serves := x.State.(OpeningState)
 	if isOpening && serves {
-		r, err := stageOpeningState(ctx, x.db, src, oa, x.cfg.ID, height)
-		switch {
-		case errors.Is(err, ErrStateUnavailable):
-			x.log.Warn("the node serves no chain state at the height before the first indexed one: reports that start from it (open positions) are unknown",
-				"height", height, "queries", oa.OpeningQueries(), "err", err)
-			if err := clearStaged(ctx, x.db, x.cfg.ID, []string{stagedOpening}, oa.OpeningTables()...); err != nil {
-				return nil, fmt.Errorf("indexer %s: %w", x.cfg.ID, err)
+		// Query by query: one the node does not serve (a store it cannot
+		// read at a past height) leaves the others imported.
+		for _, q := range oa.OpeningQueries() {
+			r, err := stageOpeningQuery(ctx, x.db, src, oa, q, x.cfg.ID, height)
+			switch {
+			case errors.Is(err, ErrStateUnavailable):
+				x.log.Warn("the node serves no chain state at the height before the first indexed one: reports that start from it (open positions, pools) are unknown",
+					"height", height, "query", q.Name(), "err", err)
+				if err := clearStaged(ctx, x.db, x.cfg.ID, []string{q.Name()}, openingTablesOf(oa, q)...); err != nil {
+					return nil, fmt.Errorf("indexer %s: %w", x.cfg.ID, err)
+				}
+			case err != nil:
+				return nil, fmt.Errorf("indexer %s: chain state at %d: %w", x.cfg.ID, height, err)
+			default:
+				staged = true
+				x.log.Info("chain state staged for import", "height", height, "query", q.Name(), "rows", r)
 			}
-		case err != nil:
-			return nil, fmt.Errorf("indexer %s: chain state at %d: %w", x.cfg.ID, height, err)
-		default:
-			staged = true
-			x.log.Info("chain state staged for import", "height", height, "queries", oa.OpeningQueries(), "rows", r)
 		}
 	}
 	if !staged {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -58,15 +59,13 @@ func stagePages(ctx context.Context, db *bun.DB, chainID string, height int64, p
 		Part    string `bun:"part"`
 		NextKey []byte `bun:"next_key"`
 	}
-	// Denoms are the parts without a kind's prefix.
-	q := db.NewRaw(`SELECT part, next_key FROM state_import_progress WHERE chain_id = ? AND height = ? AND NOT done
-		AND NOT starts_with(part, ?) AND NOT starts_with(part, ?) ORDER BY part`,
-		chainID, height, stakingPart, openingPart)
-	if prefix != "" {
-		q = db.NewRaw("SELECT part, next_key FROM state_import_progress WHERE chain_id = ? AND height = ? AND NOT done AND starts_with(part, ?) ORDER BY part",
-			chainID, height, prefix)
+	if len(keys) == 0 {
+		return nil
 	}
-	if err := q.Scan(ctx, &todo); err != nil {
+	// Only the parts asked for: the opening queries are staged one at a
+	// time.
+	if err := db.NewRaw("SELECT part, next_key FROM state_import_progress WHERE chain_id = ? AND height = ? AND NOT done AND part = ANY(?::text[]) ORDER BY part",
+		chainID, height, pgdialect.Array(keys)).Scan(ctx, &todo); err != nil {
 		return fmt.Errorf("import progress: %w", err)
 	}
 	for _, t := range todo {
@@ -184,28 +183,31 @@ func stageStakingState(ctx context.Context, db *bun.DB, src StakingState, chainI
 // OpeningState reads pages of a chain's own state at a past height, for
 // an adapter's opening queries (chains.OpeningStateAdapter).
 type OpeningState interface {
-	// OpeningPage returns the items of the page of path at height starting
-	// at key (nil: the first), and the next page's key (nil: the last).
-	OpeningPage(ctx context.Context, height int64, path string, key []byte) (items [][]byte, next []byte, err error)
+	// OpeningPage returns the items of the page of q at height starting
+	// at key (nil: the first), and the next page's key (nil: the last). A
+	// query that is not paginated (a whole gRPC query, a store read) is
+	// one page.
+	OpeningPage(ctx context.Context, height int64, q chains.OpeningQuery, key []byte) (items [][]byte, next []byte, err error)
 }
 
 // openingPart prefixes the progress key of an opening query's pages.
 const openingPart = "opening/"
 
-// stageOpeningState reads the pages of the adapter's opening queries at
-// height into its opening tables (stagePages): they are the import's
-// staging, valid once state_imports records the import. It returns the
-// rows staged.
-func stageOpeningState(ctx context.Context, db *bun.DB, src OpeningState, a chains.OpeningStateAdapter, chainID string, height int64) (int64, error) {
+// stageOpeningQuery reads the pages of one of the adapter's opening
+// queries at height into its opening tables (stagePages): they are the
+// import's staging, valid once state_imports records the import. It
+// returns the rows staged.
+func stageOpeningQuery(ctx context.Context, db *bun.DB, src OpeningState, a chains.OpeningStateAdapter, q chains.OpeningQuery, chainID string, height int64) (int64, error) {
 	tables := a.OpeningTables()
-	err := stagePages(ctx, db, chainID, height, openingPart, a.OpeningQueries(), func(path string, key []byte) (func(context.Context, bun.Tx) error, []byte, int, error) {
-		items, next, err := src.OpeningPage(ctx, height, path, key)
+	name := q.Name()
+	err := stagePages(ctx, db, chainID, height, openingPart, []string{name}, func(_ string, key []byte) (func(context.Context, bun.Tx) error, []byte, int, error) {
+		items, next, err := src.OpeningPage(ctx, height, q, key)
 		if err != nil {
-			return nil, nil, 0, fmt.Errorf("%s at %d: %w", path, height, err)
+			return nil, nil, 0, fmt.Errorf("%s at %d: %w", name, height, err)
 		}
 		rows := chains.NewRows()
-		if err := a.OpeningRows(chainID, height, path, items, rows); err != nil {
-			return nil, nil, 0, fmt.Errorf("%s at %d: %w", path, height, err)
+		if err := a.OpeningRows(chainID, height, name, items, rows); err != nil {
+			return nil, nil, 0, fmt.Errorf("%s at %d: %w", name, height, err)
 		}
 		return func(ctx context.Context, tx bun.Tx) error {
 			for _, t := range tables {
@@ -220,9 +222,24 @@ func stageOpeningState(ctx context.Context, db *bun.DB, src OpeningState, a chai
 		return 0, err
 	}
 	var n int64
-	err = db.NewRaw("SELECT coalesce(sum(rows), 0) FROM state_import_progress WHERE chain_id = ? AND height = ? AND starts_with(part, ?)",
-		chainID, height, openingPart).Scan(ctx, &n)
+	err = db.NewRaw("SELECT coalesce(sum(rows), 0) FROM state_import_progress WHERE chain_id = ? AND height = ? AND part = ?",
+		chainID, height, openingPart+name).Scan(ctx, &n)
 	return n, err
+}
+
+// openingTablesOf are the tables of a's opening tables that q writes.
+func openingTablesOf(a chains.OpeningStateAdapter, q chains.OpeningQuery) []chains.Table {
+	all := a.OpeningTables()
+	if len(q.Tables) == 0 {
+		return all
+	}
+	var out []chains.Table
+	for _, t := range all {
+		if slices.Contains(q.Tables, t.Name) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // insertRows inserts rows into t, a page at a time; a row already there
@@ -242,7 +259,14 @@ func insertRows(ctx context.Context, tx bun.Tx, t chains.Table, rows [][]any) er
 				q += ", "
 			}
 			q += tuple
-			args = append(args, r...)
+			for _, v := range r {
+				// A text[] or numeric[] value comes as []string, as the
+				// domain rows' COPY takes it.
+				if xs, ok := v.([]string); ok {
+					v = pgdialect.Array(xs)
+				}
+				args = append(args, v)
+			}
 		}
 		if _, err := tx.NewRaw(q+" ON CONFLICT DO NOTHING", args...).Exec(ctx); err != nil {
 			return fmt.Errorf("stage %s: %w", t.Name, err)
@@ -324,17 +348,17 @@ func writeOpeningDelegations(ctx context.Context, conn bun.IConn, chainID string
 	return nil
 }
 
-// The staged parts clearStaged can drop.
+// The staged parts clearStaged can drop, besides an opening query (by its
+// name).
 const (
 	stagedBank    = "bank"
 	stagedStaking = "staking"
-	stagedOpening = "opening"
 )
 
 // clearStaged deletes chainID's staged state of the parts named (nil:
 // the staging tables and all progress; the opening tables' rows are kept,
-// an import's by then). Dropping the opening part deletes the rows staged
-// into the opening tables too: no import will make them valid.
+// an import's by then). Dropping an opening query deletes the rows staged
+// into its opening tables too: no import will make them valid.
 func clearStaged(ctx context.Context, db bun.IConn, chainID string, parts []string, opening ...chains.Table) error {
 	exec := func(q string, args ...any) error {
 		_, err := db.ExecContext(ctx, q, args...)
@@ -360,7 +384,9 @@ func clearStaged(ctx context.Context, db bun.IConn, chainID string, parts []stri
 			if err = exec("DELETE FROM state_import_delegations WHERE chain_id = ?", chainID); err == nil {
 				err = exec("DELETE FROM state_import_progress WHERE chain_id = ? AND starts_with(part, ?)", chainID, stakingPart)
 			}
-		case stagedOpening:
+		default:
+			// An opening query's name: its staged rows, in the tables it
+			// writes, and its progress.
 			for _, t := range opening {
 				if err = exec("DELETE FROM ? WHERE chain_id = ? AND NOT EXISTS (SELECT 1 FROM state_imports i WHERE i.chain_id = ? AND i.height = ?.height)",
 					bun.Ident(t.Name), chainID, chainID, bun.Ident(t.Name)); err != nil {
@@ -368,7 +394,7 @@ func clearStaged(ctx context.Context, db bun.IConn, chainID string, parts []stri
 				}
 			}
 			if err == nil {
-				err = exec("DELETE FROM state_import_progress WHERE chain_id = ? AND starts_with(part, ?)", chainID, openingPart)
+				err = exec("DELETE FROM state_import_progress WHERE chain_id = ? AND part = ?", chainID, openingPart+p)
 			}
 		}
 		if err != nil {

@@ -65,7 +65,7 @@ const movements = `WITH cl AS (
 		-- Inlined: the callers' height and time filters reach the scan.
 		SELECT cl.sender, cl.pool_id, p.denoms[1] AS denom0, p.denoms[2] AS denom1, sum(cl.amount0) AS amount0, sum(cl.amount1) AS amount1,
 			b.time, cl.height
-		FROM cl JOIN osmosis_pools p ON p.chain_id = cl.chain_id AND p.pool_id = cl.pool_id
+		FROM cl JOIN osmosis_known_pools p ON p.chain_id = cl.chain_id AND p.pool_id = cl.pool_id
 		JOIN blocks b ON b.chain_id = cl.chain_id AND b.height = cl.height
 		GROUP BY cl.sender, cl.pool_id, p.denoms[1], p.denoms[2], b.time, cl.height, cl.tx_index, cl.grp
 	)

@@ -13,6 +13,7 @@ import (
 	report "github.com/chainlens/chainlens/report/dex"
 	"github.com/chainlens/chainlens/store"
 
+	"cosmossdk.io/math"
 	"github.com/uptrace/bun"
 
 	"github.com/chainlens/chainlens/chains"
@@ -25,7 +26,8 @@ import (
 // end of every hour in which it changed. The state is not in the events:
 // the job replays each pool from its first position (whose provided tokens
 // set the initial price) through every position change and swap hop with
-// the module's own arithmetic (clmath.go).
+// the module's own arithmetic (clmath.go); a pool a late start imported,
+// from its imported price, liquidity and positions (opening.go).
 //
 // Its watermark is the last indexed height it has read; each run restarts
 // from the state at the end of the hour before the first new change and
@@ -55,7 +57,7 @@ const clEvents = `
 		WHERE c.chain_id = ?0 AND c.height > ?1 AND c.height <= ?2
 	UNION ALL SELECT s.height, s.tx_index, s.event_index, s.time, s.pool_id, 'swap', 0, 0, '0', '', s.denom_in,
 		s.amount_in::text, s.amount_out::text, s.exact_out
-		FROM osmosis_swaps s JOIN osmosis_pools p ON p.chain_id = s.chain_id AND p.pool_id = s.pool_id AND p.type = 'concentrated'
+		FROM osmosis_swaps s JOIN osmosis_known_pools p ON p.chain_id = s.chain_id AND p.pool_id = s.pool_id AND p.type = 'concentrated'
 		WHERE s.chain_id = ?0 AND s.height > ?1 AND s.height <= ?2`
 
 type clEvent struct {
@@ -88,22 +90,38 @@ func (j CLState) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, in
 	if err != nil || tip <= wm {
 		return wm, 0, err
 	}
+	op, err := loadOpening(ctx, tx, chain)
+	if err != nil {
+		return 0, 0, err
+	}
 	var first *time.Time
 	if err := tx.NewRaw("SELECT min(time) FROM ("+clEvents+") e", chain, wm, tip).Scan(ctx, &first); err != nil {
 		return 0, 0, fmt.Errorf("first new change: %w", err)
+	}
+	// The opening is new to a run that has not read past its height.
+	if op != nil && wm <= op.Height && (first == nil || op.Time.Before(*first)) {
+		first = &op.Time
 	}
 	if first == nil {
 		return tip, 0, nil
 	}
 	h0 := first.UTC().Truncate(time.Hour)
 	var infos []clPoolInfo
-	if err := tx.NewRaw("SELECT pool_id, denoms, swap_fee::text AS fee FROM osmosis_pools WHERE chain_id = ? AND type = 'concentrated'",
+	if err := tx.NewRaw("SELECT pool_id, denoms, swap_fee::text AS fee FROM osmosis_known_pools WHERE chain_id = ? AND type = 'concentrated'",
 		chain).Scan(ctx, &infos); err != nil {
 		return 0, 0, fmt.Errorf("pools: %w", err)
 	}
 	pools, byID, err := j.stateBefore(ctx, tx, h0, infos)
 	if err != nil {
 		return 0, 0, err
+	}
+	touched := map[int64]bool{}
+	var hour time.Time // of the touched pools
+	if op != nil {
+		if err := j.opening(ctx, tx, op, h0, pools, touched); err != nil {
+			return 0, 0, err
+		}
+		hour = op.Time.UTC().Truncate(time.Hour)
 	}
 	for _, t := range []string{"osmosis_cl_state_hourly", "osmosis_cl_ticks_hourly"} {
 		if _, err := tx.NewRaw("DELETE FROM "+t+" WHERE chain_id = ? AND hour >= ?", chain, h0).Exec(ctx); err != nil {
@@ -120,9 +138,19 @@ func (j CLState) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, in
 		return 0, 0, fmt.Errorf("changes: %w", err)
 	}
 	var rows int64
-	touched := map[int64]bool{}
 	inexact := 0
-	for i, ev := range events {
+	// The pools touched in an hour are written once its last event is
+	// replayed (the opening's pools at the opening's hour).
+	for _, ev := range events {
+		if h := ev.Time.UTC().Truncate(time.Hour); !h.Equal(hour) {
+			n, err := j.write(ctx, tx, hour, pools, touched)
+			if err != nil {
+				return 0, 0, err
+			}
+			rows += n
+			clear(touched)
+			hour = h
+		}
 		p, ok := pools[ev.PoolID]
 		if !ok {
 			continue // not a concentrated-liquidity pool
@@ -131,6 +159,7 @@ func (j CLState) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, in
 			// Indexed before positions recorded their provided tokens: the
 			// pool cannot be replayed until the chain is reindexed.
 			delete(pools, ev.PoolID)
+			delete(touched, ev.PoolID)
 			if j.Log != nil {
 				j.Log.Warn("concentrated-liquidity pool not replayed", "pool", ev.PoolID, "err", err)
 			}
@@ -139,21 +168,123 @@ func (j CLState) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, in
 			return 0, 0, fmt.Errorf("pool %d at height %d: %w", ev.PoolID, ev.Height, err)
 		}
 		touched[ev.PoolID] = true
-		hour := ev.Time.UTC().Truncate(time.Hour)
-		if i < len(events)-1 && events[i+1].Time.UTC().Truncate(time.Hour).Equal(hour) {
-			continue
-		}
-		n, err := j.write(ctx, tx, hour, pools, touched)
-		if err != nil {
-			return 0, 0, err
-		}
-		rows += n
-		touched = map[int64]bool{}
 	}
+	n, err := j.write(ctx, tx, hour, pools, touched)
+	if err != nil {
+		return 0, 0, err
+	}
+	rows += n
 	if inexact > 0 && j.Log != nil {
 		j.Log.Warn("concentrated-liquidity swaps replayed within one base unit", "swaps", inexact)
 	}
 	return tip, rows, nil
+}
+
+// opening starts the concentrated-liquidity pools of a late start's
+// opening from their imported state when the hours rewritten reach it
+// (the opening is at or after h0): the pool's sqrt price, tick and
+// liquidity in range, and the ticks of its imported positions; they are
+// then touched. A pool without a price yet is set by its first position,
+// as from genesis. The opening's pools are never replayed (on any run)
+// without the positions' import, nor a pool whose imported positions do
+// not hold its liquidity in range (read at another height): their ticks
+// are unknown.
+func (j CLState) opening(ctx context.Context, tx bun.Tx, op *opening, h0 time.Time, pools map[int64]*clmath.CLPool, touched map[int64]bool) error {
+	chain := j.Market.ChainID
+	var opened []struct {
+		PoolID    int64   `bun:"pool_id"`
+		Fee       *string `bun:"fee"`
+		SqrtPrice *string `bun:"sqrt_price"`
+		Tick      *int64  `bun:"tick"`
+		Liquidity *string `bun:"liquidity"`
+		// Held is the liquidity of the imported positions in range.
+		Held string `bun:"held"`
+	}
+	if err := tx.NewRaw(`SELECT p.pool_id, p.swap_fee::text AS fee, p.sqrt_price::text AS sqrt_price, p.tick, p.liquidity::text AS liquidity,
+			coalesce((SELECT sum(c.liquidity) FROM osmosis_opening_cl_positions c WHERE c.chain_id = p.chain_id AND c.height = p.height
+				AND c.pool_id = p.pool_id AND c.lower_tick <= p.tick AND p.tick < c.upper_tick), 0)::text AS held
+		FROM osmosis_opening_pools p WHERE p.chain_id = ? AND p.height = ? AND p.type = 'concentrated' ORDER BY p.pool_id`,
+		chain, op.Height).Scan(ctx, &opened); err != nil {
+		return fmt.Errorf("opening pools: %w", err)
+	}
+	now := !op.Time.Before(h0) // the opening's hour is rewritten
+	var replayed []int
+	for i, o := range opened {
+		switch {
+		case !op.Positions:
+			delete(pools, o.PoolID)
+		case o.SqrtPrice != nil && o.Liquidity != nil && !sameDec(*o.Liquidity, o.Held):
+			delete(pools, o.PoolID)
+			if now && j.Log != nil {
+				j.Log.Warn("concentrated-liquidity pool of the opening not replayed: its imported positions do not hold its liquidity in range",
+					"pool", o.PoolID, "height", op.Height, "liquidity", *o.Liquidity, "positions", o.Held)
+			}
+		default:
+			replayed = append(replayed, i)
+		}
+	}
+	if !op.Positions && len(opened) > 0 && now && j.Log != nil {
+		j.Log.Warn("concentrated-liquidity pools of the opening not replayed: their positions were not imported", "pools", len(opened), "height", op.Height)
+	}
+	if !now || len(replayed) == 0 {
+		return nil // the state before h0 holds them
+	}
+	var positions []struct {
+		PoolID    int64  `bun:"pool_id"`
+		Lower     int64  `bun:"lower_tick"`
+		Upper     int64  `bun:"upper_tick"`
+		Liquidity string `bun:"liquidity"`
+	}
+	if err := tx.NewRaw(`SELECT pool_id, lower_tick, upper_tick, liquidity::text AS liquidity FROM osmosis_opening_cl_positions
+		WHERE chain_id = ? AND height = ? ORDER BY pool_id, position_id`, chain, op.Height).Scan(ctx, &positions); err != nil {
+		return fmt.Errorf("opening positions: %w", err)
+	}
+	byPool := map[int64][]int{}
+	for i, p := range positions {
+		byPool[p.PoolID] = append(byPool[p.PoolID], i)
+	}
+	for _, i := range replayed {
+		o := opened[i]
+		if _, ok := pools[o.PoolID]; !ok {
+			continue
+		}
+		sf := new(big.Int)
+		if o.Fee != nil {
+			d, err := clmath.DecInt(*o.Fee)
+			if err != nil {
+				return fmt.Errorf("opening pool %d: %w", o.PoolID, err)
+			}
+			sf = d
+		}
+		p := clmath.NewCLPool(sf)
+		for _, k := range byPool[o.PoolID] {
+			c := positions[k]
+			liq, err := clmath.DecInt(c.Liquidity)
+			if err != nil {
+				return fmt.Errorf("opening position of pool %d: %w", o.PoolID, err)
+			}
+			p.Position(c.Lower, c.Upper, liq) // no price yet: the ticks only
+		}
+		pools[o.PoolID] = p
+		if o.SqrtPrice == nil || o.Tick == nil || o.Liquidity == nil {
+			continue // no position yet: the first sets the price
+		}
+		sp, ok := new(big.Int).SetString(clmath.StripPoint(*o.SqrtPrice, 36), 10)
+		liq, err := clmath.DecInt(*o.Liquidity)
+		if !ok || err != nil {
+			return fmt.Errorf("opening pool %d: sqrt price %q, liquidity %q", o.PoolID, *o.SqrtPrice, *o.Liquidity)
+		}
+		p.SqrtPrice, p.Tick, p.Liquidity = sp, *o.Tick, liq
+		touched[o.PoolID] = true
+	}
+	return nil
+}
+
+// sameDec reports whether two decimal strings are the same number.
+func sameDec(a, b string) bool {
+	x, err1 := math.LegacyNewDecFromStr(a)
+	y, err2 := math.LegacyNewDecFromStr(b)
+	return err1 == nil && err2 == nil && x.Equal(y)
 }
 
 // errNoInitialPrice: the pool's initial price is unknown.

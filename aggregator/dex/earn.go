@@ -31,7 +31,7 @@ import (
 //   - earn_strategy_state: TVL = the sum of the assets; APR (percent) =
 //     the swap fees of the last 7 days (the pool's
 //     osmosis_pool_volume_hourly buckets starting after tip time − 7 days,
-//     times its swap fee, osmosis_pools.swap_fee) × 365/7 / TVL × 100;
+//     times its swap fee, osmosis_known_pools.swap_fee) × 365/7 / TVL × 100;
 //     total_shares = the sum of every balance change of the share denom
 //     (balance_changes: minted on join, burnt on exit), carried forward
 //     from the previous row;
@@ -103,7 +103,7 @@ func (j Earn) lp(ctx context.Context, tx bun.Tx, s config.Strategy, wm, tip int6
 	// Only gamm pools (balancer, stableswap) have LP shares; a strategy on
 	// another pool, or on a pool not created yet, has no rows.
 	var types []string
-	if err := tx.NewRaw("SELECT type FROM osmosis_pools WHERE chain_id = ? AND pool_id = ? AND height <= ?", chain, s.PoolID, tip).Scan(ctx, &types); err != nil {
+	if err := tx.NewRaw("SELECT type FROM osmosis_known_pools WHERE chain_id = ? AND pool_id = ? AND height <= ?", chain, s.PoolID, tip).Scan(ctx, &types); err != nil {
 		return 0, fmt.Errorf("pool %d: %w", s.PoolID, err)
 	}
 	if len(types) != 1 || (types[0] != "balancer" && types[0] != "stableswap") {
@@ -173,7 +173,7 @@ func (j Earn) lp(ctx context.Context, tx bun.Tx, s config.Strategy, wm, tip int6
 	}
 	if err := tx.NewRaw(`SELECT
 			round(coalesce((SELECT sum(v.volume_usd) FROM osmosis_pool_volume_hourly v WHERE v.chain_id = ?0 AND v.pool_id = ?1 AND v.hour > ?2 AND v.hour <= ?3), 0)
-				* coalesce((SELECT p.swap_fee FROM osmosis_pools p WHERE p.chain_id = ?0 AND p.pool_id = ?1 ORDER BY p.height LIMIT 1), 0), 18)::text AS fees,
+				* coalesce((SELECT p.swap_fee FROM osmosis_known_pools p WHERE p.chain_id = ?0 AND p.pool_id = ?1 ORDER BY p.height LIMIT 1), 0), 18)::text AS fees,
 			(?6::numeric + coalesce((SELECT sum(delta) FROM balance_changes WHERE chain_id = ?0 AND denom = ?4 AND height > ?7 AND height <= ?5), 0))::text AS shares`,
 		chain, s.PoolID, at.Add(-feeWindow), at, share, tip, prev.Shares, from).Scan(ctx, &fee); err != nil {
 		return 0, fmt.Errorf("fees and shares: %w", err)

@@ -6,11 +6,14 @@ import (
 	"time"
 
 	"github.com/chainlens/chainlens/aggregator"
+	"github.com/chainlens/chainlens/chains/cosmos"
+	"github.com/chainlens/chainlens/chains/osmosis/clmath"
 
 	report "github.com/chainlens/chainlens/report/dex"
 
 	"cosmossdk.io/math"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 )
 
 // Liquidity is the dex_liquidity job: osmosis_pool_reserves_hourly (each
@@ -18,6 +21,9 @@ import (
 // deposits, joins and exits, concentrated-liquidity positions, and every
 // swap hop in and out) and osmosis_pool_liquidity_daily (the USD value of
 // the reserves at the end of each day, at the day's last hourly prices).
+// A chain indexed from a later height starts from the reserves of the pools
+// imported at the height before (opening.go), in the hour of its first
+// block.
 //
 // It follows the dex_prices job's watermark and recomputes whole hours (and
 // days) from the first hour with a new change, so it is idempotent and exact.
@@ -38,18 +44,24 @@ func (j Liquidity) Tables() aggregator.Tables {
 	return aggregator.Tables{Owned: []string{"osmosis_pool_liquidity_daily", "osmosis_pool_reserves_hourly"}, ChainID: j.Market.ChainID}
 }
 
-// changes are every reserve movement with its block time.
-const changes = `
+// changes are every reserve movement with its block time, and the
+// reserves of the pools at a late start's opening as movements at its
+// time (?3 pool ids, ?4 denoms, ?5 amounts, ?6 time, ?7 height: empty
+// when the hours rewritten do not reach it). The pools in ?8 are left out:
+// a late start did not import their reserves.
+const changes = `SELECT * FROM (
 	SELECT l.pool_id, l.denom, l.delta, b.time, l.height FROM osmosis_pool_liquidity l
 		JOIN blocks b ON b.chain_id = l.chain_id AND b.height = l.height WHERE l.chain_id = ?0
 	UNION ALL SELECT c.pool_id, p.denoms[1], c.amount0, b.time, c.height FROM osmosis_cl_positions c
-		JOIN osmosis_pools p ON p.chain_id = c.chain_id AND p.pool_id = c.pool_id
+		JOIN osmosis_known_pools p ON p.chain_id = c.chain_id AND p.pool_id = c.pool_id
 		JOIN blocks b ON b.chain_id = c.chain_id AND b.height = c.height WHERE c.chain_id = ?0
 	UNION ALL SELECT c.pool_id, p.denoms[2], c.amount1, b.time, c.height FROM osmosis_cl_positions c
-		JOIN osmosis_pools p ON p.chain_id = c.chain_id AND p.pool_id = c.pool_id
+		JOIN osmosis_known_pools p ON p.chain_id = c.chain_id AND p.pool_id = c.pool_id
 		JOIN blocks b ON b.chain_id = c.chain_id AND b.height = c.height WHERE c.chain_id = ?0
 	UNION ALL SELECT pool_id, denom_in, amount_in, time, height FROM osmosis_swaps WHERE chain_id = ?0
-	UNION ALL SELECT pool_id, denom_out, -amount_out, time, height FROM osmosis_swaps WHERE chain_id = ?0`
+	UNION ALL SELECT pool_id, denom_out, -amount_out, time, height FROM osmosis_swaps WHERE chain_id = ?0
+	UNION ALL SELECT o.pool_id, o.denom, o.amount, ?6::timestamptz, ?7::bigint FROM unnest(?3::bigint[], ?4::text[], ?5::numeric[]) AS o(pool_id, denom, amount)
+	) c WHERE NOT c.pool_id = ANY(coalesce(?8::bigint[], '{}'))`
 
 // Run advances reserves and daily liquidity to the prices job's watermark.
 func (j Liquidity) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, int64, error) {
@@ -58,17 +70,40 @@ func (j Liquidity) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, 
 		return wm, 0, nil
 	}
 	chain := j.Market.ChainID
+	op, err := loadOpening(ctx, tx, chain)
+	if err != nil {
+		return 0, 0, err
+	}
+	unknown, err := unknownOpeningReserves(ctx, tx, chain, op)
+	if err != nil {
+		return 0, 0, err
+	}
+	var none openingReserves
 	var first *time.Time
-	if err := tx.NewRaw("SELECT min(time) FROM ("+changes+") c WHERE height > ?1 AND height <= ?2", chain, wm, tip).Scan(ctx, &first); err != nil {
+	args := append(append([]any{chain, wm, tip}, none.args()...), time.Time{}, 0, pgdialect.Array(unknown))
+	if err := tx.NewRaw("SELECT min(time) FROM ("+changes+") c WHERE height > ?1 AND height <= ?2", args...).Scan(ctx, &first); err != nil {
 		return 0, 0, fmt.Errorf("first new change: %w", err)
+	}
+	// The opening is new to a run that has not read past its height.
+	if op != nil && wm <= op.Height && (first == nil || op.Time.Before(*first)) {
+		first = &op.Time
 	}
 	if first == nil {
 		return tip, 0, nil
 	}
 	h0 := first.UTC().Truncate(time.Hour)
+	var open openingReserves
+	openTime, openHeight := time.Time{}, int64(0)
+	if op != nil && !op.Time.Before(h0) {
+		if open, err = openingReservesOf(ctx, tx, chain, op); err != nil {
+			return 0, 0, err
+		}
+		openTime, openHeight = op.Time, op.Height
+	}
 	if _, err := tx.NewRaw("DELETE FROM osmosis_pool_reserves_hourly WHERE chain_id = ? AND hour >= ?", chain, h0).Exec(ctx); err != nil {
 		return 0, 0, fmt.Errorf("delete reserves: %w", err)
 	}
+	// ?1 is the first hour here.
 	res, err := tx.NewRaw(`INSERT INTO osmosis_pool_reserves_hourly (chain_id, pool_id, denom, hour, amount)
 		SELECT ?0, h.pool_id, h.denom, h.hour,
 			coalesce(b.amount, 0) + sum(h.delta) OVER (PARTITION BY h.pool_id, h.denom ORDER BY h.hour)
@@ -76,7 +111,7 @@ func (j Liquidity) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, 
 			WHERE time >= ?1 AND height <= ?2 GROUP BY pool_id, denom, date_trunc('hour', time)) h
 		LEFT JOIN (SELECT DISTINCT ON (pool_id, denom) pool_id, denom, amount FROM osmosis_pool_reserves_hourly
 			WHERE chain_id = ?0 AND hour < ?1 ORDER BY pool_id, denom, hour DESC) b ON b.pool_id = h.pool_id AND b.denom = h.denom`,
-		chain, h0, tip).Exec(ctx)
+		append(append([]any{chain, h0, tip}, open.args()...), openTime, openHeight, pgdialect.Array(unknown))...).Exec(ctx)
 	if err != nil {
 		return 0, 0, fmt.Errorf("insert reserves: %w", err)
 	}
@@ -86,6 +121,127 @@ func (j Liquidity) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, 
 		return 0, 0, err
 	}
 	return tip, reserveRows + days, nil
+}
+
+// openingReserves are pool reserves, as arrays of the same length.
+type openingReserves struct {
+	ids     []int64
+	denoms  []string
+	amounts []string
+}
+
+func (r *openingReserves) add(id int64, denom, amount string) {
+	r.ids, r.denoms, r.amounts = append(r.ids, id), append(r.denoms, denom), append(r.amounts, amount)
+}
+
+// args are the arrays as query arguments.
+func (r openingReserves) args() []any {
+	return []any{pgdialect.Array(r.ids), pgdialect.Array(r.denoms), pgdialect.Array(r.amounts)}
+}
+
+// openingReservesOf are the reserves of the pools at the opening, as the
+// chain holds them: a balancer or stableswap pool's assets from its record;
+// a concentrated-liquidity pool's are the balances of its account (what
+// the module reports as its liquidity), from the bank state imported with
+// it, else what its imported positions hold at its price (rounded up, as
+// the module's position queries). A CosmWasm pool's record names no
+// reserves.
+func openingReservesOf(ctx context.Context, tx bun.Tx, chain string, op *opening) (openingReserves, error) {
+	var out openingReserves
+	var gamm []struct {
+		PoolID int64  `bun:"pool_id"`
+		Denom  string `bun:"denom"`
+		Amount string `bun:"amount"`
+	}
+	if err := tx.NewRaw(`SELECT o.pool_id, u.denom, u.amount::text AS amount FROM osmosis_opening_pools o
+		CROSS JOIN LATERAL unnest(o.denoms, o.amounts) AS u(denom, amount)
+		WHERE o.chain_id = ? AND o.height = ? AND o.amounts IS NOT NULL ORDER BY o.pool_id, u.denom`, chain, op.Height).Scan(ctx, &gamm); err != nil {
+		return out, fmt.Errorf("opening reserves: %w", err)
+	}
+	for _, r := range gamm {
+		out.add(r.PoolID, r.Denom, r.Amount)
+	}
+	switch {
+	case op.Bank:
+		if err := tx.NewRaw(`SELECT o.pool_id, bc.denom, bc.delta::text AS amount FROM osmosis_opening_pools o
+			JOIN balance_changes bc ON bc.address = o.address AND bc.denom = ANY(o.denoms) AND bc.chain_id = o.chain_id AND bc.height = 0
+				AND bc.tx_index = ?
+			WHERE o.chain_id = ? AND o.height = ? AND o.type = 'concentrated' ORDER BY o.pool_id, bc.denom`,
+			cosmos.StateImportTx, chain, op.Height).Scan(ctx, &gamm); err != nil {
+			return out, fmt.Errorf("opening reserves of concentrated-liquidity pools: %w", err)
+		}
+		for _, r := range gamm {
+			out.add(r.PoolID, r.Denom, r.Amount)
+		}
+	case op.Positions:
+		held, err := openingPositionAmounts(ctx, tx, chain, op)
+		if err != nil {
+			return out, err
+		}
+		for _, r := range held {
+			out.add(r.pool, r.denom, r.amount.String())
+		}
+	}
+	return out, nil
+}
+
+// heldAmount is what a pool's positions hold of a denom.
+type heldAmount struct {
+	pool   int64
+	denom  string
+	amount math.Int
+}
+
+// openingPositionAmounts sums what the imported positions of each
+// concentrated-liquidity pool hold of its two tokens at the pool's
+// imported price (clmath.PositionAmounts).
+func openingPositionAmounts(ctx context.Context, tx bun.Tx, chain string, op *opening) ([]heldAmount, error) {
+	var pos []struct {
+		PoolID    int64    `bun:"pool_id"`
+		Denoms    []string `bun:"denoms,array"`
+		SqrtPrice string   `bun:"sqrt_price"`
+		Tick      int64    `bun:"tick"`
+		Lower     int64    `bun:"lower_tick"`
+		Upper     int64    `bun:"upper_tick"`
+		Liquidity string   `bun:"liquidity"`
+	}
+	if err := tx.NewRaw(`SELECT p.pool_id, p.denoms, p.sqrt_price::text AS sqrt_price, p.tick, c.lower_tick, c.upper_tick, c.liquidity::text AS liquidity
+		FROM osmosis_opening_pools p JOIN osmosis_opening_cl_positions c ON c.chain_id = p.chain_id AND c.height = p.height AND c.pool_id = p.pool_id
+		WHERE p.chain_id = ? AND p.height = ? AND p.type = 'concentrated' AND p.sqrt_price IS NOT NULL ORDER BY p.pool_id, c.position_id`,
+		chain, op.Height).Scan(ctx, &pos); err != nil {
+		return nil, fmt.Errorf("opening positions: %w", err)
+	}
+	var out []heldAmount
+	for _, p := range pos {
+		a0, a1, err := clmath.PositionAmounts(p.Liquidity, p.Lower, p.Upper, p.SqrtPrice, p.Tick)
+		if err != nil {
+			return nil, fmt.Errorf("opening position of pool %d: %w", p.PoolID, err)
+		}
+		if n := len(out); n < 2 || out[n-1].pool != p.PoolID {
+			out = append(out, heldAmount{p.PoolID, p.Denoms[0], math.ZeroInt()}, heldAmount{p.PoolID, p.Denoms[1], math.ZeroInt()})
+		}
+		n := len(out)
+		out[n-2].amount, out[n-1].amount = out[n-2].amount.Add(a0), out[n-1].amount.Add(a1)
+	}
+	return out, nil
+}
+
+// unknownOpeningReserves are the pools of the opening whose reserves it
+// does not know, left out of the reserves rather than counted from zero:
+// the CosmWasm pools (their record names none), and the
+// concentrated-liquidity pools when neither the bank state nor the
+// positions were imported.
+func unknownOpeningReserves(ctx context.Context, tx bun.Tx, chain string, op *opening) ([]int64, error) {
+	ids := []int64{}
+	if op == nil {
+		return ids, nil
+	}
+	if err := tx.NewRaw(`SELECT pool_id FROM osmosis_opening_pools WHERE chain_id = ? AND height = ?
+		AND (type = 'cosmwasm' OR (type = 'concentrated' AND NOT ?)) ORDER BY pool_id`,
+		chain, op.Height, op.Bank || op.Positions).Scan(ctx, &ids); err != nil {
+		return nil, fmt.Errorf("pools of the opening without reserves: %w", err)
+	}
+	return ids, nil
 }
 
 // daily recomputes the USD liquidity of every pool for each day from d0

@@ -26,7 +26,9 @@ import (
 //     bank balances of its share denom.
 //   - osmosis_cl_open_positions: concentrated-liquidity positions with
 //     liquidity left (create rows minus withdraw rows of
-//     osmosis_cl_positions), owned by their creator.
+//     osmosis_cl_positions), owned by their creator; a late start's
+//     opening positions (opening.go) count as create rows of their owner
+//     at the state's height.
 //
 // Its watermark is the indexed tip; each run recomputes, from all rows up
 // to the tip, every key (address and pool, pool, position) that has a row
@@ -91,14 +93,21 @@ func (j LPHoldings) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64,
 			SELECT ?0, substring(b.denom FROM 11)::bigint, sum(b.delta) FROM balance_changes b JOIN touched t ON t.denom = b.denom
 			WHERE b.chain_id = ?0 AND b.height <= ?3 GROUP BY b.denom
 			ON CONFLICT (chain_id, pool_id) DO UPDATE SET total = EXCLUDED.total`},
-		{"open positions", `WITH touched AS (SELECT DISTINCT position_id FROM osmosis_cl_positions
-				WHERE chain_id = ?0 AND height > ?2 AND height <= ?3),
-			sums AS (SELECT c.position_id, sum(c.liquidity) AS liquidity FROM osmosis_cl_positions c JOIN touched t USING (position_id)
-				WHERE c.chain_id = ?0 AND c.height <= ?3 GROUP BY c.position_id)
+		{"open positions", `WITH opening AS NOT MATERIALIZED (` + openingPositions + `),
+			touched AS (SELECT position_id FROM osmosis_cl_positions WHERE chain_id = ?0 AND height > ?2 AND height <= ?3
+				UNION SELECT position_id FROM opening WHERE height > ?2 AND height <= ?3),
+			sums AS (SELECT position_id, sum(liquidity) AS liquidity FROM (
+					SELECT c.position_id, c.liquidity FROM osmosis_cl_positions c JOIN touched t USING (position_id)
+					WHERE c.chain_id = ?0 AND c.height <= ?3
+					UNION ALL SELECT o.position_id, o.liquidity FROM opening o JOIN touched t USING (position_id) WHERE o.height <= ?3) l
+				GROUP BY position_id)
 			INSERT INTO osmosis_cl_open_positions (chain_id, position_id, pool_id, address, lower_tick, upper_tick, liquidity)
 			SELECT ?0, s.position_id, c.pool_id, c.sender, c.lower_tick, c.upper_tick, s.liquidity FROM sums s
-			JOIN LATERAL (SELECT pool_id, sender, lower_tick, upper_tick FROM osmosis_cl_positions c
-				WHERE c.chain_id = ?0 AND c.position_id = s.position_id AND c.kind = 'create' ORDER BY height LIMIT 1) c ON true
+			JOIN LATERAL (SELECT * FROM (
+					SELECT height, pool_id, sender, lower_tick, upper_tick FROM osmosis_cl_positions c
+					WHERE c.chain_id = ?0 AND c.position_id = s.position_id AND c.kind = 'create'
+					UNION ALL SELECT height, pool_id, address, lower_tick, upper_tick FROM opening o WHERE o.position_id = s.position_id) c
+				ORDER BY height LIMIT 1) c ON true
 			ON CONFLICT (chain_id, position_id) DO UPDATE SET pool_id = EXCLUDED.pool_id, address = EXCLUDED.address,
 				lower_tick = EXCLUDED.lower_tick, upper_tick = EXCLUDED.upper_tick, liquidity = EXCLUDED.liquidity`},
 		{"closed positions", `DELETE FROM osmosis_cl_open_positions WHERE chain_id = ?0 AND liquidity <= 0`},

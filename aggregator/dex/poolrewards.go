@@ -16,6 +16,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/chainlens/chainlens/chains"
+	"github.com/chainlens/chainlens/chains/cosmos"
 	"github.com/chainlens/chainlens/chains/osmosis"
 )
 
@@ -27,7 +28,8 @@ import (
 //
 //   - fees_usd: the pool's USD swap volume of the hour
 //     (osmosis_pool_volume_hourly, dex_volume job) × its swap fee or spread
-//     factor (osmosis_pools), the part of every swap left to the providers.
+//     factor (osmosis_known_pools), the part of every swap left to the
+//     providers.
 //
 //   - native_usd, boost_usd: bank transfers of the hour from the incentives
 //     module account into a concentrated-liquidity pool's incentives account
@@ -125,7 +127,7 @@ func (j PoolRewards) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64
 	}
 	if err := tx.NewRaw(`SELECT v.pool_id, v.hour, round(v.volume_usd * p.swap_fee, 18)::text AS fees
 		FROM osmosis_pool_volume_hourly v
-		JOIN LATERAL (SELECT swap_fee FROM osmosis_pools p WHERE p.chain_id = v.chain_id AND p.pool_id = v.pool_id
+		JOIN LATERAL (SELECT swap_fee FROM osmosis_known_pools p WHERE p.chain_id = v.chain_id AND p.pool_id = v.pool_id
 			ORDER BY height LIMIT 1) p ON p.swap_fee IS NOT NULL
 		WHERE v.chain_id = ? AND v.hour >= ? ORDER BY v.pool_id, v.hour`, chain, h0).Scan(ctx, &fees); err != nil {
 		return 0, 0, fmt.Errorf("pool fees from %s: %w", h0, err)
@@ -238,19 +240,23 @@ func (j PoolRewards) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64
 }
 
 // clPools records the tick spacing and incentives account of the
-// concentrated-liquidity pools created in (wm, tip].
+// concentrated-liquidity pools created in (wm, tip], and of those a late
+// start imported at a height in it.
 func (j PoolRewards) clPools(ctx context.Context, tx bun.Tx, wm, tip int64) error {
 	var created []struct {
 		Pool int64  `bun:"pool_id"`
 		Raw  []byte `bun:"raw"`
 		// Spacing is tick_spacing of the decoded message (uint64: a JSON
-		// string); "" when the message was kept raw only.
+		// string), or of the imported pool; "" when the message was kept
+		// raw only.
 		Spacing string `bun:"spacing"`
 	}
 	if err := tx.NewRaw(`SELECT p.pool_id, m.raw, coalesce(m.body->>'tick_spacing', '') AS spacing FROM osmosis_pools p
 		JOIN messages m ON m.chain_id = p.chain_id AND m.height = p.height AND m.tx_index = p.tx_index AND m.msg_index = p.msg_index
-		WHERE p.chain_id = ? AND p.type = 'concentrated' AND p.height > ? AND p.height <= ? AND m.type_url = ?`,
-		j.Market.ChainID, wm, tip, osmosis.MsgCreateConcentratedPool).Scan(ctx, &created); err != nil {
+		WHERE p.chain_id = ?0 AND p.type = 'concentrated' AND p.height > ?1 AND p.height <= ?2 AND m.type_url = ?3
+		UNION ALL SELECT pool_id, NULL, tick_spacing::text FROM osmosis_known_pools
+		WHERE chain_id = ?0 AND type = 'concentrated' AND tx_index = ?4 AND height > ?1 AND height <= ?2`,
+		j.Market.ChainID, wm, tip, osmosis.MsgCreateConcentratedPool, cosmos.StateImportTx).Scan(ctx, &created); err != nil {
 		return fmt.Errorf("concentrated pools created: %w", err)
 	}
 	for _, c := range created {

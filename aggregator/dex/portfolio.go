@@ -158,13 +158,18 @@ func (j Portfolio) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, 
 }
 
 // positionChanges are the concentrated-liquidity position changes in
-// execution order: liquidity deltas (create, withdraw) and owner changes
-// (transfer_positions of successful txs, one row per position id).
+// execution order: liquidity deltas (create, withdraw; a late start's
+// opening positions as creates by their owner at the first indexed
+// block's time) and owner changes (transfer_positions of successful txs,
+// one row per position id).
 const positionChanges = `
 	SELECT c.position_id, b.time, c.height, c.tx_index, c.event_index, c.liquidity::text AS delta, c.sender AS owner,
 		c.pool_id, c.lower_tick, c.upper_tick, true AS liquidity_row
 	FROM osmosis_cl_positions c JOIN blocks b ON b.chain_id = c.chain_id AND b.height = c.height
 	WHERE c.chain_id = ?0 AND c.height >= ?2 AND c.height <= ?3 AND b.time >= ?1
+	UNION ALL
+	SELECT o.position_id, o.time, o.height, -3, 0, o.liquidity::text, o.address, o.pool_id, o.lower_tick, o.upper_tick, true
+	FROM (` + openingPositions + `) o WHERE o.time >= ?1 AND o.height <= ?3
 	UNION ALL
 	SELECT pid::bigint, b.time, e.height, e.tx_index, e.event_index, '0',
 		(SELECT a->>'value' FROM jsonb_array_elements(e.attributes) a WHERE a->>'key' = 'new_owner' LIMIT 1),

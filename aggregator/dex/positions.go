@@ -17,7 +17,10 @@ import (
 // create_position, or the add_to_position that replaced an older position,
 // with its sender, tx hash, time, range and deposited amounts) and
 // osmosis_position_rewards (all-time spread rewards, incentives and forfeited
-// incentives collected per position and denom).
+// incentives collected per position and denom). A position a late start
+// imported has no principal: the state names neither its creation nor what
+// was deposited; its rewards are those collected from the first indexed
+// block on.
 //
 // Its watermark is the last indexed height it has read. Each run upserts the
 // principals created in (watermark, tip] and recomputes the totals of every
@@ -48,7 +51,7 @@ func (j Positions) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, 
 			c.sender, c.height, coalesce(t.hash, ''), b.time, c.lower_tick, c.upper_tick, p.denoms[1], c.amount0, p.denoms[2], c.amount1
 		FROM osmosis_cl_positions c
 		JOIN blocks b ON b.chain_id = c.chain_id AND b.height = c.height
-		JOIN osmosis_pools p ON p.chain_id = c.chain_id AND p.pool_id = c.pool_id
+		JOIN osmosis_known_pools p ON p.chain_id = c.chain_id AND p.pool_id = c.pool_id
 		LEFT JOIN txs t ON t.chain_id = c.chain_id AND t.height = c.height AND t.tx_index = c.tx_index
 		LEFT JOIN osmosis_cl_adds a ON a.chain_id = c.chain_id AND a.height = c.height AND a.tx_index = c.tx_index
 			AND a.new_position_id = c.position_id

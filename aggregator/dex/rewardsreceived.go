@@ -24,7 +24,8 @@ import (
 //     liquidity positions (osmosis_cl_rewards kinds spread and incentives;
 //     forfeited incentives are not received), credited to the position's
 //     creator (its create row in osmosis_cl_positions; transfers of
-//     positions are not followed);
+//     positions are not followed), or for a position a late start imported
+//     its owner then;
 //   - gamm: the incentives module's gauge distributions (`distribution`
 //     events, receiver and amount), that is the rewards of locked classic
 //     pool shares, superfluid included;
@@ -88,8 +89,11 @@ func (j RewardsReceived) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (i
 		FROM (
 			SELECT r.height, 'cl' AS source, c.sender AS address, r.denom, r.amount::text AS amount
 				FROM osmosis_cl_rewards r
-				JOIN LATERAL (SELECT sender FROM osmosis_cl_positions c WHERE c.chain_id = r.chain_id AND c.position_id = r.position_id
-					AND c.kind = 'create' ORDER BY height LIMIT 1) c ON true
+				JOIN LATERAL (SELECT sender FROM (
+						SELECT height, sender FROM osmosis_cl_positions c WHERE c.chain_id = r.chain_id AND c.position_id = r.position_id
+							AND c.kind = 'create'
+						UNION ALL SELECT height, address FROM (`+openingPositions+`) o WHERE o.position_id = r.position_id) c
+					ORDER BY height LIMIT 1) c ON true
 				WHERE r.chain_id = ?0 AND r.kind IN ('spread', 'incentives') AND r.amount > 0
 			UNION ALL SELECT s.height, 'staking',
 					coalesce((SELECT w.address FROM withdraw w WHERE w.delegator = s.delegator

@@ -12,6 +12,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/chainlens/chainlens/chains"
 	"github.com/chainlens/chainlens/chains/dydx"
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/devchain/replaynode"
@@ -154,9 +155,9 @@ type prunedMidImport struct {
 	pages int
 }
 
-func (p *prunedMidImport) OpeningPage(ctx context.Context, height int64, path string, key []byte) ([][]byte, []byte, error) {
+func (p *prunedMidImport) OpeningPage(ctx context.Context, height int64, q chains.OpeningQuery, key []byte) ([][]byte, []byte, error) {
 	if p.pages++; p.pages > 2 {
 		return nil, nil, fmt.Errorf("%w: pruned meanwhile", indexer.ErrStateUnavailable)
 	}
-	return p.BankState.OpeningPage(ctx, height, path, key)
+	return p.BankState.OpeningPage(ctx, height, q, key)
 }

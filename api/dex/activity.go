@@ -176,7 +176,7 @@ func (s *Service) liquidityFlow(ctx context.Context, req *api.Request) (*api.Res
 	}
 	cols := req.Params.Strings("pool")
 	var known []int64
-	if err := api.Reader(ctx, s.db).NewRaw("SELECT pool_id FROM osmosis_pools WHERE chain_id = ?", s.market.ChainID).Scan(ctx, &known); err != nil {
+	if err := api.Reader(ctx, s.db).NewRaw("SELECT pool_id FROM osmosis_known_pools WHERE chain_id = ?", s.market.ChainID).Scan(ctx, &known); err != nil {
 		return nil, fmt.Errorf("pools: %w", err)
 	}
 	isPool := map[string]bool{}

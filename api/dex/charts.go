@@ -106,7 +106,7 @@ func (s *Service) pairChart(ctx context.Context, req *api.Request) (*api.Respons
 	var pools []struct {
 		Denoms []string `bun:"denoms,array"`
 	}
-	if err := api.Reader(ctx, s.db).NewRaw("SELECT denoms FROM osmosis_pools WHERE chain_id = ? AND pool_id = ?", s.market.ChainID, id).Scan(ctx, &pools); err != nil {
+	if err := api.Reader(ctx, s.db).NewRaw("SELECT denoms FROM osmosis_known_pools WHERE chain_id = ? AND pool_id = ?", s.market.ChainID, id).Scan(ctx, &pools); err != nil {
 		return nil, fmt.Errorf("pool %d: %w", id, err)
 	}
 	if len(pools) == 0 {

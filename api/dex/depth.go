@@ -51,7 +51,7 @@ type depthPool struct {
 	weights map[string]math.Int
 }
 
-// loadDepthPool reads the pool from osmosis_pools; unknown → 404, a pool
+// loadDepthPool reads the pool from osmosis_known_pools; unknown → 404, a pool
 // type whose depth is not computed (CosmWasm) → 400 naming pool_id, a
 // balancer or stableswap pool indexed before its weights were → 503.
 func (s *Service) loadDepthPool(ctx context.Context, req *api.Request) (depthPool, error) {
@@ -65,7 +65,7 @@ func (s *Service) loadDepthPool(ctx context.Context, req *api.Request) (depthPoo
 		Denoms  []string  `bun:"denoms,array"`
 		Weights []string  `bun:"weights,array"`
 	}
-	if err := api.Reader(ctx, s.db).NewRaw("SELECT type, time, denoms, weights::text[] AS weights FROM osmosis_pools WHERE chain_id = ? AND pool_id = ?",
+	if err := api.Reader(ctx, s.db).NewRaw("SELECT type, time, denoms, weights::text[] AS weights FROM osmosis_known_pools WHERE chain_id = ? AND pool_id = ?",
 		s.market.ChainID, id).Scan(ctx, &rows); err != nil {
 		return depthPool{}, fmt.Errorf("pool %d: %w", id, err)
 	}

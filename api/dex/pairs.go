@@ -41,7 +41,7 @@ type PairsSummary struct {
 }
 
 // pairsSummary lists every pair of denoms of a pool (base before quote in
-// the order of osmosis_pools.denoms) that has traded, by pool id, paged by
+// the order of osmosis_known_pools.denoms) that has traded, by pool id, paged by
 // limit/offset. From the dex_candles bars (osmosis_pair_candles): price =
 // the last execution price (quote per base, display units), the display
 // amounts and USD value traded over the hourly bars that overlap the last
@@ -60,7 +60,7 @@ func (s *Service) pairsSummary(ctx context.Context, req *api.Request) (*api.Resp
 		PoolID int64    `bun:"pool_id"`
 		Denoms []string `bun:"denoms,array"`
 	}
-	if err := api.Reader(ctx, s.db).NewRaw("SELECT pool_id, denoms FROM osmosis_pools WHERE chain_id = ? ORDER BY pool_id", s.market.ChainID).Scan(ctx, &pools); err != nil {
+	if err := api.Reader(ctx, s.db).NewRaw("SELECT pool_id, denoms FROM osmosis_known_pools WHERE chain_id = ? ORDER BY pool_id", s.market.ChainID).Scan(ctx, &pools); err != nil {
 		return nil, fmt.Errorf("pools: %w", err)
 	}
 	var pairs []struct {

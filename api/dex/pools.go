@@ -47,7 +47,7 @@ func (s *Service) poolListings(ctx context.Context, req *api.Request) (*api.Resp
 		Volume string   `bun:"volume"`
 	}
 	if err := api.Reader(ctx, s.db).NewRaw(`SELECT p.pool_id, p.type, p.denoms, coalesce(sum(v.volume_usd), 0)::text AS volume
-		FROM osmosis_pools p
+		FROM osmosis_known_pools p
 		LEFT JOIN osmosis_pool_volume_hourly v ON v.chain_id = p.chain_id AND v.pool_id = p.pool_id AND v.hour >= ?
 		WHERE p.chain_id = ?
 		GROUP BY p.pool_id, p.type, p.denoms
@@ -109,7 +109,7 @@ func (s *Service) poolFees(ctx context.Context, req *api.Request) (*api.Response
 			coalesce(sum(v.volume_usd), 0)::text AS v7,
 			round(coalesce(sum(v.volume_usd) FILTER (WHERE v.hour >= ?), 0) * p.swap_fee, 18)::text AS f24,
 			round(coalesce(sum(v.volume_usd), 0) * p.swap_fee, 18)::text AS f7
-		FROM osmosis_pools p
+		FROM osmosis_known_pools p
 		LEFT JOIN osmosis_pool_volume_hourly v ON v.chain_id = p.chain_id AND v.pool_id = p.pool_id AND v.hour >= ?
 		WHERE p.chain_id = ?
 		GROUP BY p.pool_id, p.swap_fee
@@ -160,7 +160,7 @@ func (s *Service) poolLiquidity(ctx context.Context, req *api.Request) (*api.Res
 		return nil, problem.BadParam("pool_id", "must be a pool id (digits)")
 	}
 	var exists bool
-	if err := api.Reader(ctx, s.db).NewRaw("SELECT EXISTS (SELECT 1 FROM osmosis_pools WHERE chain_id = ? AND pool_id = ?)", s.market.ChainID, id).Scan(ctx, &exists); err != nil {
+	if err := api.Reader(ctx, s.db).NewRaw("SELECT EXISTS (SELECT 1 FROM osmosis_known_pools WHERE chain_id = ? AND pool_id = ?)", s.market.ChainID, id).Scan(ctx, &exists); err != nil {
 		return nil, fmt.Errorf("pool %d: %w", id, err)
 	}
 	if !exists {

@@ -149,7 +149,7 @@ func (s *Service) aprPools(ctx context.Context, w aprContext, id int64) ([]*aprP
 			coalesce((SELECT sum(shares)::text FROM osmosis_superfluid_locks l WHERE l.chain_id = p.chain_id
 				AND l.denom = 'gamm/pool/' || p.pool_id), '') AS staked,
 			coalesce((SELECT total::text FROM osmosis_pool_shares t WHERE t.chain_id = p.chain_id AND t.pool_id = p.pool_id), '') AS total
-		FROM osmosis_pools p WHERE p.chain_id = ? AND (? = 0 OR p.pool_id = ?) ORDER BY p.pool_id, p.height`,
+		FROM osmosis_known_pools p WHERE p.chain_id = ? AND (? = 0 OR p.pool_id = ?) ORDER BY p.pool_id, p.height`,
 		s.market.ChainID, id, id).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("pools: %w", err)
 	}
@@ -465,7 +465,7 @@ func (s *Service) clPool(ctx context.Context, p *aprPool) (*clState, bool, error
 		Denoms    []string `bun:"denoms,array"`
 	}
 	err := api.Reader(ctx, s.db).NewRaw(`SELECT c.tick_spacing, st.sqrt_price::text AS sqrt_price, st.tick,
-			(SELECT denoms FROM osmosis_pools p WHERE p.chain_id = c.chain_id AND p.pool_id = c.pool_id ORDER BY height LIMIT 1) AS denoms
+			(SELECT denoms FROM osmosis_known_pools p WHERE p.chain_id = c.chain_id AND p.pool_id = c.pool_id ORDER BY height LIMIT 1) AS denoms
 		FROM osmosis_cl_pools c
 		JOIN LATERAL (SELECT sqrt_price, tick FROM osmosis_cl_state_hourly st WHERE st.chain_id = c.chain_id AND st.pool_id = c.pool_id
 			ORDER BY hour DESC LIMIT 1) st ON true

@@ -269,7 +269,7 @@ func (s *Service) loadPortfolio(ctx context.Context, addr string) (*portfolio, e
 			PoolID int64    `bun:"pool_id"`
 			Denoms []string `bun:"denoms,array"`
 		}
-		if err := api.Reader(ctx, s.db).NewRaw("SELECT DISTINCT ON (pool_id) pool_id, denoms FROM osmosis_pools WHERE chain_id = ? AND pool_id IN (?) ORDER BY pool_id, height DESC",
+		if err := api.Reader(ctx, s.db).NewRaw("SELECT DISTINCT ON (pool_id) pool_id, denoms FROM osmosis_known_pools WHERE chain_id = ? AND pool_id IN (?) ORDER BY pool_id, height DESC",
 			chain, bun.List(ids)).Scan(ctx, &pd); err != nil {
 			return nil, fmt.Errorf("pool denoms: %w", err)
 		}

@@ -104,7 +104,7 @@ func (s *Service) cumulativeSupplySideRevenue(ctx context.Context, req *api.Requ
 	var daily []cumulative
 	if err := api.Reader(ctx, s.db).NewRaw(`SELECT day, sum(fees) OVER (ORDER BY day)::text AS cum FROM (
 			SELECT v.day, round(coalesce(sum(v.volume_usd * p.swap_fee), 0), 18) AS fees
-			FROM osmosis_pool_volume_daily v JOIN osmosis_pools p ON p.chain_id = v.chain_id AND p.pool_id = v.pool_id
+			FROM osmosis_pool_volume_daily v JOIN osmosis_known_pools p ON p.chain_id = v.chain_id AND p.pool_id = v.pool_id
 			WHERE v.chain_id = ? AND v.day < ? GROUP BY 1) f ORDER BY day`, s.market.ChainID, last.Add(day)).Scan(ctx, &daily); err != nil {
 		return nil, fmt.Errorf("daily swap fees: %w", err)
 	}

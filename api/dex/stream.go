@@ -94,7 +94,7 @@ type streamRow struct {
 
 // poolStream answers every pool of known type with its tokens, reserves,
 // liquidity and volumes from the report tables: the pool's create row
-// (osmosis_pools: type, denoms, swap and exit fees, weights or scaling
+// (osmosis_known_pools: type, denoms, swap and exit fees, weights or scaling
 // factors, tick spacing; exit_fees 0 when unknown), its last
 // reserves (osmosis_pool_reserves_hourly, dex_liquidity) and total shares
 // (osmosis_pool_shares_hourly, dex_portfolio), the concentrated-liquidity
@@ -201,7 +201,7 @@ func (s *Service) streamRows(ctx context.Context, now, dayAgo time.Time) ([]stre
 	}
 	if err := api.Reader(ctx, s.db).NewRaw(`SELECT DISTINCT ON (pool_id) pool_id, type, denoms, swap_fee::text AS fee, coalesce(weights::text[], '{}') AS weights, tick_spacing,
 			exit_fee::text AS exit_fee
-		FROM osmosis_pools WHERE chain_id = ? ORDER BY pool_id, height DESC, tx_index DESC, event_index DESC`, chain).Scan(ctx, &pools); err != nil {
+		FROM osmosis_known_pools WHERE chain_id = ? ORDER BY pool_id, height DESC, tx_index DESC, event_index DESC`, chain).Scan(ctx, &pools); err != nil {
 		return nil, fmt.Errorf("pools: %w", err)
 	}
 	// Reserves now and at the end of the hour 24 hours back.

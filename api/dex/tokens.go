@@ -66,7 +66,7 @@ func (s *Service) token(ctx context.Context, req *api.Request) (*api.Response, e
 		return nil, err
 	}
 	reserves, err := s.decMaps(ctx, 2, `SELECT t.i - 1 AS i, pd.denom AS k, sum(r.amount)::text AS v
-		FROM (SELECT DISTINCT pool_id, unnest(denoms) AS denom FROM osmosis_pools WHERE chain_id = ?0) pd
+		FROM (SELECT DISTINCT pool_id, unnest(denoms) AS denom FROM osmosis_known_pools WHERE chain_id = ?0) pd
 		CROSS JOIN unnest(?1::timestamptz[]) WITH ORDINALITY t(at, i)
 		CROSS JOIN LATERAL (SELECT amount FROM osmosis_pool_reserves_hourly
 			WHERE chain_id = ?0 AND pool_id = pd.pool_id AND denom = pd.denom AND hour <= t.at ORDER BY hour DESC LIMIT 1) r

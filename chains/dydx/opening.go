@@ -24,16 +24,18 @@ var _ chains.OpeningStateAdapter = (*Adapter)(nil)
 
 // OpeningQueries reads the subaccounts: the fills after a late start move
 // positions opened before it.
-func (a *Adapter) OpeningQueries() []string { return []string{PathSubaccountAll} }
+func (a *Adapter) OpeningQueries() []chains.OpeningQuery {
+	return []chains.OpeningQuery{{Path: PathSubaccountAll}}
+}
 
 // OpeningTables lists dydx_opening_positions.
 func (a *Adapter) OpeningTables() []chains.Table { return []chains.Table{openingPositionsTable} }
 
 // OpeningRows appends one dydx_opening_positions row per open perpetual
 // position of each Subaccount item.
-func (a *Adapter) OpeningRows(chainID string, height int64, path string, items [][]byte, out *chains.Rows) error {
-	if path != PathSubaccountAll {
-		return fmt.Errorf("dydx: no opening query %s", path)
+func (a *Adapter) OpeningRows(chainID string, height int64, query string, items [][]byte, out *chains.Rows) error {
+	if query != PathSubaccountAll {
+		return fmt.Errorf("dydx: no opening query %s", query)
 	}
 	for _, b := range items {
 		s, err := decodeSubaccount(b)

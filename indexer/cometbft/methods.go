@@ -180,6 +180,11 @@ func (c *Client) ABCIQuery(ctx context.Context, path string, data []byte, height
 	if r.Response.Code != 0 {
 		return nil, fmt.Errorf("cometbft abci_query %s at %d: code %d: %s", path, height, r.Response.Code, r.Response.Log)
 	}
+	// A cosmos-sdk store read (/store/...) of a version the node does not
+	// keep answers code 0, no value and this log: not an absent key.
+	if len(r.Response.Value) == 0 && strings.Contains(r.Response.Log, "version does not exist") {
+		return nil, fmt.Errorf("cometbft abci_query %s at %d: %s", path, height, r.Response.Log)
+	}
 	return r.Response.Value, nil
 }
 

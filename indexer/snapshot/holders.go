@@ -1,12 +1,19 @@
 package snapshot
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"net"
 	"slices"
+	"syscall"
 
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/chainlens/chainlens/chains"
+	"github.com/chainlens/chainlens/chains/wire"
 	"github.com/chainlens/chainlens/indexer"
 	"github.com/chainlens/chainlens/indexer/cometbft"
 	"github.com/chainlens/chainlens/store/snapshots"
@@ -115,19 +122,82 @@ func (b BankState) Holders(ctx context.Context, height int64, denom string, key 
 	return out, nextKey(resp.Pagination), nil
 }
 
-// OpeningPage returns one page of an adapter's opening query path at
-// height (indexer.OpeningState); a node that keeps no state there or
-// lacks the query answers indexer.ErrStateUnavailable.
-func (b BankState) OpeningPage(ctx context.Context, height int64, path string, key []byte) ([][]byte, []byte, error) {
+var _ indexer.OpeningState = BankState{}
+
+// OpeningPage returns one page of an adapter's opening query at height
+// (indexer.OpeningState): a page of a paginated gRPC query, the whole
+// answer of another, or every key and value under a store read's prefix.
+// A node that keeps no state there, lacks the query or cannot read the
+// store at that height answers indexer.ErrStateUnavailable.
+func (b BankState) OpeningPage(ctx context.Context, height int64, q chains.OpeningQuery, key []byte) ([][]byte, []byte, error) {
+	if len(q.Prefix) > 0 {
+		items, err := storeRead(ctx, b.Q, q.Path, q.Prefix, height)
+		return items, nil, err
+	}
 	limit := b.PageSize
 	if limit == 0 {
 		limit = pageSize
 	}
-	items, next, err := queryPage(ctx, b.Q, path, height, key, limit)
+	if q.Whole {
+		limit, key = 0, nil
+	}
+	items, next, err := queryPage(ctx, b.Q, q.Path, height, key, limit)
 	if err != nil {
 		return nil, nil, unavailable(err)
 	}
 	return items, next, nil
+}
+
+// probeAhead is how far past a read's height storeRead probes: no node
+// keeps a version that far ahead.
+const probeAhead = 1 << 40
+
+// storeRead reads every key and value under prefix of the store of path
+// ("/store/<store key>/subspace") at height: the items are the bytes of
+// each Pair{key=1, value=2} of the answer (Pairs{pairs=1}). cosmos-sdk's
+// stores read a subspace at their latest version whatever the height
+// asked (store/iavl Query, up to v0.53 and Osmosis's fork;
+// cosmos/cosmos-sdk#25914), which would pass the state of now for the
+// state at height: the same read at a height no node has comes first, and
+// a node that answers it is not trusted with a past height.
+func storeRead(ctx context.Context, q Querier, path string, prefix []byte, height int64) ([][]byte, error) {
+	probe := append(bytes.Clone(prefix), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)
+	_, err := q.ABCIQuery(ctx, path, probe, height+probeAhead)
+	if err == nil {
+		return nil, fmt.Errorf("%w: %s: the node reads the store at its latest state whatever the height asked (it answered for height %d)",
+			indexer.ErrStateUnavailable, path, height+probeAhead)
+	}
+	// Only the node's refusal tells; no answer at all tells nothing.
+	var ne net.Error
+	if ctx.Err() != nil || errors.As(err, &ne) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) {
+		return nil, fmt.Errorf("%s: probe the store's versions: %w", path, err)
+	}
+	resp, err := q.ABCIQuery(ctx, path, prefix, height)
+	if err != nil {
+		return nil, unavailable(fmt.Errorf("%s: %w", path, err))
+	}
+	fs, err := wire.Fields(resp)
+	if err != nil {
+		return nil, fmt.Errorf("%s: decode the answer: %w", path, err)
+	}
+	var items [][]byte
+	for _, f := range fs {
+		if f.Num != 1 || f.Type != protowire.BytesType {
+			continue
+		}
+		// Every key is under the prefix, or the node read something else.
+		pfs, err := wire.Fields(f.Bytes)
+		if err != nil {
+			return nil, fmt.Errorf("%s: decode a pair: %w", path, err)
+		}
+		for _, pf := range pfs {
+			if pf.Num == 1 && pf.Type == protowire.BytesType && !bytes.HasPrefix(pf.Bytes, prefix) {
+				return nil, fmt.Errorf("%s: key %x is not under the prefix %x", path, pf.Bytes, prefix)
+			}
+		}
+		items = append(items, f.Bytes)
+	}
+	return items, nil
 }
 
 // unavailable marks the node's lasting refusals (pruned state, a query it
