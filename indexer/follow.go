@@ -131,7 +131,7 @@ func (f Follow) run(ctx context.Context, fam Family, until int64) error {
 	if lockDB == nil {
 		lockDB = f.DB
 	}
-	release, err := LockChain(ctx, lockDB, id)
+	ctx, release, err := LockChain(ctx, lockDB, id)
 	if err != nil {
 		return err
 	}

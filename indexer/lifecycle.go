@@ -130,6 +130,9 @@ type Advance struct {
 // commits only after the one before it (ErrCheckpointMoved otherwise). The
 // high water, the highest height ever written, only grows.
 func AdvanceCheckpoint(ctx context.Context, conn bun.IConn, a Advance) error {
+	if err := checkChainLock(ctx, conn, a.ChainID); err != nil {
+		return fmt.Errorf("commit %d..%d: %w", a.From, a.To, err)
+	}
 	var lastTime any
 	if a.LastTime != nil {
 		lastTime = *a.LastTime

@@ -2,6 +2,7 @@ package indexer
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/internal/testdb"
 	"github.com/chainlens/chainlens/store"
+	"github.com/uptrace/bun"
 )
 
 // TestTwoConnectionsAreEnough indexes the recorded Osmosis localnet in
@@ -53,7 +55,7 @@ func TestLockWaitsForAKilledHolder(t *testing.T) {
 	t.Parallel()
 	db, _ := testdb.New(t)
 	ctx := context.Background()
-	release, err := LockChain(ctx, db, "c-1")
+	_, release, err := LockChain(ctx, db, "c-1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,12 +64,56 @@ func TestLockWaitsForAKilledHolder(t *testing.T) {
 		release()
 	}()
 	start := time.Now()
-	again, err := LockChain(ctx, db, "c-1")
+	_, again, err := LockChain(ctx, db, "c-1")
 	if err != nil {
 		t.Fatalf("lock held for 300 ms: %v", err)
 	}
 	again()
 	if d := time.Since(start); d < 250*time.Millisecond {
 		t.Errorf("got the lock after %s while it was held", d)
+	}
+}
+
+// TestALostLockStopsTheCheckpoint: once the session holding a chain's lock
+// is gone (a failover to a replica takes the old primary's locks with it,
+// unnoticed by a session idle then), the checkpoint does not move under
+// the lock's context, with an error the run loop treats as an outage (it
+// takes the lock again and resumes); under a held lock it moves.
+func TestALostLockStopsTheCheckpoint(t *testing.T) {
+	t.Parallel()
+	db, _ := testdb.New(t)
+	ctx := context.Background()
+	advance := func(ctx context.Context, from int64) error {
+		return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			return AdvanceCheckpoint(ctx, tx, Advance{ChainID: "c-1", Kind: "osmosis", From: from, To: from + 9, Tip: 100})
+		})
+	}
+	if _, err := db.ExecContext(ctx, "INSERT INTO sync_state (chain_id, kind, next_height) VALUES ('c-1', 'osmosis', 1)"); err != nil {
+		t.Fatal(err)
+	}
+	locked, release, err := LockChain(ctx, db, "c-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	if err := advance(locked, 1); err != nil {
+		t.Fatalf("under the held lock: %v", err)
+	}
+	// The lock's session ends as a failover ends it.
+	if _, err := db.ExecContext(ctx, `SELECT pg_terminate_backend(pid) FROM pg_locks
+		WHERE locktype = 'advisory' AND objid = hashtext('c-1')::oid AND objsubid = 2`); err != nil {
+		t.Fatal(err)
+	}
+	err = advance(locked, 11)
+	if !errors.Is(err, store.ErrLockLost) || !store.Unavailable(err) {
+		t.Fatalf("with the lock lost: %v, want store.ErrLockLost (an outage)", err)
+	}
+	var next int64
+	if err := db.NewRaw("SELECT next_height FROM sync_state WHERE chain_id = 'c-1'").Scan(ctx, &next); err != nil || next != 11 {
+		t.Fatalf("checkpoint at %d (%v), want 11: nothing moved without the lock", next, err)
+	}
+	// Without a lock in the context (a writer that takes none), as before.
+	if err := advance(ctx, 11); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -17,7 +17,7 @@ func (x *Cosmos) Reindex(ctx context.Context, heights []int64) error {
 	if lockDB == nil {
 		lockDB = x.db
 	}
-	release, err := LockChain(ctx, lockDB, x.cfg.ID)
+	ctx, release, err := LockChain(ctx, lockDB, x.cfg.ID)
 	if err != nil {
 		return err
 	}

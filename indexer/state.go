@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/chainlens/chainlens/store"
 	"github.com/uptrace/bun"
 )
 
@@ -79,37 +80,72 @@ const lockWait = 10 * time.Second
 
 // LockChain takes a session advisory lock so that one process indexes a
 // chain (of any kind), waiting up to lockWait for a process that holds it;
-// the returned function releases it.
-func LockChain(ctx context.Context, db *bun.DB, chainID string) (func(), error) {
+// the returned function releases it. The returned context carries the
+// lock: AdvanceCheckpoint under it moves a checkpoint only while the lock
+// is held (a failover to a replica takes the old primary's locks with it,
+// silently for a session that is idle then).
+func LockChain(ctx context.Context, db *bun.DB, chainID string) (context.Context, func(), error) {
 	conn, err := db.Conn(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("indexer %s: %w", chainID, err)
+		return nil, nil, fmt.Errorf("indexer %s: %w", chainID, err)
 	}
 	deadline := time.Now().Add(lockWait)
 	for {
 		var ok bool
 		if err := conn.NewRaw("SELECT pg_try_advisory_lock(hashtext('chainlens-indexer'), hashtext(?))", chainID).Scan(ctx, &ok); err != nil {
 			conn.Close()
-			return nil, fmt.Errorf("indexer %s: lock: %w", chainID, err)
+			return nil, nil, fmt.Errorf("indexer %s: lock: %w", chainID, err)
 		}
 		if ok {
 			break
 		}
 		if time.Now().After(deadline) {
 			conn.Close()
-			return nil, fmt.Errorf("indexer %s: another process is indexing this chain", chainID)
+			return nil, nil, fmt.Errorf("indexer %s: another process is indexing this chain", chainID)
 		}
 		select {
 		case <-ctx.Done():
 			conn.Close()
-			return nil, fmt.Errorf("indexer %s: lock: %w", chainID, ctx.Err())
+			return nil, nil, fmt.Errorf("indexer %s: lock: %w", chainID, ctx.Err())
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	return func() {
+	var pid int32
+	if err := conn.NewRaw("SELECT pg_backend_pid()").Scan(ctx, &pid); err != nil {
+		conn.Close()
+		return nil, nil, fmt.Errorf("indexer %s: lock: %w", chainID, err)
+	}
+	return context.WithValue(ctx, chainLockKey{}, chainLock{chainID: chainID, pid: pid}), func() {
 		_, _ = conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(hashtext('chainlens-indexer'), hashtext(?))", chainID)
 		conn.Close()
 	}, nil
+}
+
+// chainLock is the indexing lock of a chain held by the session of
+// backend pid.
+type chainLock struct {
+	chainID string
+	pid     int32
+}
+
+type chainLockKey struct{}
+
+// checkChainLock returns store.ErrLockLost when ctx carries the lock of
+// chainID and its session no longer holds it on the server conn talks to.
+func checkChainLock(ctx context.Context, conn bun.IConn, chainID string) error {
+	l, ok := ctx.Value(chainLockKey{}).(chainLock)
+	if !ok || l.chainID != chainID {
+		return nil
+	}
+	var held bool
+	if err := conn.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid = ?
+		AND classid = hashtext('chainlens-indexer')::oid AND objid = hashtext(?)::oid AND objsubid = 2)`, l.pid, chainID).Scan(&held); err != nil {
+		return fmt.Errorf("check the indexing lock: %w", err)
+	}
+	if !held {
+		return fmt.Errorf("indexer %s: %w", chainID, store.ErrLockLost)
+	}
+	return nil
 }
 
 // Import is the record of a chain's opening state (see

@@ -13,18 +13,24 @@ import (
 	"github.com/uptrace/bun/driver/pgdriver"
 )
 
+// ErrLockLost means a session lock is no longer held: the server that
+// granted it restarted or failed over (a new primary holds no lock of the
+// old one's sessions), or its session ended.
+var ErrLockLost = errors.New("the session lock is no longer held (the database restarted or failed over)")
+
 // Unavailable reports whether err means the database could not be reached
 // or went away (a restart, a failover, a dropped connection), as opposed
 // to a statement it refused: a process that meets it reconnects and
 // resumes rather than exits. Connection errors (class 08), shutdowns and
 // "cannot connect now" (57P01–57P03) and "too many connections" (53300)
-// are; so are refused, reset or closed connections.
+// are; so are refused, reset or closed connections, and a session lock
+// found lost (ErrLockLost).
 func Unavailable(err error) bool {
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false // a context's end is no outage (context.DeadlineExceeded is a net.Error)
 	}
-	if errors.Is(err, ErrNoTargetServer) {
-		return true // a failover in progress: no primary yet
+	if errors.Is(err, ErrNoTargetServer) || errors.Is(err, ErrLockLost) {
+		return true // a failover in progress (no primary yet), or one that took a session's locks
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
