@@ -220,7 +220,8 @@ func (g *generator) createPools(t time.Time, b *synthcomet.Builder, fees *int64)
 		feeMove := move(c.addr, st.distribution, map[string]int64{OSMO: poolCreationFee})
 		c.bank[OSMO] -= poolCreationFee
 		deposit := map[string]int64{pl.denoms[0]: pl.deposit[0], pl.denoms[1]: pl.deposit[1]}
-		params := map[string]any{"swap_fee": pl.fee, "exit_fee": "0.000000000000000000"}
+		// Decs on the wire are gogoproto's: the integer of 10^18 units.
+		params := map[string]any{"swap_fee": pl.feeWire(), "exit_fee": "0"}
 		switch pl.kind {
 		case balancer, stableswap:
 			pl.shares = new(big.Int).Mul(big.NewInt(100), e18)
@@ -261,7 +262,7 @@ func (g *generator) createPools(t time.Time, b *synthcomet.Builder, fees *int64)
 		case cl:
 			events := append([]abci.Event{created}, feeMove...)
 			if err := g.userTx(b, c, msgCreateCL, "concentratedliquidity", map[string]any{"sender": c.addr, "denom0": pl.denoms[0],
-				"denom1": pl.denoms[1], "tick_spacing": strconv.FormatInt(pl.spacing, 10), "spread_factor": pl.fee}, events, fees); err != nil {
+				"denom1": pl.denoms[1], "tick_spacing": strconv.FormatInt(pl.spacing, 10), "spread_factor": pl.feeWire()}, events, fees); err != nil {
 				return err
 			}
 			if err := pl.clp.Initialize(big.NewInt(pl.deposit[0]), big.NewInt(pl.deposit[1])); err != nil {
@@ -542,7 +543,7 @@ func (g *generator) withdrawPosition(_ time.Time, b *synthcomet.Builder, fees *i
 		"lower_tick", strconv.FormatInt(pos.lower, 10), "upper_tick", strconv.FormatInt(pos.upper, 10), "join_time", pos.joined,
 		"liquidity", decString(neg), "amount0", strconv.FormatInt(-a0, 10), "amount1", strconv.FormatInt(-a1, 10)))
 	if err := g.userTx(b, a, msgWithdraw, "", map[string]any{"position_id": strconv.FormatUint(pos.id, 10), "sender": a.addr,
-		"liquidity_amount": decString(pos.liquidity)}, events, fees); err != nil {
+		"liquidity_amount": pos.liquidity.String()}, events, fees); err != nil {
 		return err
 	}
 	a.bank[pl.denoms[0]] += a0

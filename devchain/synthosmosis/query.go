@@ -6,7 +6,6 @@ import (
 	"math/big"
 	"slices"
 	"strconv"
-	"strings"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
@@ -18,6 +17,7 @@ import (
 // The state queries the node answers, at any height of the chain.
 const (
 	pathDenomOwners = "/cosmos.bank.v1beta1.Query/DenomOwners"
+	pathTotalSupply = "/cosmos.bank.v1beta1.Query/TotalSupply"
 	pathAllPools    = "/osmosis.poolmanager.v1beta1.Query/AllPools"
 	// pathCLSubspace lists x/concentrated-liquidity's store under a key
 	// prefix (a kv.Pairs): positions are under positionIDPrefix.
@@ -25,7 +25,7 @@ const (
 )
 
 // positionIDPrefix is x/concentrated-liquidity's PositionIdPrefix: a
-// position's key is the prefix, "|" and its id in decimal.
+// position's key is the prefix and its id in decimal (KeyPositionId).
 const positionIDPrefix = 0x08
 
 // defaultPageLimit is the cosmos-sdk's page size when a request sets none.
@@ -33,18 +33,26 @@ const defaultPageLimit = 100
 
 var _ replaynode.Querier = (*Chain)(nil)
 
-// ABCIQuery answers the bank's DenomOwners (paginated by owner address),
+// ABCIQuery answers the bank's TotalSupply (paginated by denom) and
+// DenomOwners (paginated by owner address),
 // poolmanager's AllPools and the concentrated-liquidity store's positions
 // at height (the state after that block); every other query is unknown
 // to this chain.
 func (c *Chain) ABCIQuery(path string, data []byte, height int64) ([]byte, error) {
 	switch path {
-	case pathDenomOwners, pathAllPools, pathCLSubspace:
+	case pathDenomOwners, pathTotalSupply, pathAllPools, pathCLSubspace:
 	default:
 		return nil, replaynode.ErrUnknownQuery(path)
 	}
-	if height < 1 || height > c.LastHeight() {
-		return nil, &replaynode.QueryError{Code: 26, Codespace: "sdk", Log: fmt.Sprintf("height %d is not in the generated chain", height)}
+	// Baseapp's answers for heights it has no state of (a store read of
+	// such a height is refused too: this node is not the cosmos-sdk ≤ 0.53
+	// store that answers subspace reads from the latest state).
+	if height > c.LastHeight() {
+		return nil, &replaynode.QueryError{Code: 18, Codespace: "sdk", Log: "cannot query with height in the future; please provide a valid height: invalid request"}
+	}
+	if height < 1 {
+		return nil, &replaynode.QueryError{Code: 18, Codespace: "sdk",
+			Log: fmt.Sprintf("failed to load state at height %d; version does not exist (latest height: %d): invalid request", height, c.LastHeight())}
 	}
 	var out []byte
 	err := c.At(height, func(g *generator) error {
@@ -52,6 +60,8 @@ func (c *Chain) ABCIQuery(path string, data []byte, height int64) ([]byte, error
 		switch path {
 		case pathDenomOwners:
 			out, err = c.denomOwners(g, data)
+		case pathTotalSupply:
+			out, err = totalSupply(g, data)
 		case pathAllPools:
 			out, err = c.allPools(g)
 		case pathCLSubspace:
@@ -134,6 +144,68 @@ func (c *Chain) denomOwners(g *generator, data []byte) ([]byte, error) {
 	return protowire.AppendBytes(out, pr), nil
 }
 
+// totalSupply is QueryTotalSupplyResponse{supply=1 Coin, pagination=2}:
+// every denom's supply (the sum of its balances), paginated by denom.
+func totalSupply(g *generator, data []byte) ([]byte, error) {
+	var key []byte
+	limit := defaultPageLimit
+	for len(data) > 0 {
+		num, typ, n := protowire.ConsumeTag(data)
+		if n < 0 {
+			return nil, badRequest("tag")
+		}
+		data = data[n:]
+		if num == 1 && typ == protowire.BytesType {
+			page, n := protowire.ConsumeBytes(data)
+			if n < 0 {
+				return nil, badRequest("pagination")
+			}
+			var err error
+			if key, limit, err = pageRequest(page); err != nil {
+				return nil, err
+			}
+			data = data[n:]
+			continue
+		}
+		n = protowire.ConsumeFieldValue(num, typ, data)
+		if n < 0 {
+			return nil, badRequest("field")
+		}
+		data = data[n:]
+	}
+	denoms := make([]string, 0, len(g.bank))
+	supply := map[string]*big.Int{}
+	for d, owners := range g.bank {
+		total := new(big.Int)
+		for _, v := range owners {
+			total.Add(total, v)
+		}
+		if total.Sign() > 0 {
+			denoms = append(denoms, d)
+			supply[d] = total
+		}
+	}
+	slices.Sort(denoms)
+	i, _ := slices.BinarySearch(denoms, string(key))
+	var out []byte
+	for _, d := range denoms[i:min(i+limit, len(denoms))] {
+		var coin []byte
+		coin = protowire.AppendTag(coin, 1, protowire.BytesType)
+		coin = protowire.AppendString(coin, d)
+		coin = protowire.AppendTag(coin, 2, protowire.BytesType)
+		coin = protowire.AppendString(coin, supply[d].String())
+		out = protowire.AppendTag(out, 1, protowire.BytesType)
+		out = protowire.AppendBytes(out, coin)
+	}
+	var pr []byte
+	if i+limit < len(denoms) {
+		pr = protowire.AppendTag(pr, 1, protowire.BytesType)
+		pr = protowire.AppendBytes(pr, []byte(denoms[i+limit]))
+	}
+	out = protowire.AppendTag(out, 2, protowire.BytesType)
+	return protowire.AppendBytes(out, pr), nil
+}
+
 // pageRequest reads PageRequest{key=1, limit=3}.
 func pageRequest(b []byte) (key []byte, limit int, err error) {
 	limit = defaultPageLimit
@@ -202,7 +274,9 @@ func (c *Chain) allPools(g *generator) ([]byte, error) {
 // given ones times 2^30.
 const weightScale = 1 << 30
 
-// poolJSON is a pool as its module's proto3 JSON.
+// poolJSON is a pool as its module's proto3 JSON. Dec and BigDec fields
+// are what gogoproto's custom types write on the wire: the integer of
+// 10^18 (10^36) units, not a decimal.
 func poolJSON(pl *pool) (string, map[string]any, error) {
 	id := strconv.FormatUint(pl.id, 10)
 	// Coins are sorted by denom, and what follows them (weights, scaling
@@ -211,7 +285,7 @@ func poolJSON(pl *pool) (string, map[string]any, error) {
 	if pl.denoms[0] > pl.denoms[1] {
 		order = []int{1, 0}
 	}
-	params := map[string]any{"swap_fee": pl.fee, "exit_fee": "0.000000000000000000"}
+	params := map[string]any{"swap_fee": pl.feeWire(), "exit_fee": "0"}
 	switch pl.kind {
 	case balancer:
 		var assets []any
@@ -239,24 +313,11 @@ func poolJSON(pl *pool) (string, map[string]any, error) {
 			return "", nil, err
 		}
 		return "/osmosis.concentratedliquidity.v1beta1.Pool", map[string]any{"address": pl.addr, "incentives_address": incentives,
-			"spread_rewards_address": "", "id": id, "current_tick_liquidity": decString(pl.clp.Liquidity),
-			"token0": pl.denoms[0], "token1": pl.denoms[1], "current_sqrt_price": bigDecString(pl.clp.SqrtPrice),
+			"spread_rewards_address": "", "id": id, "current_tick_liquidity": pl.clp.Liquidity.String(),
+			"token0": pl.denoms[0], "token1": pl.denoms[1], "current_sqrt_price": pl.clp.SqrtPrice.String(),
 			"current_tick": strconv.FormatInt(pl.clp.Tick, 10), "tick_spacing": strconv.FormatInt(pl.spacing, 10),
-			"exponent_at_price_one": "-6", "spread_factor": pl.fee}, nil
+			"exponent_at_price_one": "-6", "spread_factor": pl.feeWire()}, nil
 	}
-}
-
-// bigDecString is a BigDec (10^36 integer) with its 36 decimals.
-func bigDecString(v *big.Int) string {
-	s := new(big.Int).Abs(v).String()
-	if len(s) <= 36 {
-		s = strings.Repeat("0", 37-len(s)) + s
-	}
-	s = s[:len(s)-36] + "." + s[len(s)-36:]
-	if v.Sign() < 0 {
-		s = "-" + s
-	}
-	return s
 }
 
 // clSubspace is the kv.Pairs{pairs=1 Pair{key=1, value=2}} of the
@@ -268,14 +329,14 @@ func (c *Chain) clSubspace(g *generator, prefix []byte) ([]byte, error) {
 	type kv struct{ k, v []byte }
 	var pairs []kv
 	for _, pos := range g.st.positions {
-		key := append([]byte{positionIDPrefix}, []byte("|"+strconv.FormatUint(pos.id, 10))...)
+		key := append([]byte{positionIDPrefix}, strconv.FormatUint(pos.id, 10)...)
 		if !bytes.HasPrefix(key, prefix) {
 			continue
 		}
 		a, err := enc.Any("/osmosis.concentratedliquidity.v1beta1.Position", map[string]any{
 			"position_id": strconv.FormatUint(pos.id, 10), "address": pos.owner.addr, "pool_id": strconv.FormatUint(pos.pool.id, 10),
 			"lower_tick": strconv.FormatInt(pos.lower, 10), "upper_tick": strconv.FormatInt(pos.upper, 10),
-			"join_time": pos.joinedAt.Format("2006-01-02T15:04:05.999999999Z"), "liquidity": decString(pos.liquidity)})
+			"join_time": pos.joinedAt.Format("2006-01-02T15:04:05.999999999Z"), "liquidity": pos.liquidity.String()})
 		if err != nil {
 			return nil, err
 		}

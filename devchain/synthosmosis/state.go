@@ -85,8 +85,7 @@ type pool struct {
 	denoms  [2]string
 	weights [2]int64 // balancer
 	scaling [2]int64 // stableswap scaling factors
-	fee     string   // swap fee / spread factor, a Dec string
-	feePPM  int64
+	feePPM  int64    // swap fee / spread factor, in ppm
 	reserve map[string]int64
 	shares  *big.Int // gamm total shares
 	holders map[*account]*big.Int
@@ -217,11 +216,11 @@ func (st *state) planPools(p Profile, rng *rand.Rand) error {
 	rank := 0
 	for i := range p.CLPools {
 		pr := pairs[i%len(pairs)]
-		fee, ppm := "0.000500000000000000", int64(500)
+		ppm := int64(500)
 		if i >= len(pairs) {
-			fee, ppm = "0.002000000000000000", 2000
+			ppm = 2000
 		}
-		if err := add(&pool{kind: cl, denoms: pr, fee: fee, feePPM: ppm, spacing: 100,
+		if err := add(&pool{kind: cl, denoms: pr, feePPM: ppm, spacing: 100,
 			clp: clmath.NewCLPool(decOf(ppm))}); err != nil {
 			return err
 		}
@@ -239,7 +238,7 @@ func (st *state) planPools(p Profile, rng *rand.Rand) error {
 			s1 = int64(r*1000 + 0.5)
 			s0 = 1000
 		}
-		if err := add(&pool{kind: stableswap, denoms: pr, fee: "0.000100000000000000", feePPM: 100, scaling: [2]int64{s0, s1}}); err != nil {
+		if err := add(&pool{kind: stableswap, denoms: pr, feePPM: 100, scaling: [2]int64{s0, s1}}); err != nil {
 			return err
 		}
 		st.pools[len(st.pools)-1].plannedUSD = tvl(rank) / 4
@@ -257,11 +256,11 @@ func (st *state) planPools(p Profile, rng *rand.Rand) error {
 		if rng.IntN(5) == 0 {
 			w = [2]int64{4, 1} // 80/20
 		}
-		fee, ppm := "0.002000000000000000", int64(2000)
+		ppm := int64(2000)
 		if rng.IntN(3) == 0 {
-			fee, ppm = "0.003000000000000000", 3000
+			ppm = 3000
 		}
-		if err := add(&pool{kind: balancer, denoms: pr, fee: fee, feePPM: ppm, weights: w}); err != nil {
+		if err := add(&pool{kind: balancer, denoms: pr, feePPM: ppm, weights: w}); err != nil {
 			return err
 		}
 		st.pools[len(st.pools)-1].plannedUSD = tvl(rank) / 8
@@ -311,6 +310,10 @@ func (st *state) creatorFunds() map[string]int64 {
 	}
 	return funds
 }
+
+// feeWire is the pool's fee as a LegacyDec on the wire: the integer of
+// 10^18 units.
+func (pl *pool) feeWire() string { return decOf(pl.feePPM).String() }
 
 // pairKey orders a pair's denoms.
 func pairKey(a, b string) [2]string {
