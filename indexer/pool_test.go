@@ -99,10 +99,24 @@ func TestALostLockStopsTheCheckpoint(t *testing.T) {
 	if err := advance(locked, 1); err != nil {
 		t.Fatalf("under the held lock: %v", err)
 	}
-	// The lock's session ends as a failover ends it.
-	if _, err := db.ExecContext(ctx, `SELECT pg_terminate_backend(pid) FROM pg_locks
-		WHERE locktype = 'advisory' AND objid = hashtext('c-1')::oid AND objsubid = 2`); err != nil {
+	// The lock's session ends as a failover ends it (pg_terminate_backend
+	// only signals it: wait until its locks are gone).
+	const held = `FROM pg_locks WHERE locktype = 'advisory' AND objid = hashtext('c-1')::oid AND objsubid = 2
+		AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`
+	if _, err := db.ExecContext(ctx, "SELECT pg_terminate_backend(pid) "+held); err != nil {
 		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		var n int
+		if err := db.NewRaw("SELECT count(*) "+held).Scan(ctx, &n); err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the lock's session did not end")
+		}
 	}
 	err = advance(locked, 11)
 	if !errors.Is(err, store.ErrLockLost) || !store.Unavailable(err) {

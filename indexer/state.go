@@ -139,6 +139,7 @@ func checkChainLock(ctx context.Context, conn bun.IConn, chainID string) error {
 	}
 	var held bool
 	if err := conn.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid = ?
+		AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
 		AND classid = hashtext('chainlens-indexer')::oid AND objid = hashtext(?)::oid AND objsubid = 2)`, l.pid, chainID).Scan(&held); err != nil {
 		return fmt.Errorf("check the indexing lock: %w", err)
 	}
