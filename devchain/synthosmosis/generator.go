@@ -281,6 +281,10 @@ func (g *generator) createPools(t time.Time, b *synthcomet.Builder, fees *int64)
 
 // openPosition creates a position of owner in pl over [lower, upper) whose
 // liquidity is the most that amount0 and amount1 (base units) provide.
+// The message's tokens_provided are those amounts, as a client offers
+// them (a pool's first position sets its price from them, as
+// x/concentrated-liquidity does); the position takes what its liquidity
+// holds, no more.
 func (g *generator) openPosition(t time.Time, b *synthcomet.Builder, fees *int64, owner *account, pl *pool, lower, upper int64, amount0, amount1 float64) error {
 	per0, per1 := clmath.AmountsPerLiquidity(pl.sqrtPriceRat(), lower, upper)
 	l := math.Inf(1)
@@ -307,7 +311,7 @@ func (g *generator) openPosition(t time.Time, b *synthcomet.Builder, fees *int64
 		"lower_tick", strconv.FormatInt(lower, 10), "upper_tick", strconv.FormatInt(upper, 10), "join_time", joined,
 		"liquidity", decString(liq), "amount0", strconv.FormatInt(a0, 10), "amount1", strconv.FormatInt(a1, 10)))
 	msg := map[string]any{"pool_id": strconv.FormatUint(pl.id, 10), "sender": owner.addr, "lower_tick": strconv.FormatInt(lower, 10),
-		"upper_tick": strconv.FormatInt(upper, 10), "tokens_provided": []any{coin(a0, pl.denoms[0]), coin(a1, pl.denoms[1])},
+		"upper_tick": strconv.FormatInt(upper, 10), "tokens_provided": []any{coin(max(a0, int64(amount0)), pl.denoms[0]), coin(max(a1, int64(amount1)), pl.denoms[1])},
 		"token_min_amount0": "0", "token_min_amount1": "0"}
 	if err := g.userTx(b, owner, msgCreatePosition, "", msg, events, fees); err != nil {
 		return err
@@ -368,7 +372,7 @@ func (g *generator) swap(_ time.Time, b *synthcomet.Builder, fees *int64) error 
 		fee := (cur*takerFeePPM + 999_999) / 1_000_000
 		net := cur - fee
 		snapshot := pl.snapshot()
-		out, got, err := pl.swapOut(denom, net)
+		out, got, spread, err := pl.swapOut(denom, net)
 		if err != nil {
 			for i := len(applied) - 1; i >= 0; i-- {
 				applied[i]()
@@ -377,10 +381,13 @@ func (g *generator) swap(_ time.Time, b *synthcomet.Builder, fees *int64) error 
 		}
 		applied = append(applied, snapshot)
 		events = append(events, move(a.addr, g.st.takerFees, map[string]int64{denom: fee})...)
-		events = append(events, move(a.addr, pl.addr, map[string]int64{denom: net})...)
+		events = append(events, move(a.addr, pl.addr, map[string]int64{denom: net - spread})...)
+		if spread > 0 {
+			events = append(events, move(a.addr, pl.spreadAddr, map[string]int64{denom: spread})...)
+		}
 		events = append(events, move(pl.addr, a.addr, map[string]int64{out: got})...)
 		events = append(events, synthcomet.Event("token_swapped", "module", "gamm", "sender", a.addr, "pool_id", strconv.FormatUint(pl.id, 10),
-			"tokens_in", strconv.FormatInt(net, 10)+denom, "tokens_out", strconv.FormatInt(got, 10)+out))
+			"tokens_in", strconv.FormatInt(net-spread, 10)+denom, "tokens_out", strconv.FormatInt(got, 10)+out))
 		routes = append(routes, map[string]any{"pool_id": strconv.FormatUint(pl.id, 10), "token_out_denom": out})
 		denom, cur = out, got
 	}

@@ -11,15 +11,18 @@ import (
 var errNoLiquidity = errors.New("not enough liquidity")
 
 // swapOut is what pl pays out for amountIn of denomIn (the taker fee
-// already taken), by the pool's own math, and moves its state. A swap the
-// pool cannot serve returns errNoLiquidity and changes nothing.
-func (pl *pool) swapOut(denomIn string, amountIn int64) (string, int64, error) {
+// already taken), by the pool's own math, and moves its state; spread is
+// the part of amountIn a concentrated pool's spread reward takes (whole
+// units, sent to its spread rewards account rather than the pool: the
+// swap's tokens_in is amountIn − spread, as x/concentrated-liquidity
+// reports it). A swap the pool cannot serve returns errNoLiquidity and
+// changes nothing.
+func (pl *pool) swapOut(denomIn string, amountIn int64) (denomOut string, out, spread int64, err error) {
 	i, o := 0, 1
 	if denomIn != pl.denoms[0] {
 		i, o = 1, 0
 	}
-	denomOut := pl.denoms[o]
-	var out int64
+	denomOut = pl.denoms[o]
 	switch pl.kind {
 	case balancer:
 		out = balancerOut(pl.reserve[denomIn], pl.reserve[denomOut], pl.weights[i], pl.weights[o], amountIn, pl.feePPM)
@@ -28,19 +31,19 @@ func (pl *pool) swapOut(denomIn string, amountIn int64) (string, int64, error) {
 	case cl:
 		saved := *pl.clp
 		saved.Net, saved.Gross = copyTicks(pl.clp.Net), copyTicks(pl.clp.Gross)
-		got, _, err := pl.clp.SwapIn(i == 0, big.NewInt(amountIn))
-		if err != nil || !got.IsInt64() || got.Int64() >= pl.reserve[denomOut] {
+		got, reward, err := pl.clp.SwapIn(i == 0, big.NewInt(amountIn))
+		if err != nil || !got.IsInt64() || got.Int64() >= pl.reserve[denomOut] || got.Sign() <= 0 {
 			*pl.clp = saved
-			return "", 0, errNoLiquidity
+			return "", 0, 0, errNoLiquidity
 		}
-		out = got.Int64()
+		out, spread = got.Int64(), new(big.Int).Quo(reward, e18).Int64()
 	}
 	if out <= 0 || out >= pl.reserve[denomOut] {
-		return "", 0, errNoLiquidity
+		return "", 0, 0, errNoLiquidity
 	}
-	pl.reserve[denomIn] += amountIn
+	pl.reserve[denomIn] += amountIn - spread
 	pl.reserve[denomOut] -= out
-	return denomOut, out, nil
+	return denomOut, out, spread, nil
 }
 
 func copyTicks(m map[int64]*big.Int) map[int64]*big.Int {

@@ -313,7 +313,7 @@ func poolJSON(pl *pool) (string, map[string]any, error) {
 			return "", nil, err
 		}
 		return "/osmosis.concentratedliquidity.v1beta1.Pool", map[string]any{"address": pl.addr, "incentives_address": incentives,
-			"spread_rewards_address": "", "id": id, "current_tick_liquidity": pl.clp.Liquidity.String(),
+			"spread_rewards_address": pl.spreadAddr, "id": id, "current_tick_liquidity": pl.clp.Liquidity.String(),
 			"token0": pl.denoms[0], "token1": pl.denoms[1], "current_sqrt_price": pl.clp.SqrtPrice.String(),
 			"current_tick": strconv.FormatInt(pl.clp.Tick, 10), "tick_spacing": strconv.FormatInt(pl.spacing, 10),
 			"exponent_at_price_one": "-6", "spread_factor": pl.feeWire()}, nil

@@ -13,6 +13,7 @@ import (
 	"github.com/cometbft/cometbft/crypto/ed25519"
 	cmttypes "github.com/cometbft/cometbft/types"
 	"github.com/cosmos/cosmos-sdk/crypto/keys/secp256k1"
+	sdk "github.com/cosmos/cosmos-sdk/types"
 	"github.com/cosmos/cosmos-sdk/types/address"
 	"github.com/cosmos/cosmos-sdk/types/bech32"
 
@@ -92,6 +93,7 @@ type pool struct {
 	// concentrated
 	spacing    int64
 	clp        *clmath.CLPool
+	spreadAddr string   // where its swaps' spread rewards go
 	plannedUSD float64  // what the creator deposits, in USD
 	deposit    [2]int64 // the creator's deposit at creation
 }
@@ -204,6 +206,12 @@ func (st *state) planPools(p Profile, rng *rand.Rand) error {
 			return err
 		}
 		pl.addr = addr
+		if pl.kind == cl {
+			if pl.spreadAddr, err = bech32.ConvertAndEncode("osmo",
+				address.Module("concentratedliquidity", append([]byte("spreadRewards"), sdk.Uint64ToBigEndian(pl.id)...))); err != nil {
+				return err
+			}
+		}
 		pl.reserve = map[string]int64{}
 		pl.holders = map[*account]*big.Int{}
 		st.pools = append(st.pools, pl)
