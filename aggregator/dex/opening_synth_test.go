@@ -41,38 +41,8 @@ func TestPoolsFromALateStartOfAGeneratedChain(t *testing.T) {
 	const start, last = 150, 400
 	p := synthosmosis.Mainnet(1, 11)
 	p.Traders, p.BalancerPools, p.StableswapPools, p.CLPools = 200, 30, 3, 6
-	c, err := synthosmosis.New(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(replaynode.New(c, replaynode.Options{StartHeight: last}).Handler())
-	t.Cleanup(srv.Close)
-	cfg, err := config.Parse([]byte("database: {url: \"postgres://postgres@127.0.0.1:5432/x\"}\nchains:\n"+synthosmosis.Config(p, srv.URL)), "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	quiet := slog.New(slog.DiscardHandler)
-	index := func(from int64) *bun.DB {
-		t.Helper()
-		db, _ := testdb.New(t)
-		ch := cfg.Chains[0]
-		ch.StartHeight, ch.BatchSize, ch.Concurrency = from, 50, 2
-		client, err := cometbft.New(ch.RPC, cometbft.Retry{Base: 10 * time.Millisecond, Max: 100 * time.Millisecond}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		met, _ := indexer.NewMetrics(nil)
-		x := indexer.NewCosmos(ch, db, indexer.NewClientSource(client), osmosis.NewAdapter("osmo"), quiet, met)
-		x.State = snapshot.BankState{Q: client, PageSize: 40}
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-		defer cancel()
-		if err := x.Run(ctx, last); err != nil {
-			t.Fatal(err)
-		}
-		runJobs(t, db, report.NewMarket(ch), quiet)
-		return db
-	}
-	whole, late := index(0), index(start)
+	ch, client := serveGenerated(t, p, last)
+	whole, late := indexGenerated(t, ch, client, 0, last), indexGenerated(t, ch, client, start, last)
 
 	read := func(db *bun.DB, q string) []string {
 		t.Helper()
@@ -119,32 +89,9 @@ func TestGeneratedPoolsReplayToTheNodesState(t *testing.T) {
 	const last = 300
 	p := synthosmosis.Mainnet(1, 12)
 	p.Traders, p.BalancerPools, p.StableswapPools, p.CLPools = 200, 10, 1, 6
-	c, err := synthosmosis.New(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(replaynode.New(c, replaynode.Options{StartHeight: last}).Handler())
-	t.Cleanup(srv.Close)
-	cfg, err := config.Parse([]byte("database: {url: \"postgres://postgres@127.0.0.1:5432/x\"}\nchains:\n"+synthosmosis.Config(p, srv.URL)), "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, _ := testdb.New(t)
-	ch := cfg.Chains[0]
-	ch.BatchSize, ch.Concurrency = 50, 2
-	client, err := cometbft.New(ch.RPC, cometbft.Retry{Base: 10 * time.Millisecond, Max: 100 * time.Millisecond}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	met, _ := indexer.NewMetrics(nil)
-	quiet := slog.New(slog.DiscardHandler)
-	x := indexer.NewCosmos(ch, db, indexer.NewClientSource(client), osmosis.NewAdapter("osmo"), quiet, met)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	if err := x.Run(ctx, last); err != nil {
-		t.Fatal(err)
-	}
-	runJobs(t, db, report.NewMarket(ch), quiet)
+	ch, client := serveGenerated(t, p, last)
+	db := indexGenerated(t, ch, client, 0, last)
+	ctx := context.Background()
 
 	// The node's state, decoded by the adapter's own opening decoder.
 	res, err := client.ABCIQuery(ctx, osmosis.PathAllPools, nil, last)
@@ -177,6 +124,49 @@ func TestGeneratedPoolsReplayToTheNodesState(t *testing.T) {
 	if len(want) != p.CLPools || !slices.Equal(normalize(got), normalize(want)) {
 		t.Errorf("replayed\n%s\nthe node's state\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+}
+
+// serveGenerated serves the generated chain of p through height last and
+// returns its config (from the chain's own config entry) and a client.
+func serveGenerated(t *testing.T, p synthosmosis.Profile, last int64) (config.Chain, *cometbft.Client) {
+	t.Helper()
+	c, err := synthosmosis.New(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(replaynode.New(c, replaynode.Options{StartHeight: last}).Handler())
+	t.Cleanup(srv.Close)
+	cfg, err := config.Parse([]byte("database: {url: \"postgres://postgres@127.0.0.1:5432/x\"}\nchains:\n"+synthosmosis.Config(p, srv.URL)), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := cfg.Chains[0]
+	ch.BatchSize, ch.Concurrency = 50, 2
+	client, err := cometbft.New(ch.RPC, cometbft.Retry{Base: 10 * time.Millisecond, Max: 100 * time.Millisecond}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ch, client
+}
+
+// indexGenerated indexes ch from height from (0: its genesis; later, with
+// the state before it read from the node) through last into a new
+// database and runs the dex jobs over it.
+func indexGenerated(t *testing.T, ch config.Chain, client *cometbft.Client, from, last int64) *bun.DB {
+	t.Helper()
+	db, _ := testdb.New(t)
+	ch.StartHeight = from
+	quiet := slog.New(slog.DiscardHandler)
+	met, _ := indexer.NewMetrics(nil)
+	x := indexer.NewCosmos(ch, db, indexer.NewClientSource(client), osmosis.NewAdapter("osmo"), quiet, met)
+	x.State = snapshot.BankState{Q: client, PageSize: 40}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if err := x.Run(ctx, last); err != nil {
+		t.Fatal(err)
+	}
+	runJobs(t, db, report.NewMarket(ch), quiet)
+	return db
 }
 
 // normalize writes each number of each row as an exact fraction, so that

@@ -76,40 +76,9 @@ func (c *Chain) ABCIQuery(path string, data []byte, height int64) ([]byte, error
 // DenomOwner{address=1, balance=2 Coin}, pagination=2 PageResponse} for
 // the request's denom, from the owner at the page key on.
 func (c *Chain) denomOwners(g *generator, data []byte) ([]byte, error) {
-	var denom string
-	var key []byte
-	limit := defaultPageLimit
-	for len(data) > 0 {
-		num, typ, n := protowire.ConsumeTag(data)
-		if n < 0 {
-			return nil, badRequest("tag")
-		}
-		data = data[n:]
-		if num == 2 && typ == protowire.BytesType {
-			page, n := protowire.ConsumeBytes(data)
-			if n < 0 {
-				return nil, badRequest("pagination")
-			}
-			var err error
-			if key, limit, err = pageRequest(page); err != nil {
-				return nil, err
-			}
-			data = data[n:]
-			continue
-		}
-		if num == 1 && typ == protowire.BytesType {
-			v, n := protowire.ConsumeBytes(data)
-			if n < 0 {
-				return nil, badRequest("denom")
-			}
-			denom, data = string(v), data[n:]
-			continue
-		}
-		n = protowire.ConsumeFieldValue(num, typ, data)
-		if n < 0 {
-			return nil, badRequest("field")
-		}
-		data = data[n:]
+	denom, key, limit, err := bankRequest(data, 2)
+	if err != nil {
+		return nil, err
 	}
 	owners := make([]string, 0, len(g.bank[denom]))
 	for addr, v := range g.bank[denom] {
@@ -135,43 +104,65 @@ func (c *Chain) denomOwners(g *generator, data []byte) ([]byte, error) {
 		out = protowire.AppendTag(out, 1, protowire.BytesType)
 		out = protowire.AppendBytes(out, owner)
 	}
+	return appendPage(out, owners, i+limit), nil
+}
+
+// bankRequest reads a bank query's request: its string field 1 (a
+// denom) unless that field is the pagination, and its PageRequest at
+// pageField.
+func bankRequest(data []byte, pageField protowire.Number) (denom string, key []byte, limit int, err error) {
+	limit = defaultPageLimit
+	for len(data) > 0 {
+		num, typ, n := protowire.ConsumeTag(data)
+		if n < 0 {
+			return "", nil, 0, badRequest("tag")
+		}
+		data = data[n:]
+		switch {
+		case num == pageField && typ == protowire.BytesType:
+			page, n := protowire.ConsumeBytes(data)
+			if n < 0 {
+				return "", nil, 0, badRequest("pagination")
+			}
+			if key, limit, err = pageRequest(page); err != nil {
+				return "", nil, 0, err
+			}
+			data = data[n:]
+		case num == 1 && typ == protowire.BytesType:
+			v, n := protowire.ConsumeBytes(data)
+			if n < 0 {
+				return "", nil, 0, badRequest("denom")
+			}
+			denom, data = string(v), data[n:]
+		default:
+			n = protowire.ConsumeFieldValue(num, typ, data)
+			if n < 0 {
+				return "", nil, 0, badRequest("field")
+			}
+			data = data[n:]
+		}
+	}
+	return denom, key, limit, nil
+}
+
+// appendPage appends a response's PageResponse (field 2): next_key is the
+// key at next, none past the end.
+func appendPage(out []byte, keys []string, next int) []byte {
 	var pr []byte
-	if i+limit < len(owners) {
+	if next < len(keys) {
 		pr = protowire.AppendTag(pr, 1, protowire.BytesType)
-		pr = protowire.AppendBytes(pr, []byte(owners[i+limit]))
+		pr = protowire.AppendBytes(pr, []byte(keys[next]))
 	}
 	out = protowire.AppendTag(out, 2, protowire.BytesType)
-	return protowire.AppendBytes(out, pr), nil
+	return protowire.AppendBytes(out, pr)
 }
 
 // totalSupply is QueryTotalSupplyResponse{supply=1 Coin, pagination=2}:
 // every denom's supply (the sum of its balances), paginated by denom.
 func totalSupply(g *generator, data []byte) ([]byte, error) {
-	var key []byte
-	limit := defaultPageLimit
-	for len(data) > 0 {
-		num, typ, n := protowire.ConsumeTag(data)
-		if n < 0 {
-			return nil, badRequest("tag")
-		}
-		data = data[n:]
-		if num == 1 && typ == protowire.BytesType {
-			page, n := protowire.ConsumeBytes(data)
-			if n < 0 {
-				return nil, badRequest("pagination")
-			}
-			var err error
-			if key, limit, err = pageRequest(page); err != nil {
-				return nil, err
-			}
-			data = data[n:]
-			continue
-		}
-		n = protowire.ConsumeFieldValue(num, typ, data)
-		if n < 0 {
-			return nil, badRequest("field")
-		}
-		data = data[n:]
+	_, key, limit, err := bankRequest(data, 1)
+	if err != nil {
+		return nil, err
 	}
 	denoms := make([]string, 0, len(g.bank))
 	supply := map[string]*big.Int{}
@@ -197,13 +188,7 @@ func totalSupply(g *generator, data []byte) ([]byte, error) {
 		out = protowire.AppendTag(out, 1, protowire.BytesType)
 		out = protowire.AppendBytes(out, coin)
 	}
-	var pr []byte
-	if i+limit < len(denoms) {
-		pr = protowire.AppendTag(pr, 1, protowire.BytesType)
-		pr = protowire.AppendBytes(pr, []byte(denoms[i+limit]))
-	}
-	out = protowire.AppendTag(out, 2, protowire.BytesType)
-	return protowire.AppendBytes(out, pr), nil
+	return appendPage(out, denoms, i+limit), nil
 }
 
 // pageRequest reads PageRequest{key=1, limit=3}.
