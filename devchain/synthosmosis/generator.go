@@ -258,7 +258,6 @@ func (g *generator) createPools(t time.Time, b *synthcomet.Builder, fees *int64)
 			c.bank[pl.denoms[1]] -= pl.deposit[1]
 			pl.reserve[pl.denoms[0]] += pl.deposit[0]
 			pl.reserve[pl.denoms[1]] += pl.deposit[1]
-			pl.holders[c] = new(big.Int).Set(pl.shares)
 		case cl:
 			events := append([]abci.Event{created}, feeMove...)
 			if err := g.userTx(b, c, msgCreateCL, "concentratedliquidity", map[string]any{"sender": c.addr, "denom0": pl.denoms[0],
@@ -304,11 +303,10 @@ func (g *generator) openPosition(t time.Time, b *synthcomet.Builder, fees *int64
 	}
 	id := g.st.nextPosID
 	g.st.nextPosID++
-	joined := t.UTC().String()
 	in := map[string]int64{pl.denoms[0]: a0, pl.denoms[1]: a1}
 	events := append(move(owner.addr, pl.addr, in), synthcomet.Event("create_position", "module", "concentratedliquidity",
 		"position_id", strconv.FormatUint(id, 10), "sender", owner.addr, "pool_id", strconv.FormatUint(pl.id, 10),
-		"lower_tick", strconv.FormatInt(lower, 10), "upper_tick", strconv.FormatInt(upper, 10), "join_time", joined,
+		"lower_tick", strconv.FormatInt(lower, 10), "upper_tick", strconv.FormatInt(upper, 10), "join_time", t.UTC().String(),
 		"liquidity", decString(liq), "amount0", strconv.FormatInt(a0, 10), "amount1", strconv.FormatInt(a1, 10)))
 	msg := map[string]any{"pool_id": strconv.FormatUint(pl.id, 10), "sender": owner.addr, "lower_tick": strconv.FormatInt(lower, 10),
 		"upper_tick": strconv.FormatInt(upper, 10), "tokens_provided": []any{coin(max(a0, int64(amount0)), pl.denoms[0]), coin(max(a1, int64(amount1)), pl.denoms[1])},
@@ -321,7 +319,7 @@ func (g *generator) openPosition(t time.Time, b *synthcomet.Builder, fees *int64
 	pl.reserve[pl.denoms[0]] += a0
 	pl.reserve[pl.denoms[1]] += a1
 	pl.clp.Position(lower, upper, liq)
-	pos := &position{id: id, owner: owner, pool: pl, lower: lower, upper: upper, liquidity: liq, joined: joined, joinedAt: t.UTC()}
+	pos := &position{id: id, owner: owner, pool: pl, lower: lower, upper: upper, liquidity: liq, joinedAt: t.UTC()}
 	g.st.positions[id] = pos
 	g.st.open = append(g.st.open, pos)
 	return nil
@@ -371,7 +369,7 @@ func (g *generator) swap(_ time.Time, b *synthcomet.Builder, fees *int64) error 
 	for _, pl := range route {
 		fee := (cur*takerFeePPM + 999_999) / 1_000_000
 		net := cur - fee
-		snapshot := pl.snapshot()
+		applied = append(applied, pl.snapshot())
 		out, got, spread, err := pl.swapOut(denom, net)
 		if err != nil {
 			for i := len(applied) - 1; i >= 0; i-- {
@@ -379,7 +377,6 @@ func (g *generator) swap(_ time.Time, b *synthcomet.Builder, fees *int64) error 
 			}
 			return nil // the chain would fail the tx; the generator makes none
 		}
-		applied = append(applied, snapshot)
 		events = append(events, move(a.addr, g.st.takerFees, map[string]int64{denom: fee})...)
 		events = append(events, move(a.addr, pl.addr, map[string]int64{denom: net - spread})...)
 		if spread > 0 {
@@ -547,7 +544,7 @@ func (g *generator) withdrawPosition(_ time.Time, b *synthcomet.Builder, fees *i
 	}
 	events = append(events, synthcomet.Event("withdraw_position", "module", "concentratedliquidity",
 		"position_id", strconv.FormatUint(pos.id, 10), "sender", a.addr, "pool_id", strconv.FormatUint(pl.id, 10),
-		"lower_tick", strconv.FormatInt(pos.lower, 10), "upper_tick", strconv.FormatInt(pos.upper, 10), "join_time", pos.joined,
+		"lower_tick", strconv.FormatInt(pos.lower, 10), "upper_tick", strconv.FormatInt(pos.upper, 10), "join_time", pos.joinedAt.String(),
 		"liquidity", decString(neg), "amount0", strconv.FormatInt(-a0, 10), "amount1", strconv.FormatInt(-a1, 10)))
 	if err := g.userTx(b, a, msgWithdraw, "", map[string]any{"position_id": strconv.FormatUint(pos.id, 10), "sender": a.addr,
 		"liquidity_amount": pos.liquidity.String()}, events, fees); err != nil {

@@ -15,8 +15,8 @@ var errNoLiquidity = errors.New("not enough liquidity")
 // the part of amountIn a concentrated pool's spread reward takes (whole
 // units, sent to its spread rewards account rather than the pool: the
 // swap's tokens_in is amountIn − spread, as x/concentrated-liquidity
-// reports it). A swap the pool cannot serve returns errNoLiquidity and
-// changes nothing.
+// reports it). A swap the pool cannot serve returns errNoLiquidity; the
+// caller restores the pool (snapshot).
 func (pl *pool) swapOut(denomIn string, amountIn int64) (denomOut string, out, spread int64, err error) {
 	i, o := 0, 1
 	if denomIn != pl.denoms[0] {
@@ -29,11 +29,8 @@ func (pl *pool) swapOut(denomIn string, amountIn int64) (denomOut string, out, s
 	case stableswap:
 		out = stableswapOut(pl.reserve[denomIn], pl.reserve[denomOut], pl.scaling[i], pl.scaling[o], amountIn, pl.feePPM)
 	case cl:
-		saved := *pl.clp
-		saved.Net, saved.Gross = copyTicks(pl.clp.Net), copyTicks(pl.clp.Gross)
 		got, reward, err := pl.clp.SwapIn(i == 0, big.NewInt(amountIn))
 		if err != nil || !got.IsInt64() || got.Int64() >= pl.reserve[denomOut] || got.Sign() <= 0 {
-			*pl.clp = saved
 			return "", 0, 0, errNoLiquidity
 		}
 		out, spread = got.Int64(), new(big.Int).Quo(reward, e18).Int64()

@@ -89,7 +89,6 @@ type pool struct {
 	feePPM  int64    // swap fee / spread factor, in ppm
 	reserve map[string]int64
 	shares  *big.Int // gamm total shares
-	holders map[*account]*big.Int
 	// concentrated
 	spacing    int64
 	clp        *clmath.CLPool
@@ -105,7 +104,6 @@ type position struct {
 	pool         *pool
 	lower, upper int64
 	liquidity    *big.Int // Dec (10^18)
-	joined       string   // join time as the event writes it
 	joinedAt     time.Time
 }
 
@@ -115,8 +113,6 @@ type state struct {
 	traders   []*account
 	creator   *account // creates the pools
 	pools     []*pool  // by id - 1
-	byPair    map[[2]string][]*pool
-	modules   map[string]int64 // module accounts' uosmo, for the checks
 	positions map[uint64]*position
 	open      []*position // open positions, for drawing withdrawals
 	lps       []*lp       // gamm shares held by traders, for drawing exits
@@ -130,7 +126,7 @@ type state struct {
 // newState creates the validators, traders and the pools' plans (created
 // by messages in the first blocks).
 func newState(p Profile) (*state, error) {
-	st := &state{byPair: map[[2]string][]*pool{}, modules: map[string]int64{}, positions: map[uint64]*position{}, nextPosID: 1,
+	st := &state{positions: map[uint64]*position{}, nextPosID: 1,
 		memeUSD: map[string]float64{}}
 	var err error
 	for _, m := range []struct {
@@ -213,10 +209,7 @@ func (st *state) planPools(p Profile, rng *rand.Rand) error {
 			}
 		}
 		pl.reserve = map[string]int64{}
-		pl.holders = map[*account]*big.Int{}
 		st.pools = append(st.pools, pl)
-		key := pairKey(pl.denoms[0], pl.denoms[1])
-		st.byPair[key] = append(st.byPair[key], pl)
 		return nil
 	}
 	// Pool sizes fall with the pool's rank (Zipf): $20M at the head.
