@@ -1,11 +1,13 @@
 package dex
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"math/big"
+	"slices"
 	"time"
 
 	"github.com/chainlens/chainlens/aggregator"
@@ -15,15 +17,17 @@ import (
 
 	"cosmossdk.io/math"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/chainlens/chainlens/chains"
 	"github.com/chainlens/chainlens/chains/osmosis/clmath"
 )
 
-// CLState is the dex_cl_state job: osmosis_cl_state_hourly and
-// osmosis_cl_ticks_hourly, the state of every concentrated-liquidity pool
-// (sqrt price, current tick, liquidity in range, initialized ticks) at the
-// end of every hour in which it changed. The state is not in the events:
+// CLState is the dex_cl_state job: osmosis_cl_state_hourly, the state of
+// every concentrated-liquidity pool (sqrt price, current tick, liquidity in
+// range) at the end of every hour in which it changed, and its initialized
+// ticks as changes (report.TickChanges, with the base each run starts
+// from: report.TickBase). The state is not in the events:
 // the job replays each pool from its first position (whose provided tokens
 // set the initial price) through every position change and swap hop with
 // the module's own arithmetic (clmath.go); a pool a late start imported,
@@ -31,7 +35,11 @@ import (
 //
 // Its watermark is the last indexed height it has read; each run restarts
 // from the state at the end of the hour before the first new change and
-// rewrites the hours from there, so reruns give the same rows.
+// rewrites the hours from there, so reruns give the same rows. A run reads
+// and writes what changed since: the latest state row of each pool, the
+// tick base moved to that hour, and the ticks the hours' positions moved
+// (version 1 wrote every initialized tick of each touched pool every hour,
+// which grew with the open positions).
 type CLState struct {
 	Market report.Market
 	Log    *slog.Logger
@@ -41,11 +49,11 @@ type CLState struct {
 func (CLState) Name() string { return report.JobCLState }
 
 // Version is the version of the job's rows (see aggregator.Job).
-func (CLState) Version() string { return "1" }
+func (CLState) Version() string { return "2" }
 
 // Tables are the tables the job writes: its own, the dex chain's rows only.
 func (j CLState) Tables() aggregator.Tables {
-	return aggregator.Tables{Owned: []string{"osmosis_cl_state_hourly", "osmosis_cl_ticks_hourly"}, ChainID: j.Market.ChainID}
+	return aggregator.Tables{Owned: []string{"osmosis_cl_state_hourly", report.TickChanges, report.TickBase, report.TickBaseHour}, ChainID: j.Market.ChainID}
 }
 
 // clEvents are the position changes and swap hops of concentrated-liquidity
@@ -116,14 +124,20 @@ func (j CLState) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, in
 		return 0, 0, err
 	}
 	touched := map[int64]bool{}
-	var hour time.Time // of the touched pools
+	moved := map[poolTick]bool{} // the ticks the hour's positions changed
+	var hour time.Time           // of the touched pools
 	if op != nil {
 		if err := j.opening(ctx, tx, op, h0, pools, touched); err != nil {
 			return 0, 0, err
 		}
+		for id := range touched { // the opening sets every tick of its pools
+			for _, t := range pools[id].Ticks() {
+				moved[poolTick{id, t}] = true
+			}
+		}
 		hour = op.Time.UTC().Truncate(time.Hour)
 	}
-	for _, t := range []string{"osmosis_cl_state_hourly", "osmosis_cl_ticks_hourly"} {
+	for _, t := range []string{"osmosis_cl_state_hourly", report.TickChanges} {
 		if _, err := tx.NewRaw("DELETE FROM "+t+" WHERE chain_id = ? AND hour >= ?", chain, h0).Exec(ctx); err != nil {
 			return 0, 0, fmt.Errorf("delete %s: %w", t, err)
 		}
@@ -143,12 +157,13 @@ func (j CLState) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, in
 	// replayed (the opening's pools at the opening's hour).
 	for _, ev := range events {
 		if h := ev.Time.UTC().Truncate(time.Hour); !h.Equal(hour) {
-			n, err := j.write(ctx, tx, hour, pools, touched)
+			n, err := j.write(ctx, tx, hour, pools, touched, moved)
 			if err != nil {
 				return 0, 0, err
 			}
 			rows += n
 			clear(touched)
+			clear(moved)
 			hour = h
 		}
 		p, ok := pools[ev.PoolID]
@@ -160,6 +175,11 @@ func (j CLState) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, in
 			// pool cannot be replayed until the chain is reindexed.
 			delete(pools, ev.PoolID)
 			delete(touched, ev.PoolID)
+			for k := range moved {
+				if k.pool == ev.PoolID {
+					delete(moved, k)
+				}
+			}
 			if j.Log != nil {
 				j.Log.Warn("concentrated-liquidity pool not replayed", "pool", ev.PoolID, "err", err)
 			}
@@ -168,8 +188,11 @@ func (j CLState) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, in
 			return 0, 0, fmt.Errorf("pool %d at height %d: %w", ev.PoolID, ev.Height, err)
 		}
 		touched[ev.PoolID] = true
+		if ev.Kind == "position" {
+			moved[poolTick{ev.PoolID, ev.Lower}], moved[poolTick{ev.PoolID, ev.Upper}] = true, true
+		}
 	}
-	n, err := j.write(ctx, tx, hour, pools, touched)
+	n, err := j.write(ctx, tx, hour, pools, touched, moved)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -341,10 +364,12 @@ func apply(p *clmath.CLPool, info clPoolInfo, ev clEvent, inexact *int) error {
 }
 
 // stateBefore loads every concentrated-liquidity pool's state at the end
-// of the last hour before h0 (empty pools when there is none).
+// of the last hour before h0 (empty pools when there is none): its latest
+// state row, and its ticks from the tick base, moved to h0 first.
 func (j CLState) stateBefore(ctx context.Context, tx bun.Tx, h0 time.Time, infos []clPoolInfo) (map[int64]*clmath.CLPool, map[int64]clPoolInfo, error) {
 	chain := j.Market.ChainID
 	pools, byID := map[int64]*clmath.CLPool{}, map[int64]clPoolInfo{}
+	ids := make([]int64, 0, len(infos))
 	for _, in := range infos {
 		sf := new(big.Int)
 		if in.Fee != nil {
@@ -355,75 +380,162 @@ func (j CLState) stateBefore(ctx context.Context, tx bun.Tx, h0 time.Time, infos
 			sf = d
 		}
 		pools[in.PoolID], byID[in.PoolID] = clmath.NewCLPool(sf), in
+		ids = append(ids, in.PoolID)
 	}
 	var states []struct {
-		PoolID    int64     `bun:"pool_id"`
-		Hour      time.Time `bun:"hour"`
-		SqrtPrice string    `bun:"sqrt_price"`
-		Tick      int64     `bun:"tick"`
-		Liquidity string    `bun:"liquidity"`
+		PoolID    int64  `bun:"pool_id"`
+		SqrtPrice string `bun:"sqrt_price"`
+		Tick      int64  `bun:"tick"`
+		Liquidity string `bun:"liquidity"`
 	}
-	if err := tx.NewRaw(`SELECT DISTINCT ON (pool_id) pool_id, hour, sqrt_price::text AS sqrt_price, tick, liquidity::text AS liquidity
-		FROM osmosis_cl_state_hourly WHERE chain_id = ? AND hour < ? ORDER BY pool_id, hour DESC`, chain, h0).Scan(ctx, &states); err != nil {
+	// One index probe a pool, whatever the length of the history.
+	if err := tx.NewRaw(`SELECT s.pool_id, s.sqrt_price::text AS sqrt_price, s.tick, s.liquidity::text AS liquidity
+		FROM unnest(?::bigint[]) p(id) CROSS JOIN LATERAL (SELECT pool_id, sqrt_price, tick, liquidity FROM osmosis_cl_state_hourly
+			WHERE chain_id = ? AND pool_id = p.id AND hour < ? ORDER BY hour DESC LIMIT 1) s`, pgdialect.Array(ids), chain, h0).Scan(ctx, &states); err != nil {
 		return nil, nil, fmt.Errorf("state before %s: %w", h0, err)
 	}
+	stated := map[int64]bool{}
 	for _, s := range states {
-		p, ok := pools[s.PoolID]
-		if !ok {
-			continue
-		}
+		p := pools[s.PoolID]
 		sp, ok1 := new(big.Int).SetString(clmath.StripPoint(s.SqrtPrice, 36), 10)
 		liq, err := clmath.DecInt(s.Liquidity)
 		if !ok1 || err != nil {
 			return nil, nil, fmt.Errorf("state of pool %d: %q %q", s.PoolID, s.SqrtPrice, s.Liquidity)
 		}
 		p.SqrtPrice, p.Tick, p.Liquidity = sp, s.Tick, liq
-		var ticks []struct {
-			Tick  int64  `bun:"tick"`
-			Net   string `bun:"net"`
-			Gross string `bun:"gross"`
+		stated[s.PoolID] = true
+	}
+	if err := j.moveTickBase(ctx, tx, h0); err != nil {
+		return nil, nil, err
+	}
+	var ticks []report.PoolTick
+	if err := tx.NewRaw("SELECT pool_id, tick, liquidity_net::text AS net, liquidity_gross::text AS gross FROM "+report.TickBase+" WHERE chain_id = ?",
+		chain).Scan(ctx, &ticks); err != nil {
+		return nil, nil, fmt.Errorf("ticks before %s: %w", h0, err)
+	}
+	for _, t := range ticks {
+		if !stated[t.PoolID] {
+			continue // written only with a state: none before h0
 		}
-		if err := tx.NewRaw(`SELECT tick, liquidity_net::text AS net, liquidity_gross::text AS gross FROM osmosis_cl_ticks_hourly
-			WHERE chain_id = ? AND pool_id = ? AND hour = ?`, chain, s.PoolID, s.Hour).Scan(ctx, &ticks); err != nil {
-			return nil, nil, fmt.Errorf("ticks of pool %d: %w", s.PoolID, err)
+		net, err1 := clmath.DecInt(t.Net)
+		gross, err2 := clmath.DecInt(t.Gross)
+		if err1 != nil || err2 != nil {
+			return nil, nil, fmt.Errorf("tick %d of pool %d: %q %q", t.Tick, t.PoolID, t.Net, t.Gross)
 		}
-		for _, t := range ticks {
-			net, err1 := clmath.DecInt(t.Net)
-			gross, err2 := clmath.DecInt(t.Gross)
-			if err1 != nil || err2 != nil {
-				return nil, nil, fmt.Errorf("tick %d of pool %d: %q %q", t.Tick, s.PoolID, t.Net, t.Gross)
-			}
-			p.Net[t.Tick], p.Gross[t.Tick] = net, gross
-		}
+		pools[t.PoolID].Net[t.Tick], pools[t.PoolID].Gross[t.Tick] = net, gross
 	}
 	return pools, byID, nil
 }
 
-// write stores the state of the touched pools at the end of hour.
-func (j CLState) write(ctx context.Context, tx bun.Tx, hour time.Time, pools map[int64]*clmath.CLPool, touched map[int64]bool) (int64, error) {
+// moveTickBase moves the tick base to h0: the changes of the hours since
+// the base's hour are folded in (a run a few hours on reads those hours'
+// changes only); a base past h0 (a run rewinding before it) is rebuilt
+// from all changes before h0.
+func (j CLState) moveTickBase(ctx context.Context, tx bun.Tx, h0 time.Time) error {
 	chain := j.Market.ChainID
-	var n int64
+	base, ok, err := report.TickBaseStart(ctx, tx, chain)
+	if err != nil {
+		return err
+	}
+	from := "-infinity"
+	switch {
+	case ok && base.Equal(h0):
+		return nil
+	case ok && base.Before(h0):
+		from = base.Format(time.RFC3339Nano)
+	default:
+		if _, err := tx.NewRaw("DELETE FROM "+report.TickBase+" WHERE chain_id = ?", chain).Exec(ctx); err != nil {
+			return fmt.Errorf("reset tick base: %w", err)
+		}
+	}
+	if _, err := tx.NewRaw(`INSERT INTO `+report.TickBase+` (chain_id, pool_id, tick, liquidity_net, liquidity_gross)
+		SELECT DISTINCT ON (pool_id, tick) chain_id, pool_id, tick, liquidity_net, liquidity_gross FROM `+report.TickChanges+`
+		WHERE chain_id = ? AND hour >= ?::timestamptz AND hour < ? ORDER BY pool_id, tick, hour DESC
+		ON CONFLICT (chain_id, pool_id, tick) DO UPDATE SET liquidity_net = EXCLUDED.liquidity_net, liquidity_gross = EXCLUDED.liquidity_gross`,
+		chain, from, h0).Exec(ctx); err != nil {
+		return fmt.Errorf("fold tick changes before %s: %w", h0, err)
+	}
+	if _, err := tx.NewRaw("DELETE FROM "+report.TickBase+" WHERE chain_id = ? AND liquidity_gross = 0", chain).Exec(ctx); err != nil {
+		return fmt.Errorf("tick base: %w", err)
+	}
+	if _, err := tx.NewRaw(`INSERT INTO `+report.TickBaseHour+` (chain_id, hour) VALUES (?, ?)
+		ON CONFLICT (chain_id) DO UPDATE SET hour = EXCLUDED.hour`, chain, h0).Exec(ctx); err != nil {
+		return fmt.Errorf("tick base hour: %w", err)
+	}
+	return nil
+}
+
+// poolTick is a tick of a pool.
+type poolTick struct{ pool, tick int64 }
+
+// clStateRow is a row of osmosis_cl_state_hourly.
+type clStateRow struct {
+	bun.BaseModel `bun:"table:osmosis_cl_state_hourly"`
+	ChainID       string    `bun:"chain_id"`
+	PoolID        int64     `bun:"pool_id"`
+	Hour          time.Time `bun:"hour"`
+	SqrtPrice     string    `bun:"sqrt_price"`
+	Tick          int64     `bun:"tick"`
+	Liquidity     string    `bun:"liquidity"`
+}
+
+// tickChangeRow is a row of osmosis_cl_tick_changes.
+type tickChangeRow struct {
+	bun.BaseModel `bun:"table:osmosis_cl_tick_changes"`
+	ChainID       string    `bun:"chain_id"`
+	PoolID        int64     `bun:"pool_id"`
+	Hour          time.Time `bun:"hour"`
+	Tick          int64     `bun:"tick"`
+	Net           string    `bun:"liquidity_net"`
+	Gross         string    `bun:"liquidity_gross"`
+}
+
+// write stores the state of the touched pools at the end of hour, and the
+// ticks moved in it (gross 0: no longer initialized).
+func (j CLState) write(ctx context.Context, tx bun.Tx, hour time.Time, pools map[int64]*clmath.CLPool, touched map[int64]bool, moved map[poolTick]bool) (int64, error) {
+	chain := j.Market.ChainID
+	var states []clStateRow
 	for id := range touched {
-		p := pools[id]
-		if p.SqrtPrice == nil {
+		if p := pools[id]; p.SqrtPrice != nil {
+			states = append(states, clStateRow{ChainID: chain, PoolID: id, Hour: hour, SqrtPrice: clmath.Fixed(p.SqrtPrice, 36), Tick: p.Tick,
+				Liquidity: clmath.Fixed(p.Liquidity, 18)})
+		}
+	}
+	var ticks []tickChangeRow
+	for k := range moved {
+		p := pools[k.pool]
+		if p == nil || p.SqrtPrice == nil || !touched[k.pool] {
 			continue
 		}
-		if _, err := tx.NewRaw(`INSERT INTO osmosis_cl_state_hourly (chain_id, pool_id, hour, sqrt_price, tick, liquidity) VALUES (?, ?, ?, ?, ?, ?)
-			ON CONFLICT (chain_id, pool_id, hour) DO UPDATE SET sqrt_price = EXCLUDED.sqrt_price, tick = EXCLUDED.tick, liquidity = EXCLUDED.liquidity`,
-			chain, id, hour, clmath.Fixed(p.SqrtPrice, 36), p.Tick, clmath.Fixed(p.Liquidity, 18)).Exec(ctx); err != nil {
-			return 0, fmt.Errorf("state of pool %d: %w", id, err)
+		net, gross := "0", "0"
+		if g, ok := p.Gross[k.tick]; ok {
+			net, gross = clmath.Fixed(p.Net[k.tick], 18), clmath.Fixed(g, 18)
 		}
-		if _, err := tx.NewRaw("DELETE FROM osmosis_cl_ticks_hourly WHERE chain_id = ? AND pool_id = ? AND hour = ?", chain, id, hour).Exec(ctx); err != nil {
-			return 0, fmt.Errorf("ticks of pool %d: %w", id, err)
-		}
-		for _, t := range p.Ticks() {
-			if _, err := tx.NewRaw(`INSERT INTO osmosis_cl_ticks_hourly (chain_id, pool_id, hour, tick, liquidity_net, liquidity_gross) VALUES (?, ?, ?, ?, ?, ?)`,
-				chain, id, hour, t, clmath.Fixed(p.Net[t], 18), clmath.Fixed(p.Gross[t], 18)).Exec(ctx); err != nil {
-				return 0, fmt.Errorf("tick %d of pool %d: %w", t, id, err)
-			}
-			n++
-		}
-		n++
+		ticks = append(ticks, tickChangeRow{ChainID: chain, PoolID: k.pool, Hour: hour, Tick: k.tick, Net: net, Gross: gross})
 	}
-	return n, nil
+	// In key order: the same rows in the same order on every rerun.
+	slices.SortFunc(states, func(a, b clStateRow) int { return cmp.Compare(a.PoolID, b.PoolID) })
+	slices.SortFunc(ticks, func(a, b tickChangeRow) int {
+		return cmp.Or(cmp.Compare(a.PoolID, b.PoolID), cmp.Compare(a.Tick, b.Tick))
+	})
+	written := int64(len(states) + len(ticks))
+	for len(states) > 0 {
+		n := min(len(states), 1000)
+		batch := states[:n]
+		if _, err := tx.NewInsert().Model(&batch).On(`CONFLICT (chain_id, pool_id, hour) DO UPDATE SET sqrt_price = EXCLUDED.sqrt_price,
+			tick = EXCLUDED.tick, liquidity = EXCLUDED.liquidity`).Exec(ctx); err != nil {
+			return 0, fmt.Errorf("state of the pools at %s: %w", hour, err)
+		}
+		states = states[n:]
+	}
+	for len(ticks) > 0 {
+		n := min(len(ticks), 1000)
+		batch := ticks[:n]
+		if _, err := tx.NewInsert().Model(&batch).On(`CONFLICT (chain_id, pool_id, hour, tick) DO UPDATE SET liquidity_net = EXCLUDED.liquidity_net,
+			liquidity_gross = EXCLUDED.liquidity_gross`).Exec(ctx); err != nil {
+			return 0, fmt.Errorf("ticks of the pools at %s: %w", hour, err)
+		}
+		ticks = ticks[n:]
+	}
+	return written, nil
 }

@@ -68,7 +68,7 @@ func TestPoolsFromALateStartOfAGeneratedChain(t *testing.T) {
 		{"reserves", `SELECT concat_ws(' ', pool_id, denom, hour, amount) FROM osmosis_pool_reserves_hourly WHERE hour >= ` + from + ` ORDER BY 1`},
 		{"concentrated-liquidity state", `SELECT concat_ws(' ', pool_id, hour, sqrt_price, tick, liquidity) FROM osmosis_cl_state_hourly
 			WHERE hour >= ` + from + ` ORDER BY 1`},
-		{"ticks", `SELECT concat_ws(' ', pool_id, hour, tick, liquidity_net, liquidity_gross) FROM osmosis_cl_ticks_hourly WHERE hour >= ` + from + ` ORDER BY 1`},
+		{"ticks", ticksEachHourQ + ` WHERE s.hour >= ` + from + ` ORDER BY 1`},
 		{"open positions", `SELECT concat_ws(' ', position_id, pool_id, address, lower_tick, upper_tick, liquidity) FROM osmosis_cl_open_positions ORDER BY 1`},
 		{"balances", `SELECT concat_ws(' ', address, denom, hour, amount) FROM osmosis_balances_hourly WHERE hour >= ` + from + ` AND amount <> 0 ORDER BY 1`},
 		{"pool shares", `SELECT concat_ws(' ', pool_id, hour, total_shares) FROM osmosis_pool_shares_hourly WHERE hour >= ` + from + ` ORDER BY 1`},
@@ -154,6 +154,15 @@ func serveGenerated(t *testing.T, p synthosmosis.Profile, last int64) (config.Ch
 // database and runs the dex jobs over it.
 func indexGenerated(t *testing.T, ch config.Chain, client *cometbft.Client, from, last int64) *bun.DB {
 	t.Helper()
+	db := indexGeneratedOnly(t, ch, client, from, last)
+	runJobs(t, db, report.NewMarket(ch), slog.New(slog.DiscardHandler))
+	return db
+}
+
+// indexGeneratedOnly indexes ch from height from through last into a new
+// database (no job run).
+func indexGeneratedOnly(t *testing.T, ch config.Chain, client *cometbft.Client, from, last int64) *bun.DB {
+	t.Helper()
 	db, _ := testdb.New(t)
 	ch.StartHeight = from
 	quiet := slog.New(slog.DiscardHandler)
@@ -165,7 +174,6 @@ func indexGenerated(t *testing.T, ch config.Chain, client *cometbft.Client, from
 	if err := x.Run(ctx, last); err != nil {
 		t.Fatal(err)
 	}
-	runJobs(t, db, report.NewMarket(ch), quiet)
 	return db
 }
 

@@ -151,7 +151,7 @@ func TestPoolsFromALateStart(t *testing.T) {
 		{"reserves", `SELECT concat_ws(' ', pool_id, denom, hour, amount) FROM osmosis_pool_reserves_hourly ORDER BY 1`},
 		{"liquidity", `SELECT concat_ws(' ', pool_id, day, liquidity_usd) FROM osmosis_pool_liquidity_daily ORDER BY 1`},
 		{"concentrated-liquidity state", `SELECT concat_ws(' ', pool_id, hour, sqrt_price, tick, liquidity) FROM osmosis_cl_state_hourly ORDER BY 1`},
-		{"ticks", `SELECT concat_ws(' ', pool_id, hour, tick, liquidity_net, liquidity_gross) FROM osmosis_cl_ticks_hourly ORDER BY 1`},
+		{"ticks", ticksEachHourQ + ` ORDER BY 1`},
 		{"open positions", `SELECT concat_ws(' ', position_id, pool_id, address, lower_tick, upper_tick, liquidity) FROM osmosis_cl_open_positions ORDER BY 1`},
 		{"positions' liquidity", `SELECT concat_ws(' ', position_id, hour, pool_id, address, lower_tick, upper_tick, liquidity)
 			FROM osmosis_cl_position_liquidity_hourly ORDER BY 1`},

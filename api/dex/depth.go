@@ -1,20 +1,24 @@
 package dex
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"cosmossdk.io/math"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
 	"github.com/chainlens/chainlens/chains/osmosis/clmath"
+	report "github.com/chainlens/chainlens/report/dex"
 )
 
 // Depth is one side of a pool depth record; Amount and USD are strings
@@ -229,23 +233,33 @@ type hourValue struct {
 	value string
 }
 
-func (s *Service) loadPoolState(ctx context.Context, p depthPool, end time.Time) (poolState, error) {
+// loadPoolState reads the pool's state at the end of every hour from
+// from to end: each series' last value at or before from (one index probe
+// each), then its values after it, so a request reads the hours it
+// answers, not the pool's history.
+func (s *Service) loadPoolState(ctx context.Context, p depthPool, from, end time.Time) (poolState, error) {
 	st := poolState{reserves: map[string][]hourValue{}, prices: map[string][]hourValue{}}
 	var rows []struct {
 		Denom string    `bun:"denom"`
 		Hour  time.Time `bun:"hour"`
 		Value string    `bun:"value"`
 	}
-	if err := api.Reader(ctx, s.db).NewRaw(`SELECT denom, hour, amount::text AS value FROM osmosis_pool_reserves_hourly
-		WHERE chain_id = ? AND pool_id = ? AND hour <= ? ORDER BY hour`, s.market.ChainID, p.id, end).Scan(ctx, &rows); err != nil {
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT r.denom, r.hour, r.value FROM unnest(?0::text[]) d(denom)
+		CROSS JOIN LATERAL (SELECT denom, hour, amount::text AS value FROM osmosis_pool_reserves_hourly
+			WHERE chain_id = ?1 AND pool_id = ?2 AND denom = d.denom AND hour <= ?3 ORDER BY hour DESC LIMIT 1) r
+		UNION ALL SELECT denom, hour, amount::text FROM osmosis_pool_reserves_hourly WHERE chain_id = ?1 AND pool_id = ?2 AND hour > ?3 AND hour <= ?4
+		ORDER BY hour`, pgdialect.Array(p.denoms), s.market.ChainID, p.id, from, end).Scan(ctx, &rows); err != nil {
 		return st, fmt.Errorf("reserves of pool %d: %w", p.id, err)
 	}
 	for _, r := range rows {
 		st.reserves[r.Denom] = append(st.reserves[r.Denom], hourValue{r.Hour.UTC(), r.Value})
 	}
 	rows = rows[:0]
-	if err := api.Reader(ctx, s.db).NewRaw(`SELECT denom, hour, price_usd::text AS value FROM osmosis_asset_prices
-		WHERE chain_id = ? AND denom IN (?) AND hour <= ? ORDER BY hour`, s.market.ChainID, bun.List(p.denoms), end).Scan(ctx, &rows); err != nil {
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT r.denom, r.hour, r.value FROM unnest(?0::text[]) d(denom)
+		CROSS JOIN LATERAL (SELECT denom, hour, price_usd::text AS value FROM osmosis_asset_prices
+			WHERE chain_id = ?1 AND denom = d.denom AND hour <= ?2 ORDER BY hour DESC LIMIT 1) r
+		UNION ALL SELECT denom, hour, price_usd::text FROM osmosis_asset_prices WHERE chain_id = ?1 AND denom IN (?4) AND hour > ?2 AND hour <= ?3
+		ORDER BY hour`, pgdialect.Array(p.denoms), s.market.ChainID, from, end, bun.List(p.denoms)).Scan(ctx, &rows); err != nil {
 		return st, fmt.Errorf("prices of pool %d: %w", p.id, err)
 	}
 	for _, r := range rows {
@@ -260,28 +274,53 @@ func (s *Service) loadPoolState(ctx context.Context, p depthPool, end time.Time)
 		Tick      int64     `bun:"tick"`
 		Liquidity string    `bun:"liquidity"`
 	}
-	if err := api.Reader(ctx, s.db).NewRaw(`SELECT hour, sqrt_price::text AS sqrt_price, tick, liquidity::text AS liquidity FROM osmosis_cl_state_hourly
-		WHERE chain_id = ? AND pool_id = ? AND hour <= ? ORDER BY hour`, s.market.ChainID, p.id, end).Scan(ctx, &states); err != nil {
+	if err := api.Reader(ctx, s.db).NewRaw(`(SELECT hour, sqrt_price::text AS sqrt_price, tick, liquidity::text AS liquidity FROM osmosis_cl_state_hourly
+			WHERE chain_id = ?0 AND pool_id = ?1 AND hour <= ?2 ORDER BY hour DESC LIMIT 1)
+		UNION ALL SELECT hour, sqrt_price::text, tick, liquidity::text FROM osmosis_cl_state_hourly
+			WHERE chain_id = ?0 AND pool_id = ?1 AND hour > ?2 AND hour <= ?3
+		ORDER BY hour`, s.market.ChainID, p.id, from, end).Scan(ctx, &states); err != nil {
 		return st, fmt.Errorf("state of pool %d: %w", p.id, err)
 	}
-	var ticks []struct {
-		Hour time.Time `bun:"hour"`
-		clmath.CLTick
+	if len(states) == 0 {
+		return st, nil
 	}
-	if err := api.Reader(ctx, s.db).NewRaw(`SELECT hour, tick, liquidity_net::text AS net, liquidity_gross::text AS gross FROM osmosis_cl_ticks_hourly
-		WHERE chain_id = ? AND pool_id = ? AND hour <= ? ORDER BY hour, tick`, s.market.ChainID, p.id, end).Scan(ctx, &ticks); err != nil {
-		return st, fmt.Errorf("ticks of pool %d: %w", p.id, err)
+	// The ticks at the first state's hour, then each hour's changes on
+	// top (a tick of gross 0 is no longer initialized).
+	first := states[0].Hour.UTC()
+	at, err := report.TicksAt(ctx, api.Reader(ctx, s.db), s.market.ChainID, p.id, first)
+	if err != nil {
+		return st, err
 	}
-	byHour := map[time.Time][]clmath.CLTick{}
-	for _, t := range ticks {
-		byHour[t.Hour.UTC()] = append(byHour[t.Hour.UTC()], t.CLTick)
+	changes, err := report.PoolTickChanges(ctx, api.Reader(ctx, s.db), s.market.ChainID, p.id, first, end)
+	if err != nil {
+		return st, err
 	}
+	ticks := make(map[int64]clmath.CLTick, len(at))
+	for _, t := range at {
+		ticks[t.Tick] = t.CLTick
+	}
+	k := 0
 	for _, c := range states {
 		h := c.Hour.UTC()
-		st.cl = append(st.cl, clHour{hour: h, sqrtPrice: c.SqrtPrice, tick: c.Tick, liquidity: c.Liquidity, ticks: byHour[h]})
+		for ; k < len(changes) && !changes[k].Hour.After(h); k++ {
+			if t := changes[k].CLTick; isZeroDec(t.Gross) {
+				delete(ticks, t.Tick)
+			} else {
+				ticks[t.Tick] = t
+			}
+		}
+		list := make([]clmath.CLTick, 0, len(ticks))
+		for _, t := range ticks {
+			list = append(list, t)
+		}
+		slices.SortFunc(list, func(a, b clmath.CLTick) int { return cmp.Compare(a.Tick, b.Tick) })
+		st.cl = append(st.cl, clHour{hour: h, sqrtPrice: c.SqrtPrice, tick: c.Tick, liquidity: c.Liquidity, ticks: list})
 	}
 	return st, nil
 }
+
+// isZeroDec reports whether a decimal string is zero ("0", "0.000…").
+func isZeroDec(s string) bool { return strings.Trim(s, "0.") == "" }
 
 // at is the state at the end of hour h: each series' last value at or before h.
 func (st poolState) at(h time.Time) (map[string]math.Int, map[string]math.LegacyDec, error) {
@@ -322,7 +361,7 @@ func (st poolState) at(h time.Time) (map[string]math.Int, map[string]math.Legacy
 // pools from their reserves (osmosis_pool_reserves_hourly) and weights or
 // scaling factors, concentrated-liquidity pools by a walk over the
 // initialized ticks of their replayed state (osmosis_cl_state_hourly and
-// osmosis_cl_ticks_hourly, dex_cl_state job). CosmWasm pools answer 501.
+// osmosis_cl_tick_changes, dex_cl_state job). CosmWasm pools answer 501.
 func (s *Service) depthCurrent(ctx context.Context, req *api.Request) (*api.Response, error) {
 	fresh, err := s.begin(ctx)
 	if err != nil {
@@ -337,7 +376,7 @@ func (s *Service) depthCurrent(ctx context.Context, req *api.Request) (*api.Resp
 		return nil, err
 	}
 	end := fresh.Chains[0].Time.UTC().Truncate(time.Hour)
-	st, err := s.loadPoolState(ctx, p, end)
+	st, err := s.loadPoolState(ctx, p, end, end)
 	if err != nil {
 		return nil, err
 	}
@@ -391,7 +430,7 @@ func (s *Service) depthOverTime(ctx context.Context, req *api.Request) (*api.Res
 	if last.Before(first) {
 		return &api.Response{Body: out, Freshness: fresh}, nil
 	}
-	st, err := s.loadPoolState(ctx, p, last)
+	st, err := s.loadPoolState(ctx, p, first, last)
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,7 @@ import (
 	"cosmossdk.io/math"
 )
 
-// CLTick is an initialized tick as osmosis_cl_ticks_hourly stores it.
+// CLTick is an initialized tick as osmosis_cl_tick_changes stores it.
 type CLTick struct {
 	Tick  int64  `bun:"tick"`
 	Net   string `bun:"net"`
