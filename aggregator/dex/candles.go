@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/chainlens/chainlens/aggregator"
@@ -14,6 +15,7 @@ import (
 
 	"cosmossdk.io/math"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 )
 
 // rollupSource is the finer bar size each coarser one is built from.
@@ -77,6 +79,7 @@ type candle struct {
 	open, high, low, close math.LegacyDec
 	volume                 math.LegacyDec // asset bars: USD
 	base, quote            math.Int       // pair bars: amounts traded
+	traded                 bool           // asset bars: a hop of the denom in the minute
 }
 
 func (c *candle) price(p math.LegacyDec) {
@@ -103,35 +106,95 @@ type pairKey struct {
 	minute      time.Time
 }
 
-// Run advances the candles to the prices job's watermark.
+// Run advances the candles to the prices job's watermark, an hour at a
+// time, so a run holds one hour's bars whatever the range (a first build).
+//
+// What a run writes follows the new swaps, not the hours they fall in: m0 is
+// the minute of the first new swap and h0 its hour. The minute bars from m0
+// on are replaced. A bar before m0 (in [h0, m0)) moved only if it holds a
+// hop: its swaps were all read by the last run, so its prices stand, but
+// its volume is valued at the hour's closes, which the new swaps may move;
+// those bars (every pair bar, and the asset bars of the denoms traded in
+// the minute) are upserted, the rest (asset bars whose price moved with
+// the hub's, most of an hour's rows) left alone. The coarser bars are
+// rolled up from m0's bar of each size on for every key, and, for sizes
+// under an hour, also for the bars of [h0, m0) whose minute bars moved.
 func (j Candles) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, int64, error) {
 	tip := bound
 	if tip <= wm {
 		return wm, 0, nil
 	}
 	chain := j.Market.ChainID
-	h0, ok, err := firstHour(ctx, tx, chain, wm, tip)
-	if err != nil || !ok {
-		return tip, 0, err
+	var first, last *time.Time
+	if err := tx.NewRaw("SELECT min(time), max(time) FROM osmosis_swaps WHERE chain_id = ? AND height > ? AND height <= ?", chain, wm, tip).
+		Scan(ctx, &first, &last); err != nil {
+		return 0, 0, fmt.Errorf("new swaps: %w", err)
 	}
+	if first == nil {
+		return tip, 0, nil
+	}
+	m0 := first.UTC().Truncate(time.Minute)
+	h0 := m0.Truncate(time.Hour)
 	book, err := lastSwapsBefore(ctx, tx, chain, h0)
 	if err != nil {
 		return 0, 0, err
 	}
-	closes, err := hourlyCloses(ctx, tx, chain, h0)
+	// Every minute bar from m0 on is rewritten.
+	for _, t := range []string{"osmosis_asset_candles", "osmosis_pair_candles"} {
+		if _, err := tx.NewRaw("DELETE FROM "+t+" WHERE chain_id = ? AND tf = 1 AND bucket >= ?", chain, m0).Exec(ctx); err != nil {
+			return 0, 0, fmt.Errorf("delete minute bars of %s: %w", t, err)
+		}
+	}
+	earlier := &movedBars{}
+	var n int64
+	for h := h0; !h.After(last.UTC()); h = h.Add(time.Hour) {
+		w, err := j.hour(ctx, tx, h, tip, book, m0, earlier)
+		if err != nil {
+			return 0, 0, err
+		}
+		n += w
+	}
+	r, err := j.rollUp(ctx, tx, m0, earlier)
 	if err != nil {
 		return 0, 0, err
 	}
-	swaps, err := swapsFrom(ctx, tx, chain, h0, tip)
+	return tip, n + r, nil
+}
+
+// movedBars are the minute bars before m0 a run rewrote, by table: the
+// keys (denom; pool, base, quote) and minute of each.
+type movedBars struct {
+	denoms       []string
+	assetMinutes []time.Time
+	pools        []int64
+	bases        []string
+	quotes       []string
+	pairMinutes  []time.Time
+}
+
+// hour builds the minute bars of hour h from its swaps (up to height tip),
+// moving book through them, and writes those from m0 on and those before
+// m0 that hold a hop (recorded in earlier).
+func (j Candles) hour(ctx context.Context, tx bun.Tx, h time.Time, tip int64, book *Book, m0 time.Time, earlier *movedBars) (int64, error) {
+	chain := j.Market.ChainID
+	var swaps []Swap
+	if err := tx.NewRaw(`SELECT `+swapColumns+` FROM osmosis_swaps WHERE chain_id = ? AND time >= ? AND time < ? AND height <= ?
+		ORDER BY height, tx_index, event_index`, chain, h, h.Add(time.Hour), tip).Scan(ctx, &swaps); err != nil {
+		return 0, fmt.Errorf("swaps of %s: %w", h, err)
+	}
+	if len(swaps) == 0 {
+		return 0, nil
+	}
+	closes, err := closesOf(ctx, tx, chain, h)
 	if err != nil {
-		return 0, 0, err
+		return 0, err
 	}
 	assets := map[assetKey]*candle{}
 	pairs := map[pairKey]*candle{}
 	vol := Volume{Market: j.Market}
 	for _, s := range swaps {
 		book.Add(s)
-		minute, hour := s.Time.UTC().Truncate(time.Minute), s.Time.UTC().Truncate(time.Hour)
+		minute := s.Time.UTC().Truncate(time.Minute)
 		moved := []string{s.DenomIn, s.DenomOut}
 		if pairOf(s.DenomIn, s.DenomOut) == pairOf(j.Market.Hub, j.Market.Anchor) {
 			moved = book.Denoms()
@@ -141,10 +204,11 @@ func (j Candles) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, in
 				assetBar(assets, assetKey{d, minute}).price(p)
 			}
 		}
-		value, valued := vol.hopValue(s, hour, closes)
-		if valued {
-			for _, d := range []string{s.DenomIn, s.DenomOut} {
-				c := assetBar(assets, assetKey{d, minute})
+		value, valued := vol.hopValue(s, h, closes)
+		for _, d := range []string{s.DenomIn, s.DenomOut} {
+			c := assetBar(assets, assetKey{d, minute})
+			c.traded = true
+			if valued {
 				c.volume = c.volume.Add(value)
 			}
 		}
@@ -170,36 +234,23 @@ func (j Candles) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, in
 			}
 		}
 	}
-	n, err := j.write(ctx, tx, h0, assets, pairs)
-	if err != nil {
-		return 0, 0, err
-	}
-	return tip, n, nil
+	return j.writeMinutes(ctx, tx, m0, assets, pairs, earlier)
 }
 
-// assetBar is the bar of k, created empty when missing.
-func assetBar(bars map[assetKey]*candle, k assetKey) *candle {
-	c := bars[k]
-	if c == nil {
-		c = &candle{volume: math.LegacyZeroDec()}
-		bars[k] = c
-	}
-	return c
-}
-
-// write replaces the 1-minute bars from h0 and rolls every coarser size up
-// from the start of its bar containing h0.
-func (j Candles) write(ctx context.Context, tx bun.Tx, h0 time.Time, assets map[assetKey]*candle, pairs map[pairKey]*candle) (int64, error) {
+// writeMinutes writes hour h's minute bars from m0 on (deleted by Run)
+// and upserts its bars before m0 that hold a hop.
+func (j Candles) writeMinutes(ctx context.Context, tx bun.Tx, m0 time.Time, assets map[assetKey]*candle, pairs map[pairKey]*candle, earlier *movedBars) (int64, error) {
 	chain := j.Market.ChainID
-	for _, t := range []string{"osmosis_asset_candles", "osmosis_pair_candles"} {
-		if _, err := tx.NewRaw("DELETE FROM "+t+" WHERE chain_id = ? AND tf = 1 AND bucket >= ?", chain, h0).Exec(ctx); err != nil {
-			return 0, fmt.Errorf("delete minute bars of %s: %w", t, err)
-		}
-	}
 	arows := make([]assetCandleRow, 0, len(assets))
 	for k, c := range assets {
 		if c.open.IsNil() {
 			continue // volume before the denom's first price: no bar
+		}
+		if k.minute.Before(m0) {
+			if !c.traded {
+				continue // its price and volume stand
+			}
+			earlier.denoms, earlier.assetMinutes = append(earlier.denoms, k.denom), append(earlier.assetMinutes, k.minute)
 		}
 		arows = append(arows, assetCandleRow{ChainID: chain, Denom: k.denom, TF: 1, Bucket: k.minute, Open: c.open.String(), High: c.high.String(),
 			Low: c.low.String(), Close: c.close.String(), VolumeUSD: c.volume.String()})
@@ -212,6 +263,10 @@ func (j Candles) write(ctx context.Context, tx bun.Tx, h0 time.Time, assets map[
 	})
 	prows := make([]pairCandleRow, 0, len(pairs))
 	for k, c := range pairs {
+		if k.minute.Before(m0) {
+			earlier.pools, earlier.bases, earlier.quotes = append(earlier.pools, k.pool), append(earlier.bases, k.base), append(earlier.quotes, k.quote)
+			earlier.pairMinutes = append(earlier.pairMinutes, k.minute)
+		}
 		prows = append(prows, pairCandleRow{ChainID: chain, PoolID: k.pool, Base: k.base, Quote: k.quote, TF: 1, Bucket: k.minute,
 			Open: c.open.String(), High: c.high.String(), Low: c.low.String(), Close: c.close.String(),
 			BaseAmount: c.base.String(), QuoteAmount: c.quote.String(), VolumeUSD: c.volume.String()})
@@ -228,35 +283,163 @@ func (j Candles) write(ctx context.Context, tx bun.Tx, h0 time.Time, assets map[
 		}
 		return cmpString(a.Quote, b.Quote)
 	})
-	if err := insertBatches(ctx, tx, arows); err != nil {
-		return 0, fmt.Errorf("insert asset bars: %w", err)
+	if err := upsertBatches(ctx, tx, arows, `CONFLICT (chain_id, tf, denom, bucket) DO UPDATE SET open = EXCLUDED.open, high = EXCLUDED.high,
+		low = EXCLUDED.low, close = EXCLUDED.close, volume_usd = EXCLUDED.volume_usd`); err != nil {
+		return 0, fmt.Errorf("write asset bars: %w", err)
 	}
-	if err := insertBatches(ctx, tx, prows); err != nil {
-		return 0, fmt.Errorf("insert pair bars: %w", err)
+	if err := upsertBatches(ctx, tx, prows, `CONFLICT (chain_id, tf, pool_id, base, quote, bucket) DO UPDATE SET open = EXCLUDED.open,
+		high = EXCLUDED.high, low = EXCLUDED.low, close = EXCLUDED.close, base_amount = EXCLUDED.base_amount,
+		quote_amount = EXCLUDED.quote_amount, volume_usd = EXCLUDED.volume_usd`); err != nil {
+		return 0, fmt.Errorf("write pair bars: %w", err)
 	}
-	n := int64(len(arows) + len(prows))
+	return int64(len(arows) + len(prows)), nil
+}
+
+// assetBar is the bar of k, created empty when missing.
+func assetBar(bars map[assetKey]*candle, k assetKey) *candle {
+	c := bars[k]
+	if c == nil {
+		c = &candle{volume: math.LegacyZeroDec()}
+		bars[k] = c
+	}
+	return c
+}
+
+// upsertBatches inserts rows (a slice of a bun model) in statements of at
+// most 1000 rows, with the ON clause on.
+func upsertBatches[T any](ctx context.Context, tx bun.Tx, rows []T, on string) error {
+	for len(rows) > 0 {
+		n := min(len(rows), 1000)
+		batch := rows[:n]
+		if _, err := tx.NewInsert().Model(&batch).On(on).Exec(ctx); err != nil {
+			return err
+		}
+		rows = rows[n:]
+	}
+	return nil
+}
+
+// candleTable is how the coarser bars of a candle table are rolled up.
+type candleTable struct {
+	name    string
+	keys    []string // the columns of a bar's key besides chain_id, tf and bucket
+	keyType []string // their SQL types
+	sumCols string
+	sums    string
+}
+
+var candleTables = []candleTable{
+	{"osmosis_asset_candles", []string{"denom"}, []string{"text"}, "volume_usd", "sum(volume_usd)"},
+	{"osmosis_pair_candles", []string{"pool_id", "base", "quote"}, []string{"bigint", "text", "text"},
+		"base_amount, quote_amount, volume_usd", "sum(base_amount), sum(quote_amount), sum(volume_usd)"},
+}
+
+// rollUp rolls every coarser size up from its source size: each key's
+// bars from the one that contains m0 on, and, for sizes under an hour, the
+// bars of [h0, m0) that contain a rewritten minute bar (earlier).
+func (j Candles) rollUp(ctx context.Context, tx bun.Tx, m0 time.Time, earlier *movedBars) (int64, error) {
+	chain := j.Market.ChainID
+	var n int64
 	for _, tf := range report.Resolutions[1:] {
-		start, src, bar := report.BarStart(h0, tf), rollupSource[tf], barSQL(tf)
-		for _, q := range []struct{ table, keys, sumCols, sums string }{
-			{"osmosis_asset_candles", "denom", "volume_usd", "sum(volume_usd)"},
-			{"osmosis_pair_candles", "pool_id, base, quote", "base_amount, quote_amount, volume_usd", "sum(base_amount), sum(quote_amount), sum(volume_usd)"},
-		} {
-			if _, err := tx.NewRaw("DELETE FROM "+q.table+" WHERE chain_id = ? AND tf = ? AND bucket >= ?", chain, tf, start).Exec(ctx); err != nil {
-				return 0, fmt.Errorf("delete %d-minute bars of %s: %w", tf, q.table, err)
+		start, src, bar := report.BarStart(m0, tf), rollupSource[tf], barSQL(tf)
+		for ti, q := range candleTables {
+			keys := strings.Join(q.keys, ", ")
+			if _, err := tx.NewRaw("DELETE FROM "+q.name+" WHERE chain_id = ? AND tf = ? AND bucket >= ?", chain, tf, start).Exec(ctx); err != nil {
+				return 0, fmt.Errorf("delete %d-minute bars of %s: %w", tf, q.name, err)
 			}
-			res, err := tx.NewRaw(`INSERT INTO `+q.table+` (chain_id, `+q.keys+`, tf, bucket, open, high, low, close, `+q.sumCols+`)
-				SELECT chain_id, `+q.keys+`, ?, `+bar+` AS b, (array_agg(open ORDER BY bucket))[1], max(high), min(low),
+			res, err := tx.NewRaw(`INSERT INTO `+q.name+` (chain_id, `+keys+`, tf, bucket, open, high, low, close, `+q.sumCols+`)
+				SELECT chain_id, `+keys+`, ?, `+bar+` AS b, (array_agg(open ORDER BY bucket))[1], max(high), min(low),
 					(array_agg(close ORDER BY bucket DESC))[1], `+q.sums+`
-				FROM `+q.table+` WHERE chain_id = ? AND tf = ? AND bucket >= ?
-				GROUP BY chain_id, `+q.keys+`, b`, tf, chain, src, start).Exec(ctx)
+				FROM `+q.name+` WHERE chain_id = ? AND tf = ? AND bucket >= ?
+				GROUP BY chain_id, `+keys+`, b`, tf, chain, src, start).Exec(ctx)
 			if err != nil {
-				return 0, fmt.Errorf("roll up %d-minute bars of %s: %w", tf, q.table, err)
+				return 0, fmt.Errorf("roll up %d-minute bars of %s: %w", tf, q.name, err)
 			}
 			r, _ := res.RowsAffected()
+			n += r
+			if tf >= 60 {
+				continue // the bar of m0 starts at or before h0
+			}
+			cols := earlier.columns(ti, tf, start)
+			if len(cols[0].([]time.Time)) == 0 {
+				continue
+			}
+			r, err = j.rollUpBars(ctx, tx, q, tf, src, cols)
+			if err != nil {
+				return 0, err
+			}
 			n += r
 		}
 	}
 	return n, nil
+}
+
+// columns lists table ti's bars of size tf before start that contain a
+// rewritten minute bar, distinct, as arrays: the bar starts, then the key
+// columns.
+func (m movedBars) columns(ti, tf int, start time.Time) []any {
+	type k struct {
+		pool        int64
+		denom, base string
+		quote       string
+		bar         time.Time
+	}
+	seen := map[k]bool{}
+	var bars []time.Time
+	var denoms, bases, quotes []string
+	var pools []int64
+	if ti == 0 {
+		for i, d := range m.denoms {
+			b := report.BarStart(m.assetMinutes[i], tf)
+			if key := (k{denom: d, bar: b}); b.Before(start) && !seen[key] {
+				seen[key] = true
+				bars, denoms = append(bars, b), append(denoms, d)
+			}
+		}
+		return []any{bars, denoms}
+	}
+	for i, p := range m.pools {
+		b := report.BarStart(m.pairMinutes[i], tf)
+		if key := (k{pool: p, base: m.bases[i], quote: m.quotes[i], bar: b}); b.Before(start) && !seen[key] {
+			seen[key] = true
+			bars, pools, bases, quotes = append(bars, b), append(pools, p), append(bases, m.bases[i]), append(quotes, m.quotes[i])
+		}
+	}
+	return []any{bars, pools, bases, quotes}
+}
+
+// rollUpBars replaces the tf-minute bars (a size under a day) whose starts
+// and keys cols lists with the roll-up of their src-minute bars.
+func (j Candles) rollUpBars(ctx context.Context, tx bun.Tx, q candleTable, tf, src int, cols []any) (int64, error) {
+	chain := j.Market.ChainID
+	args := make([]any, 0, len(cols))
+	arrays := []string{"?::timestamptz[]"}
+	join := []string{}
+	for i, c := range cols {
+		args = append(args, pgdialect.Array(c))
+		if i > 0 {
+			arrays = append(arrays, "?::"+q.keyType[i-1]+"[]")
+			join = append(join, "s."+q.keys[i-1]+" = c."+q.keys[i-1])
+		}
+	}
+	keys := strings.Join(q.keys, ", ")
+	moved := "unnest(" + strings.Join(arrays, ", ") + ") AS c(b, " + keys + ")"
+	if _, err := tx.NewRaw(`DELETE FROM `+q.name+` s USING `+moved+` WHERE s.chain_id = ? AND s.tf = ? AND s.bucket = c.b AND `+strings.Join(join, " AND "),
+		append(args, chain, tf)...).Exec(ctx); err != nil {
+		return 0, fmt.Errorf("delete %d-minute bars of %s: %w", tf, q.name, err)
+	}
+	sKeys := "s." + strings.Join(q.keys, ", s.")
+	res, err := tx.NewRaw(`INSERT INTO `+q.name+` (chain_id, `+keys+`, tf, bucket, open, high, low, close, `+q.sumCols+`)
+		SELECT s.chain_id, `+sKeys+`, ?, c.b, (array_agg(s.open ORDER BY s.bucket))[1], max(s.high), min(s.low),
+			(array_agg(s.close ORDER BY s.bucket DESC))[1], `+q.sums+`
+		FROM `+moved+` JOIN `+q.name+` s ON s.chain_id = ? AND s.tf = ? AND `+strings.Join(join, " AND ")+`
+			AND s.bucket >= c.b AND s.bucket < c.b + ? * interval '1 minute'
+		GROUP BY s.chain_id, `+sKeys+`, c.b`, append([]any{tf}, append(args, chain, src, tf)...)...).Exec(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("roll up %d-minute bars of %s: %w", tf, q.name, err)
+	}
+	r, _ := res.RowsAffected()
+	return r, nil
 }
 
 func cmpString(a, b string) int {
@@ -303,14 +486,23 @@ type pairCandleRow struct {
 
 // hourlyCloses reads the USD closes of every hour from h0.
 func hourlyCloses(ctx context.Context, db bun.IDB, chainID string, h0 time.Time) (map[denomHour]math.LegacyDec, error) {
+	return closesWhere(ctx, db, chainID, "hour >= ?", h0)
+}
+
+// closesOf reads the USD closes of hour h.
+func closesOf(ctx context.Context, db bun.IDB, chainID string, h time.Time) (map[denomHour]math.LegacyDec, error) {
+	return closesWhere(ctx, db, chainID, "hour = ?", h)
+}
+
+func closesWhere(ctx context.Context, db bun.IDB, chainID, cond string, h time.Time) (map[denomHour]math.LegacyDec, error) {
 	var prices []struct {
 		Denom string    `bun:"denom"`
 		Hour  time.Time `bun:"hour"`
 		Price string    `bun:"price"`
 	}
-	if err := db.NewRaw("SELECT denom, hour, price_usd::text AS price FROM osmosis_asset_prices WHERE chain_id = ? AND hour >= ?",
-		chainID, h0).Scan(ctx, &prices); err != nil {
-		return nil, fmt.Errorf("prices from %s: %w", h0, err)
+	if err := db.NewRaw("SELECT denom, hour, price_usd::text AS price FROM osmosis_asset_prices WHERE chain_id = ? AND "+cond,
+		chainID, h).Scan(ctx, &prices); err != nil {
+		return nil, fmt.Errorf("prices (%s, %s): %w", cond, h, err)
 	}
 	out := make(map[denomHour]math.LegacyDec, len(prices))
 	for _, p := range prices {
