@@ -104,10 +104,7 @@ func (s *Service) lpEstimation(ctx context.Context, req *api.Request) (*api.Resp
 		usd := total(e.fees, e.native, e.boost)
 		usd.Mul(usd, sh).Quo(usd, tot)
 		if staked.Sign() > 0 && allStaked.Sign() > 0 {
-			sf := new(big.Rat)
-			for _, hr := range pools[0].Hours {
-				sf.Add(sf, hr.superfluid)
-			}
+			sf := new(big.Rat).Set(pools[0].SFEarned)
 			usd.Add(usd, sf.Mul(sf, staked).Quo(sf, allStaked))
 		}
 		credit(h.Pool, usd.Mul(usd, annual))

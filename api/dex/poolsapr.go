@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/uptrace/bun"
+
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
 	"github.com/chainlens/chainlens/chains/osmosis/clmath"
@@ -92,7 +94,14 @@ type aprPool struct {
 	Liquidity  *big.Rat // USD, nil when unknown
 	Superfluid bool     // its share denom is a superfluid asset
 	SF         *superfluidShares
-	Hours      []aprHour
+	// Earned is what the pool earned over the window, per source, and
+	// SFEarned the rewards of its superfluid-staked shares (summed by
+	// Postgres, exactly).
+	Earned   aprSources
+	SFEarned *big.Rat
+	// Hours are the window's hours of a concentrated-liquidity pool (a
+	// position's APR depends on the hour's tick); nil for other pools.
+	Hours []aprHour
 }
 
 // aprHour is one hour of a pool's earnings.
@@ -175,6 +184,39 @@ func (s *Service) aprPools(ctx context.Context, w aprContext, id int64) ([]*aprP
 		pools = append(pools, p)
 		byID[r.ID] = p
 	}
+	// The window's sums of every pool, and the hours of the concentrated
+	// ones: a read that grows with the window's concentrated pools, not
+	// with all pools' hours.
+	var sums []struct {
+		ID     int64  `bun:"pool_id"`
+		Fees   string `bun:"fees"`
+		Native string `bun:"native"`
+		Boost  string `bun:"boost"`
+		SF     string `bun:"sf"`
+	}
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT pool_id, sum(fees_usd)::text AS fees, sum(native_usd)::text AS native, sum(boost_usd)::text AS boost,
+			sum(superfluid_usd)::text AS sf
+		FROM osmosis_pool_rewards_hourly WHERE chain_id = ? AND (? = 0 OR pool_id = ?) AND hour > ? GROUP BY pool_id`,
+		s.market.ChainID, id, id, w.from.Add(-time.Hour)).Scan(ctx, &sums); err != nil {
+		return nil, fmt.Errorf("pool rewards: %w", err)
+	}
+	for _, p := range pools {
+		p.Earned, p.SFEarned = aprSources{new(big.Rat), new(big.Rat), new(big.Rat)}, new(big.Rat)
+	}
+	for _, r := range sums {
+		p, ok := byID[r.ID]
+		if !ok {
+			continue
+		}
+		f, ok1 := new(big.Rat).SetString(r.Fees)
+		n, ok2 := new(big.Rat).SetString(r.Native)
+		b, ok3 := new(big.Rat).SetString(r.Boost)
+		sf, ok4 := new(big.Rat).SetString(r.SF)
+		if !ok1 || !ok2 || !ok3 || !ok4 {
+			return nil, fmt.Errorf("pool %d rewards %q %q %q %q", r.ID, r.Fees, r.Native, r.Boost, r.SF)
+		}
+		p.Earned, p.SFEarned = aprSources{f, n, b}, sf
+	}
 	var hours []struct {
 		ID     int64     `bun:"pool_id"`
 		Hour   time.Time `bun:"hour"`
@@ -185,8 +227,8 @@ func (s *Service) aprPools(ctx context.Context, w aprContext, id int64) ([]*aprP
 	}
 	if err := api.Reader(ctx, s.db).NewRaw(`SELECT pool_id, hour, fees_usd::text, native_usd::text, boost_usd::text, superfluid_usd::text
 		FROM osmosis_pool_rewards_hourly
-		WHERE chain_id = ? AND (? = 0 OR pool_id = ?) AND hour > ? ORDER BY pool_id, hour`,
-		s.market.ChainID, id, id, w.from.Add(-time.Hour)).Scan(ctx, &hours); err != nil {
+		WHERE chain_id = ? AND pool_id IN (?) AND hour > ? ORDER BY pool_id, hour`,
+		s.market.ChainID, bun.List(clIDs(pools)), w.from.Add(-time.Hour)).Scan(ctx, &hours); err != nil {
 		return nil, fmt.Errorf("pool rewards: %w", err)
 	}
 	for _, h := range hours {
@@ -206,15 +248,21 @@ func (s *Service) aprPools(ctx context.Context, w aprContext, id int64) ([]*aprP
 	return pools, nil
 }
 
-// sum adds up the pool's window earnings.
-func (p *aprPool) sum() aprSources {
-	out := aprSources{new(big.Rat), new(big.Rat), new(big.Rat)}
-	for _, h := range p.Hours {
-		out.fees.Add(out.fees, h.fees)
-		out.native.Add(out.native, h.native)
-		out.boost.Add(out.boost, h.boost)
+// clIDs lists the concentrated-liquidity pools' ids (0 when there is none:
+// an IN list that matches no pool).
+func clIDs(pools []*aprPool) []int64 {
+	ids := []int64{0}
+	for _, p := range pools {
+		if p.Type == "concentrated" {
+			ids = append(ids, p.ID)
+		}
 	}
-	return out
+	return ids
+}
+
+// sum is the pool's window earnings (a copy).
+func (p *aprPool) sum() aprSources {
+	return aprSources{new(big.Rat).Set(p.Earned.fees), new(big.Rat).Set(p.Earned.native), new(big.Rat).Set(p.Earned.boost)}
 }
 
 // annualised is earnings ÷ value × year ÷ window × 100 (percent).
@@ -258,10 +306,7 @@ func (w aprContext) superfluidAPR(p *aprPool) *big.Rat {
 		p.Liquidity == nil || p.Liquidity.Sign() <= 0 {
 		return nil
 	}
-	earned := new(big.Rat)
-	for _, h := range p.Hours {
-		earned.Add(earned, h.superfluid)
-	}
+	earned := new(big.Rat).Set(p.SFEarned)
 	value := new(big.Rat).Mul(p.Liquidity, p.SF.staked)
 	value.Quo(value, p.SF.total)
 	return w.annualised(earned, value)
