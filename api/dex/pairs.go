@@ -10,6 +10,7 @@ import (
 	report "github.com/chainlens/chainlens/report/dex"
 
 	"cosmossdk.io/math"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/chains/osmosis"
@@ -63,30 +64,68 @@ func (s *Service) pairsSummary(ctx context.Context, req *api.Request) (*api.Resp
 	if err := api.Reader(ctx, s.db).NewRaw("SELECT pool_id, denoms FROM osmosis_known_pools WHERE chain_id = ? ORDER BY pool_id", s.market.ChainID).Scan(ctx, &pools); err != nil {
 		return nil, fmt.Errorf("pools: %w", err)
 	}
-	var pairs []struct {
+	// The traded pairs are the keys of the monthly bars; the page is cut
+	// from them before any pair's volumes are read.
+	type key struct {
 		PoolID int64  `bun:"pool_id"`
 		Base   string `bun:"base"`
 		Quote  string `bun:"quote"`
-		Price  string `bun:"price"`
-		B24    string `bun:"b24"`
-		Q24    string `bun:"q24"`
-		V24    string `bun:"v24"`
-		V7     string `bun:"v7"`
+	}
+	var keys []key
+	if err := api.Reader(ctx, s.db).NewRaw("SELECT DISTINCT pool_id, base, quote FROM osmosis_pair_candles WHERE chain_id = ? AND tf = ?",
+		s.market.ChainID, report.Month).Scan(ctx, &keys); err != nil {
+		return nil, fmt.Errorf("traded pairs: %w", err)
+	}
+	traded := make(map[key]bool, len(keys))
+	for _, k := range keys {
+		traded[k] = true
+	}
+	var page []key
+	skip, limit := req.Params.Int("offset"), req.Params.Int("limit")
+pages:
+	for _, pool := range pools {
+		for i, base := range pool.Denoms {
+			for _, quote := range pool.Denoms[i+1:] {
+				k := key{pool.PoolID, base, quote}
+				if !traded[k] {
+					continue
+				}
+				if skip > 0 {
+					skip--
+					continue
+				}
+				if int64(len(page)) == limit {
+					break pages
+				}
+				page = append(page, k)
+			}
+		}
+	}
+	out := PairsSummary{Data: []PairSummary{}, LastUpdateAt: fresh.Chains[0].Time.Unix()}
+	if len(page) == 0 {
+		return &api.Response{Body: out, Freshness: fresh}, nil
+	}
+	ids, bases, quotes := make([]int64, len(page)), make([]string, len(page)), make([]string, len(page))
+	for i, k := range page {
+		ids[i], bases[i], quotes[i] = k.PoolID, k.Base, k.Quote
+	}
+	var pairs []struct {
+		key
+		Price string `bun:"price"`
+		B24   string `bun:"b24"`
+		Q24   string `bun:"q24"`
+		V24   string `bun:"v24"`
+		V7    string `bun:"v7"`
 	}
 	// The 7 days are the hourly bars of the partial first and last days and
 	// the daily bars (sums of the hourly ones) between, each aggregated per
 	// pair by index range scans.
 	d1, d2 := week.Add(-time.Nanosecond).Truncate(24*time.Hour).Add(24*time.Hour), now.Truncate(24*time.Hour)
-	if err := api.Reader(ctx, s.db).NewRaw(`WITH RECURSIVE k AS (
-			(SELECT pool_id, base, quote FROM osmosis_pair_candles WHERE chain_id = ?0 AND tf = ?1 ORDER BY pool_id, base, quote LIMIT 1)
-			UNION ALL
-			SELECT n.pool_id, n.base, n.quote FROM k CROSS JOIN LATERAL (SELECT pool_id, base, quote FROM osmosis_pair_candles
-				WHERE chain_id = ?0 AND tf = ?1 AND (pool_id, base, quote) > (k.pool_id, k.base, k.quote)
-				ORDER BY pool_id, base, quote LIMIT 1) n)
-		SELECT k.pool_id, k.base, k.quote, c.close::text AS price,
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT k.pool_id, k.base, k.quote, c.close::text AS price,
 			coalesce(h.b24, 0)::text AS b24, coalesce(h.q24, 0)::text AS q24, coalesce(h.v24, 0)::text AS v24,
 			(coalesce(h.v7, 0) + coalesce(d.v7, 0))::text AS v7
-		FROM k CROSS JOIN LATERAL (SELECT close FROM osmosis_pair_candles
+		FROM unnest(?6::bigint[], ?7::text[], ?8::text[]) AS k(pool_id, base, quote)
+		CROSS JOIN LATERAL (SELECT close FROM osmosis_pair_candles
 				WHERE chain_id = ?0 AND tf = ?1 AND pool_id = k.pool_id AND base = k.base AND quote = k.quote
 				ORDER BY bucket DESC LIMIT 1) c
 		CROSS JOIN LATERAL (SELECT sum(base_amount) FILTER (WHERE bucket >= ?2) AS b24, sum(quote_amount) FILTER (WHERE bucket >= ?2) AS q24,
@@ -95,57 +134,41 @@ func (s *Service) pairsSummary(ctx context.Context, req *api.Request) (*api.Resp
 				AND bucket >= ?3 AND (bucket < ?4 OR bucket >= least(?2::timestamptz, ?5::timestamptz))) h
 		CROSS JOIN LATERAL (SELECT sum(volume_usd) AS v7 FROM osmosis_pair_candles
 			WHERE chain_id = ?0 AND tf = 1440 AND pool_id = k.pool_id AND base = k.base AND quote = k.quote
-				AND bucket >= ?4 AND bucket < ?5) d`, s.market.ChainID, report.Month, day, week, d1, d2).Scan(ctx, &pairs); err != nil {
+				AND bucket >= ?4 AND bucket < ?5) d`, s.market.ChainID, report.Month, day, week, d1, d2,
+		pgdialect.Array(ids), pgdialect.Array(bases), pgdialect.Array(quotes)).Scan(ctx, &pairs); err != nil {
 		return nil, fmt.Errorf("pair bars: %w", err)
 	}
-	type key struct {
-		pool        int64
-		base, quote string
-	}
-	traded := make(map[key]int, len(pairs))
+	at := make(map[key]int, len(pairs))
 	for i, p := range pairs {
-		traded[key{p.PoolID, p.Base, p.Quote}] = i
+		at[p.key] = i
 	}
 	liq, atom, err := s.poolLiquidityNow(ctx, now)
 	if err != nil {
 		return nil, err
 	}
-	out := PairsSummary{Data: []PairSummary{}, LastUpdateAt: fresh.Chains[0].Time.Unix()}
-	skip, limit := req.Params.Int("offset"), req.Params.Int("limit")
-	for _, pool := range pools {
-		addr, err := osmosis.PoolAddress(s.market.Prefix, uint64(pool.PoolID))
+	for _, k := range page {
+		i, ok := at[k]
+		if !ok {
+			return nil, fmt.Errorf("pair %d %s/%s: no bars", k.PoolID, k.Base, k.Quote)
+		}
+		p := pairs[i]
+		addr, err := osmosis.PoolAddress(s.market.Prefix, uint64(k.PoolID))
 		if err != nil {
-			return nil, fmt.Errorf("address of pool %d: %w", pool.PoolID, err)
+			return nil, fmt.Errorf("address of pool %d: %w", k.PoolID, err)
 		}
-		for i, base := range pool.Denoms {
-			for _, quote := range pool.Denoms[i+1:] {
-				at, ok := traded[key{pool.PoolID, base, quote}]
-				if !ok {
-					continue
-				}
-				if skip > 0 {
-					skip--
-					continue
-				}
-				if int64(len(out.Data)) == limit {
-					return &api.Response{Body: out, Freshness: fresh}, nil
-				}
-				p := pairs[at]
-				b, q := s.market.Assets[base], s.market.Assets[quote]
-				l := liq[pool.PoolID]
-				if l.IsNil() {
-					l = math.LegacyZeroDec()
-				}
-				inATOM := math.LegacyZeroDec()
-				if !atom.IsNil() && atom.IsPositive() {
-					inATOM = l.Quo(atom)
-				}
-				out.Data = append(out.Data, PairSummary{PoolAddress: addr, PoolID: fmt.Sprint(pool.PoolID),
-					BaseName: b.Name, BaseSymbol: b.Symbol, BaseAddress: base, QuoteName: q.Name, QuoteSymbol: q.Symbol, QuoteAddress: quote,
-					Price: api.Number(p.Price), BaseVolume24h: s.display(base, p.B24), QuoteVolume24h: s.display(quote, p.Q24),
-					Volume24h: api.Number(p.V24), Volume7d: api.Number(p.V7), Liquidity: decNumber(l), LiquidityATOM: decNumber(inATOM)})
-			}
+		b, q := s.market.Assets[k.Base], s.market.Assets[k.Quote]
+		l := liq[k.PoolID]
+		if l.IsNil() {
+			l = math.LegacyZeroDec()
 		}
+		inATOM := math.LegacyZeroDec()
+		if !atom.IsNil() && atom.IsPositive() {
+			inATOM = l.Quo(atom)
+		}
+		out.Data = append(out.Data, PairSummary{PoolAddress: addr, PoolID: fmt.Sprint(k.PoolID),
+			BaseName: b.Name, BaseSymbol: b.Symbol, BaseAddress: k.Base, QuoteName: q.Name, QuoteSymbol: q.Symbol, QuoteAddress: k.Quote,
+			Price: api.Number(p.Price), BaseVolume24h: s.display(k.Base, p.B24), QuoteVolume24h: s.display(k.Quote, p.Q24),
+			Volume24h: api.Number(p.V24), Volume7d: api.Number(p.V7), Liquidity: decNumber(l), LiquidityATOM: decNumber(inATOM)})
 	}
 	return &api.Response{Body: out, Freshness: fresh}, nil
 }
