@@ -193,20 +193,9 @@ func (s *Service) poolLiquidityNow(ctx context.Context, t time.Time) (map[int64]
 	if err != nil {
 		return nil, math.LegacyDec{}, err
 	}
-	var reserves []struct {
-		PoolID int64  `bun:"pool_id"`
-		Denom  string `bun:"denom"`
-		Amount string `bun:"amount"`
-	}
-	if err := api.Reader(ctx, s.db).NewRaw(`WITH RECURSIVE d AS (
-			(SELECT pool_id, denom FROM osmosis_pool_reserves_hourly WHERE chain_id = ?0 ORDER BY pool_id, denom LIMIT 1)
-			UNION ALL
-			SELECT n.pool_id, n.denom FROM d CROSS JOIN LATERAL (SELECT pool_id, denom FROM osmosis_pool_reserves_hourly
-				WHERE chain_id = ?0 AND (pool_id, denom) > (d.pool_id, d.denom) ORDER BY pool_id, denom LIMIT 1) n)
-		SELECT d.pool_id, d.denom, r.amount::text AS amount FROM d CROSS JOIN LATERAL (
-			SELECT amount FROM osmosis_pool_reserves_hourly WHERE chain_id = ?0 AND pool_id = d.pool_id AND denom = d.denom AND hour <= ?1
-			ORDER BY hour DESC LIMIT 1) r`, s.market.ChainID, t).Scan(ctx, &reserves); err != nil {
-		return nil, math.LegacyDec{}, fmt.Errorf("pool reserves: %w", err)
+	reserves, err := s.reservesAt(ctx, t)
+	if err != nil {
+		return nil, math.LegacyDec{}, err
 	}
 	out := map[int64]math.LegacyDec{}
 	for _, r := range reserves {
@@ -227,4 +216,29 @@ func (s *Service) poolLiquidityNow(ctx context.Context, t time.Time) (map[int64]
 		}
 	}
 	return out, atom, nil
+}
+
+// reserve is a pool's reserve of a denom.
+type reserve struct {
+	PoolID int64  `bun:"pool_id"`
+	Denom  string `bun:"denom"`
+	Amount string `bun:"amount"`
+}
+
+// reservesAt is every pool's latest reserve of each denom up to t
+// (osmosis_pool_reserves_hourly): a skip scan over the (pool, denom) keys,
+// then one backward index probe per key, not a scan of the history.
+func (s *Service) reservesAt(ctx context.Context, t time.Time) ([]reserve, error) {
+	var out []reserve
+	if err := api.Reader(ctx, s.db).NewRaw(`WITH RECURSIVE d AS (
+			(SELECT pool_id, denom FROM osmosis_pool_reserves_hourly WHERE chain_id = ?0 ORDER BY pool_id, denom LIMIT 1)
+			UNION ALL
+			SELECT n.pool_id, n.denom FROM d CROSS JOIN LATERAL (SELECT pool_id, denom FROM osmosis_pool_reserves_hourly
+				WHERE chain_id = ?0 AND (pool_id, denom) > (d.pool_id, d.denom) ORDER BY pool_id, denom LIMIT 1) n)
+		SELECT d.pool_id, d.denom, r.amount::text AS amount FROM d CROSS JOIN LATERAL (
+			SELECT amount FROM osmosis_pool_reserves_hourly WHERE chain_id = ?0 AND pool_id = d.pool_id AND denom = d.denom AND hour <= ?1
+			ORDER BY hour DESC LIMIT 1) r`, s.market.ChainID, t).Scan(ctx, &out); err != nil {
+		return nil, fmt.Errorf("pool reserves: %w", err)
+	}
+	return out, nil
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"cosmossdk.io/math"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
@@ -205,16 +206,10 @@ func (s *Service) streamRows(ctx context.Context, now, dayAgo time.Time) ([]stre
 		return nil, fmt.Errorf("pools: %w", err)
 	}
 	// Reserves now and at the end of the hour 24 hours back.
-	type reserve struct {
-		PoolID int64  `bun:"pool_id"`
-		Denom  string `bun:"denom"`
-		Amount string `bun:"amount"`
-	}
 	reserves := func(before time.Time) (map[int64]map[string]math.Int, error) {
-		var rs []reserve
-		if err := api.Reader(ctx, s.db).NewRaw(`SELECT DISTINCT ON (pool_id, denom) pool_id, denom, amount::text AS amount FROM osmosis_pool_reserves_hourly
-			WHERE chain_id = ? AND hour < ? ORDER BY pool_id, denom, hour DESC`, chain, before).Scan(ctx, &rs); err != nil {
-			return nil, fmt.Errorf("reserves: %w", err)
+		rs, err := s.reservesAt(ctx, before.Add(-time.Microsecond))
+		if err != nil {
+			return nil, err
 		}
 		out := map[int64]map[string]math.Int{}
 		for _, r := range rs {
@@ -229,24 +224,10 @@ func (s *Service) streamRows(ctx context.Context, now, dayAgo time.Time) ([]stre
 		}
 		return out, nil
 	}
+	// Every "latest before" below is a backward index probe per key, not a
+	// scan of the history.
 	prices := func(before time.Time) (map[string]math.LegacyDec, error) {
-		var ps []struct {
-			Denom string `bun:"denom"`
-			Price string `bun:"price"`
-		}
-		if err := api.Reader(ctx, s.db).NewRaw(`SELECT DISTINCT ON (denom) denom, price_usd::text AS price FROM osmosis_asset_prices
-			WHERE chain_id = ? AND hour < ? ORDER BY denom, hour DESC`, chain, before).Scan(ctx, &ps); err != nil {
-			return nil, fmt.Errorf("prices: %w", err)
-		}
-		out := map[string]math.LegacyDec{}
-		for _, p := range ps {
-			d, err := math.LegacyNewDecFromStr(p.Price)
-			if err != nil {
-				return nil, fmt.Errorf("price %q: %w", p.Price, err)
-			}
-			out[p.Denom] = d
-		}
-		return out, nil
+		return s.pricesAt(ctx, before.Add(-time.Microsecond))
 	}
 	// "Now" is every row; 24 hours back is the end of the hour holding dayAgo.
 	resNow, err := reserves(endOfTime)
@@ -297,8 +278,13 @@ func (s *Service) streamRows(ctx context.Context, now, dayAgo time.Time) ([]stre
 		PoolID int64  `bun:"pool_id"`
 		Total  string `bun:"total"`
 	}
-	if err := api.Reader(ctx, s.db).NewRaw(`SELECT DISTINCT ON (pool_id) pool_id, total_shares::text AS total FROM osmosis_pool_shares_hourly
-		WHERE chain_id = ? ORDER BY pool_id, hour DESC`, chain).Scan(ctx, &sh); err != nil {
+	ids := make([]int64, len(pools))
+	for i, p := range pools {
+		ids[i] = p.PoolID
+	}
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT p.id AS pool_id, t.total::text AS total FROM unnest(?::bigint[]) p(id)
+		CROSS JOIN LATERAL (SELECT total_shares AS total FROM osmosis_pool_shares_hourly WHERE chain_id = ? AND pool_id = p.id
+			ORDER BY hour DESC LIMIT 1) t`, pgdialect.Array(ids), chain).Scan(ctx, &sh); err != nil {
 		return nil, fmt.Errorf("pool shares: %w", err)
 	}
 	for _, r := range sh {
@@ -310,8 +296,9 @@ func (s *Service) streamRows(ctx context.Context, now, dayAgo time.Time) ([]stre
 		Tick      int64  `bun:"tick"`
 		Liquidity string `bun:"liquidity"`
 	}
-	if err := api.Reader(ctx, s.db).NewRaw(`SELECT DISTINCT ON (pool_id) pool_id, sqrt_price::text AS sqrt_price, tick, liquidity::text AS liquidity
-		FROM osmosis_cl_state_hourly WHERE chain_id = ? ORDER BY pool_id, hour DESC`, chain).Scan(ctx, &cls); err != nil {
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT p.id AS pool_id, c.sqrt_price::text AS sqrt_price, c.tick, c.liquidity::text AS liquidity
+		FROM unnest(?::bigint[]) p(id) CROSS JOIN LATERAL (SELECT sqrt_price, tick, liquidity FROM osmosis_cl_state_hourly
+			WHERE chain_id = ? AND pool_id = p.id ORDER BY hour DESC LIMIT 1) c`, pgdialect.Array(ids), chain).Scan(ctx, &cls); err != nil {
 		return nil, fmt.Errorf("pool states: %w", err)
 	}
 	clByPool := map[int64]int{}
