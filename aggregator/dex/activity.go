@@ -45,7 +45,8 @@ func (Activity) Version() string { return "1" }
 
 // Tables are the tables the job writes: its own, the dex chain's rows only.
 func (j Activity) Tables() aggregator.Tables {
-	return aggregator.Tables{Owned: []string{"osmosis_traders_30d", "osmosis_pool_flow_daily", "osmosis_wallet_daily"}, ChainID: j.Market.ChainID}
+	return aggregator.Tables{Owned: []string{"osmosis_traders_30d", "osmosis_pool_flow_daily", "osmosis_wallet_daily", report.WalletWeek, report.WalletWeekEnd},
+		ChainID: j.Market.ChainID}
 }
 
 // movements are the liquidity and staking amounts: who, which pool (0 for
@@ -215,7 +216,42 @@ func (j Activity) write(ctx context.Context, tx bun.Tx, d0 time.Time, wallets ma
 	if err != nil {
 		return 0, err
 	}
-	return int64(len(wrows)+len(prows)) + n, nil
+	w, err := j.keepWeek(ctx, tx)
+	if err != nil {
+		return 0, err
+	}
+	return int64(len(wrows)+len(prows)) + n + w, nil
+}
+
+// keepWeek rebuilds report.WalletWeek: every wallet's sums over the 7 days
+// ending on the last day with activity. Its cost is the week's wallet
+// rows, whatever the history; each ranking then reads a page.
+func (j Activity) keepWeek(ctx context.Context, tx bun.Tx) (int64, error) {
+	chain := j.Market.ChainID
+	var last *time.Time
+	if err := tx.NewRaw("SELECT max(day) FROM osmosis_wallet_daily WHERE chain_id = ?", chain).Scan(ctx, &last); err != nil {
+		return 0, fmt.Errorf("last activity day: %w", err)
+	}
+	for _, t := range []string{report.WalletWeek, report.WalletWeekEnd} {
+		if _, err := tx.NewRaw("DELETE FROM "+t+" WHERE chain_id = ?", chain).Exec(ctx); err != nil {
+			return 0, fmt.Errorf("delete %s: %w", t, err)
+		}
+	}
+	if last == nil {
+		return 0, nil
+	}
+	res, err := tx.NewRaw(`INSERT INTO `+report.WalletWeek+` (chain_id, address, trading_usd, lp_usd, staking_usd, total_usd)
+		SELECT chain_id, address, sum(trading_usd), sum(lp_usd), sum(staking_usd), sum(trading_usd + lp_usd + staking_usd)
+		FROM osmosis_wallet_daily WHERE chain_id = ? AND day >= ?::timestamptz - interval '144 hours' AND day <= ?
+		GROUP BY chain_id, address`, chain, *last, *last).Exec(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("wallets of the week to %s: %w", *last, err)
+	}
+	if _, err := tx.NewRaw("INSERT INTO "+report.WalletWeekEnd+" (chain_id, day) VALUES (?, ?)", chain, *last).Exec(ctx); err != nil {
+		return 0, fmt.Errorf("week end: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return n, nil
 }
 
 // countTraders rewrites osmosis_traders_30d from the day d0 on: a wallet

@@ -143,6 +143,7 @@ func (s *Service) activeWhales(ctx context.Context, req *api.Request) (*api.Resp
 		return nil, problem.BadParam("order", "unknown order")
 	}
 	now := req.Now.UTC()
+	today := now.Truncate(24 * time.Hour)
 	var rows []struct {
 		Wallet  string `bun:"wallet"`
 		Trading string `bun:"trading"`
@@ -150,12 +151,25 @@ func (s *Service) activeWhales(ctx context.Context, req *api.Request) (*api.Resp
 		Staking string `bun:"staking"`
 		Total   string `bun:"total"`
 	}
-	if err := api.Reader(ctx, s.db).NewRaw(`SELECT wallet, trading::text, lp::text, staking::text, total::text FROM (
+	// The job's week when it ends today (an index range per order), else
+	// the daily rows of the week summed.
+	var end time.Time
+	err = api.Reader(ctx, s.db).NewRaw("SELECT day FROM "+report.WalletWeekEnd+" WHERE chain_id = ?", s.market.ChainID).Scan(ctx, &end)
+	if err != nil && !isNoRows(err) {
+		return nil, fmt.Errorf("week of the wallets: %w", err)
+	}
+	if err == nil && end.Equal(today) {
+		if err := api.Reader(ctx, s.db).NewRaw(`SELECT address AS wallet, trading_usd::text AS trading, lp_usd::text AS lp, staking_usd::text AS staking,
+				total_usd::text AS total FROM `+report.WalletWeek+` WHERE chain_id = ? AND `+col+`_usd > 0 ORDER BY `+col+`_usd DESC, address LIMIT ?`,
+			s.market.ChainID, req.Params.Int("limit")).Scan(ctx, &rows); err != nil {
+			return nil, fmt.Errorf("whales: %w", err)
+		}
+	} else if err := api.Reader(ctx, s.db).NewRaw(`SELECT wallet, trading::text, lp::text, staking::text, total::text FROM (
 			SELECT address AS wallet, sum(trading_usd) AS trading, sum(lp_usd) AS lp, sum(staking_usd) AS staking,
 				sum(trading_usd + lp_usd + staking_usd) AS total
 			FROM osmosis_wallet_daily WHERE chain_id = ? AND day >= ? AND day <= ? GROUP BY address) w
 		WHERE w.`+col+` > 0 ORDER BY w.`+col+` DESC, w.wallet LIMIT ?`,
-		s.market.ChainID, now.Truncate(24*time.Hour).AddDate(0, 0, -6), now, req.Params.Int("limit")).Scan(ctx, &rows); err != nil {
+		s.market.ChainID, today.AddDate(0, 0, -6), now, req.Params.Int("limit")).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("whales: %w", err)
 	}
 	out := make([]Whale, len(rows))

@@ -1,0 +1,5 @@
+DROP TABLE osmosis_wallet_7d_end;
+
+--bun:split
+
+DROP TABLE osmosis_wallet_7d;
