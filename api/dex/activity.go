@@ -49,22 +49,18 @@ func (s *Service) tradingMetrics(ctx context.Context, req *api.Request) (*api.Re
 		return nil, err
 	}
 	now := req.Now.UTC()
-	total := func(t time.Time) (math.LegacyDec, error) {
-		liq, _, err := s.poolLiquidityNow(ctx, t)
+	liq, _, err := s.poolLiquidityAtEach(ctx, []time.Time{now, now.Add(-24 * time.Hour)})
+	if err != nil {
+		return nil, err
+	}
+	total := func(liq map[int64]math.LegacyDec) math.LegacyDec {
 		sum := math.LegacyZeroDec()
 		for _, v := range liq {
 			sum = sum.Add(v)
 		}
-		return sum, err
+		return sum
 	}
-	assets, err := total(now)
-	if err != nil {
-		return nil, err
-	}
-	assetsBefore, err := total(now.Add(-24 * time.Hour))
-	if err != nil {
-		return nil, err
-	}
+	assets, assetsBefore := total(liq[0]), total(liq[1])
 	today := now.Truncate(24 * time.Hour)
 	var traders, tradersBefore int64
 	// The windows [today-29, today] and [today-59, today-30]; a window

@@ -189,55 +189,72 @@ func (s *Service) display(denom, amount string) json.Number {
 // backward index probes per denom and per pool and denom (a skip scan
 // finds them), not scans of the history before t.
 func (s *Service) poolLiquidityNow(ctx context.Context, t time.Time) (map[int64]math.LegacyDec, math.LegacyDec, error) {
-	prices, err := s.pricesAt(ctx, t)
+	liq, atom, err := s.poolLiquidityAtEach(ctx, []time.Time{t})
 	if err != nil {
 		return nil, math.LegacyDec{}, err
 	}
-	reserves, err := s.reservesAt(ctx, t)
+	return liq[0], atom[0], nil
+}
+
+// poolLiquidityAtEach is poolLiquidityNow at each of ts, the keys walked
+// once.
+func (s *Service) poolLiquidityAtEach(ctx context.Context, ts []time.Time) ([]map[int64]math.LegacyDec, []math.LegacyDec, error) {
+	prices, err := s.pricesAtEach(ctx, ts)
 	if err != nil {
-		return nil, math.LegacyDec{}, err
+		return nil, nil, err
 	}
-	out := map[int64]math.LegacyDec{}
+	reserves, err := s.reservesAtEach(ctx, ts)
+	if err != nil {
+		return nil, nil, err
+	}
+	liq, atoms := make([]map[int64]math.LegacyDec, len(ts)), make([]math.LegacyDec, len(ts))
+	for i := range ts {
+		liq[i] = map[int64]math.LegacyDec{}
+	}
 	for _, r := range reserves {
+		out := liq[r.I]
 		if _, ok := out[r.PoolID]; !ok {
 			out[r.PoolID] = math.LegacyZeroDec()
 		}
-		p, ok := prices[r.Denom]
+		p, ok := prices[r.I][r.Denom]
 		amt, ok2 := math.NewIntFromString(r.Amount)
 		if !ok || !ok2 || !amt.IsPositive() {
 			continue
 		}
 		out[r.PoolID] = out[r.PoolID].Add(s.market.USDValue(r.Denom, amt, p))
 	}
-	var atom math.LegacyDec
 	for d, a := range s.market.Assets {
 		if strings.EqualFold(a.Symbol, "ATOM") {
-			atom = prices[d]
+			for i := range ts {
+				atoms[i] = prices[i][d]
+			}
 		}
 	}
-	return out, atom, nil
+	return liq, atoms, nil
 }
 
-// reserve is a pool's reserve of a denom.
+// reserve is a pool's reserve of a denom (at the I-th time asked for).
 type reserve struct {
+	I      int    `bun:"i"`
 	PoolID int64  `bun:"pool_id"`
 	Denom  string `bun:"denom"`
 	Amount string `bun:"amount"`
 }
 
-// reservesAt is every pool's latest reserve of each denom up to t
-// (osmosis_pool_reserves_hourly): a skip scan over the (pool, denom) keys,
-// then one backward index probe per key, not a scan of the history.
-func (s *Service) reservesAt(ctx context.Context, t time.Time) ([]reserve, error) {
+// reservesAtEach is every pool's latest reserve of each denom up to each
+// of ts (osmosis_pool_reserves_hourly; reserve.I is the time's index): a
+// skip scan over the (pool, denom) keys, then one backward index probe per
+// key and time, not a scan of the history.
+func (s *Service) reservesAtEach(ctx context.Context, ts []time.Time) ([]reserve, error) {
 	var out []reserve
 	if err := api.Reader(ctx, s.db).NewRaw(`WITH RECURSIVE d AS (
 			(SELECT pool_id, denom FROM osmosis_pool_reserves_hourly WHERE chain_id = ?0 ORDER BY pool_id, denom LIMIT 1)
 			UNION ALL
 			SELECT n.pool_id, n.denom FROM d CROSS JOIN LATERAL (SELECT pool_id, denom FROM osmosis_pool_reserves_hourly
 				WHERE chain_id = ?0 AND (pool_id, denom) > (d.pool_id, d.denom) ORDER BY pool_id, denom LIMIT 1) n)
-		SELECT d.pool_id, d.denom, r.amount::text AS amount FROM d CROSS JOIN LATERAL (
-			SELECT amount FROM osmosis_pool_reserves_hourly WHERE chain_id = ?0 AND pool_id = d.pool_id AND denom = d.denom AND hour <= ?1
-			ORDER BY hour DESC LIMIT 1) r`, s.market.ChainID, t).Scan(ctx, &out); err != nil {
+		SELECT t.i - 1 AS i, d.pool_id, d.denom, r.amount::text AS amount FROM d CROSS JOIN unnest(?1::timestamptz[]) WITH ORDINALITY t(at, i)
+		CROSS JOIN LATERAL (SELECT amount FROM osmosis_pool_reserves_hourly WHERE chain_id = ?0 AND pool_id = d.pool_id AND denom = d.denom
+			AND hour <= t.at ORDER BY hour DESC LIMIT 1) r`, s.market.ChainID, pgdialect.Array(ts)).Scan(ctx, &out); err != nil {
 		return nil, fmt.Errorf("pool reserves: %w", err)
 	}
 	return out, nil

@@ -205,48 +205,32 @@ func (s *Service) streamRows(ctx context.Context, now, dayAgo time.Time) ([]stre
 		FROM osmosis_known_pools WHERE chain_id = ? ORDER BY pool_id, height DESC, tx_index DESC, event_index DESC`, chain).Scan(ctx, &pools); err != nil {
 		return nil, fmt.Errorf("pools: %w", err)
 	}
-	// Reserves now and at the end of the hour 24 hours back.
-	reserves := func(before time.Time) (map[int64]map[string]math.Int, error) {
-		rs, err := s.reservesAt(ctx, before.Add(-time.Microsecond))
-		if err != nil {
-			return nil, err
-		}
-		out := map[int64]map[string]math.Int{}
-		for _, r := range rs {
-			a, ok := math.NewIntFromString(r.Amount)
-			if !ok {
-				return nil, fmt.Errorf("reserve %q", r.Amount)
-			}
-			if out[r.PoolID] == nil {
-				out[r.PoolID] = map[string]math.Int{}
-			}
-			out[r.PoolID][r.Denom] = a
-		}
-		return out, nil
-	}
-	// Every "latest before" below is a backward index probe per key, not a
-	// scan of the history.
-	prices := func(before time.Time) (map[string]math.LegacyDec, error) {
-		return s.pricesAt(ctx, before.Add(-time.Microsecond))
-	}
-	// "Now" is every row; 24 hours back is the end of the hour holding dayAgo.
-	resNow, err := reserves(endOfTime)
-	if err != nil {
-		return nil, err
-	}
+	// Reserves and prices now (every row) and at the end of the hour
+	// holding dayAgo: each "latest before" a backward index probe per key,
+	// not a scan of the history, both times in one walk of the keys.
 	back := dayAgo.Truncate(time.Hour).Add(time.Hour)
-	resBack, err := reserves(back)
+	at := []time.Time{endOfTime.Add(-time.Microsecond), back.Add(-time.Microsecond)}
+	rs, err := s.reservesAtEach(ctx, at)
 	if err != nil {
 		return nil, err
 	}
-	priceNow, err := prices(endOfTime)
+	res := []map[int64]map[string]math.Int{{}, {}}
+	for _, r := range rs {
+		a, ok := math.NewIntFromString(r.Amount)
+		if !ok {
+			return nil, fmt.Errorf("reserve %q", r.Amount)
+		}
+		if res[r.I][r.PoolID] == nil {
+			res[r.I][r.PoolID] = map[string]math.Int{}
+		}
+		res[r.I][r.PoolID][r.Denom] = a
+	}
+	resNow, resBack := res[0], res[1]
+	prices, err := s.pricesAtEach(ctx, at)
 	if err != nil {
 		return nil, err
 	}
-	priceBack, err := prices(back)
-	if err != nil {
-		return nil, err
-	}
+	priceNow, priceBack := prices[0], prices[1]
 	var vols []struct {
 		PoolID int64  `bun:"pool_id"`
 		V24    string `bun:"v24"`

@@ -53,15 +53,7 @@ func (s *Service) token(ctx context.Context, req *api.Request) (*api.Response, e
 	// and denom), not a scan of the history before t; the four price times,
 	// the two reserve times and the two volume windows are one query each.
 	at := []time.Time{now, now.Add(-time.Hour), now.Add(-24 * time.Hour), now.Add(-7 * 24 * time.Hour)}
-	prices, err := s.decMaps(ctx, len(at), `WITH RECURSIVE d AS (
-			(SELECT denom FROM osmosis_asset_prices WHERE chain_id = ?0 ORDER BY denom LIMIT 1)
-			UNION ALL
-			SELECT (SELECT denom FROM osmosis_asset_prices WHERE chain_id = ?0 AND denom > d.denom ORDER BY denom LIMIT 1)
-			FROM d WHERE d.denom IS NOT NULL)
-		SELECT t.i - 1 AS i, d.denom AS k, p.price_usd::text AS v FROM d CROSS JOIN unnest(?1::timestamptz[]) WITH ORDINALITY t(at, i)
-		CROSS JOIN LATERAL (SELECT price_usd FROM osmosis_asset_prices WHERE chain_id = ?0 AND denom = d.denom AND hour <= t.at
-			ORDER BY hour DESC LIMIT 1) p
-		WHERE d.denom IS NOT NULL`, s.market.ChainID, pgdialect.Array(at))
+	prices, err := s.pricesAtEach(ctx, at)
 	if err != nil {
 		return nil, err
 	}
@@ -133,15 +125,24 @@ func (s *Service) token(ctx context.Context, req *api.Request) (*api.Response, e
 // pricesAt is every denom's latest USD price up to t (osmosis_asset_prices):
 // a skip scan over the denoms, then one backward index probe per denom.
 func (s *Service) pricesAt(ctx context.Context, t time.Time) (map[string]math.LegacyDec, error) {
-	return s.decMap(ctx, `WITH RECURSIVE d AS (
+	ps, err := s.pricesAtEach(ctx, []time.Time{t})
+	if err != nil {
+		return nil, err
+	}
+	return ps[0], nil
+}
+
+// pricesAtEach is pricesAt at each of ts, the denoms walked once.
+func (s *Service) pricesAtEach(ctx context.Context, ts []time.Time) ([]map[string]math.LegacyDec, error) {
+	return s.decMaps(ctx, len(ts), `WITH RECURSIVE d AS (
 			(SELECT denom FROM osmosis_asset_prices WHERE chain_id = ?0 ORDER BY denom LIMIT 1)
 			UNION ALL
 			SELECT (SELECT denom FROM osmosis_asset_prices WHERE chain_id = ?0 AND denom > d.denom ORDER BY denom LIMIT 1)
 			FROM d WHERE d.denom IS NOT NULL)
-		SELECT d.denom AS k, p.price_usd::text AS v FROM d CROSS JOIN LATERAL (
-			SELECT price_usd FROM osmosis_asset_prices WHERE chain_id = ?0 AND denom = d.denom AND hour <= ?1
+		SELECT t.i - 1 AS i, d.denom AS k, p.price_usd::text AS v FROM d CROSS JOIN unnest(?1::timestamptz[]) WITH ORDINALITY t(at, i)
+		CROSS JOIN LATERAL (SELECT price_usd FROM osmosis_asset_prices WHERE chain_id = ?0 AND denom = d.denom AND hour <= t.at
 			ORDER BY hour DESC LIMIT 1) p
-		WHERE d.denom IS NOT NULL`, s.market.ChainID, t)
+		WHERE d.denom IS NOT NULL`, s.market.ChainID, pgdialect.Array(ts))
 }
 
 // decMaps runs a query of (i, k, v) rows into n maps of decimals, the i-th
