@@ -255,11 +255,14 @@ func (j Candles) writeMinutes(ctx context.Context, tx bun.Tx, m0 time.Time, asse
 		arows = append(arows, assetCandleRow{ChainID: chain, Denom: k.denom, TF: 1, Bucket: k.minute, Open: c.open.String(), High: c.high.String(),
 			Low: c.low.String(), Close: c.close.String(), VolumeUSD: c.volume.String()})
 	}
+	// In primary key order: each key's new bars go to one place of the
+	// index (in bucket order, every minute would touch every key's page of
+	// an index far larger than the cache).
 	slices.SortFunc(arows, func(a, b assetCandleRow) int {
-		if c := a.Bucket.Compare(b.Bucket); c != 0 {
+		if c := cmpString(a.Denom, b.Denom); c != 0 {
 			return c
 		}
-		return cmpString(a.Denom, b.Denom)
+		return a.Bucket.Compare(b.Bucket)
 	})
 	prows := make([]pairCandleRow, 0, len(pairs))
 	for k, c := range pairs {
@@ -272,16 +275,16 @@ func (j Candles) writeMinutes(ctx context.Context, tx bun.Tx, m0 time.Time, asse
 			BaseAmount: c.base.String(), QuoteAmount: c.quote.String(), VolumeUSD: c.volume.String()})
 	}
 	slices.SortFunc(prows, func(a, b pairCandleRow) int {
-		if c := a.Bucket.Compare(b.Bucket); c != 0 {
-			return c
-		}
 		if a.PoolID != b.PoolID {
 			return int(a.PoolID - b.PoolID)
 		}
 		if c := cmpString(a.Base, b.Base); c != 0 {
 			return c
 		}
-		return cmpString(a.Quote, b.Quote)
+		if c := cmpString(a.Quote, b.Quote); c != 0 {
+			return c
+		}
+		return a.Bucket.Compare(b.Bucket)
 	})
 	if err := upsertBatches(ctx, tx, arows, `CONFLICT (chain_id, tf, denom, bucket) DO UPDATE SET open = EXCLUDED.open, high = EXCLUDED.high,
 		low = EXCLUDED.low, close = EXCLUDED.close, volume_usd = EXCLUDED.volume_usd`); err != nil {
