@@ -519,23 +519,13 @@ func (j CLState) write(ctx context.Context, tx bun.Tx, hour time.Time, pools map
 		return cmp.Or(cmp.Compare(a.PoolID, b.PoolID), cmp.Compare(a.Tick, b.Tick))
 	})
 	written := int64(len(states) + len(ticks))
-	for len(states) > 0 {
-		n := min(len(states), 1000)
-		batch := states[:n]
-		if _, err := tx.NewInsert().Model(&batch).On(`CONFLICT (chain_id, pool_id, hour) DO UPDATE SET sqrt_price = EXCLUDED.sqrt_price,
-			tick = EXCLUDED.tick, liquidity = EXCLUDED.liquidity`).Exec(ctx); err != nil {
-			return 0, fmt.Errorf("state of the pools at %s: %w", hour, err)
-		}
-		states = states[n:]
+	if err := upsertBatches(ctx, tx, states, `CONFLICT (chain_id, pool_id, hour) DO UPDATE SET sqrt_price = EXCLUDED.sqrt_price,
+		tick = EXCLUDED.tick, liquidity = EXCLUDED.liquidity`); err != nil {
+		return 0, fmt.Errorf("state of the pools at %s: %w", hour, err)
 	}
-	for len(ticks) > 0 {
-		n := min(len(ticks), 1000)
-		batch := ticks[:n]
-		if _, err := tx.NewInsert().Model(&batch).On(`CONFLICT (chain_id, pool_id, hour, tick) DO UPDATE SET liquidity_net = EXCLUDED.liquidity_net,
-			liquidity_gross = EXCLUDED.liquidity_gross`).Exec(ctx); err != nil {
-			return 0, fmt.Errorf("ticks of the pools at %s: %w", hour, err)
-		}
-		ticks = ticks[n:]
+	if err := upsertBatches(ctx, tx, ticks, `CONFLICT (chain_id, pool_id, hour, tick) DO UPDATE SET liquidity_net = EXCLUDED.liquidity_net,
+		liquidity_gross = EXCLUDED.liquidity_gross`); err != nil {
+		return 0, fmt.Errorf("ticks of the pools at %s: %w", hour, err)
 	}
 	return written, nil
 }
