@@ -173,26 +173,6 @@ func (s *Service) decMaps(ctx context.Context, n int, q string, args ...any) ([]
 	return out, nil
 }
 
-// decMap runs a query of (k, v) rows into a map of decimals.
-func (s *Service) decMap(ctx context.Context, q string, args ...any) (map[string]math.LegacyDec, error) {
-	var rows []struct {
-		K string `bun:"k"`
-		V string `bun:"v"`
-	}
-	if err := api.Reader(ctx, s.db).NewRaw(q, args...).Scan(ctx, &rows); err != nil {
-		return nil, fmt.Errorf("token data: %w", err)
-	}
-	out := make(map[string]math.LegacyDec, len(rows))
-	for _, r := range rows {
-		d, err := math.LegacyNewDecFromStr(r.V)
-		if err != nil {
-			return nil, fmt.Errorf("token data: %q: %w", r.V, err)
-		}
-		out[r.K] = d
-	}
-	return out, nil
-}
-
 // decNumber renders a decimal (0 when unset) as a JSON number.
 func decNumber(d math.LegacyDec) json.Number {
 	if d.IsNil() {
