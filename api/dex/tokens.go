@@ -122,17 +122,9 @@ func (s *Service) token(ctx context.Context, req *api.Request) (*api.Response, e
 	return &api.Response{Body: out, Freshness: fresh}, nil
 }
 
-// pricesAt is every denom's latest USD price up to t (osmosis_asset_prices):
-// a skip scan over the denoms, then one backward index probe per denom.
-func (s *Service) pricesAt(ctx context.Context, t time.Time) (map[string]math.LegacyDec, error) {
-	ps, err := s.pricesAtEach(ctx, []time.Time{t})
-	if err != nil {
-		return nil, err
-	}
-	return ps[0], nil
-}
-
-// pricesAtEach is pricesAt at each of ts, the denoms walked once.
+// pricesAtEach is every denom's latest USD price up to each of ts
+// (osmosis_asset_prices): a skip scan over the denoms, then one backward
+// index probe per denom and time.
 func (s *Service) pricesAtEach(ctx context.Context, ts []time.Time) ([]map[string]math.LegacyDec, error) {
 	return s.decMaps(ctx, len(ts), `WITH RECURSIVE d AS (
 			(SELECT denom FROM osmosis_asset_prices WHERE chain_id = ?0 ORDER BY denom LIMIT 1)
