@@ -223,32 +223,43 @@ func (j Activity) write(ctx context.Context, tx bun.Tx, d0 time.Time, wallets ma
 	return int64(len(wrows)+len(prows)) + n + w, nil
 }
 
-// keepWeek rebuilds report.WalletWeek: every wallet's sums over the 7 days
-// ending on the last day with activity. Its cost is the week's wallet
-// rows, whatever the history; each ranking then reads a page.
+// keepWeek keeps report.WalletWeek: every wallet's sums over the 7 days
+// ending on the last day with activity. While that day stays the same the
+// week's wallets are summed again and only those whose sums moved are
+// written (a run at the tip moves a few); on a new day the week is
+// rebuilt (wallets leave it only then). Its reads are the week's wallet
+// rows, whatever the history.
 func (j Activity) keepWeek(ctx context.Context, tx bun.Tx) (int64, error) {
 	chain := j.Market.ChainID
-	var last *time.Time
-	if err := tx.NewRaw("SELECT max(day) FROM osmosis_wallet_daily WHERE chain_id = ?", chain).Scan(ctx, &last); err != nil {
+	var last, end *time.Time
+	if err := tx.NewRaw(`SELECT (SELECT max(day) FROM osmosis_wallet_daily WHERE chain_id = ?0),
+			(SELECT day FROM `+report.WalletWeekEnd+` WHERE chain_id = ?0)`, chain).Scan(ctx, &last, &end); err != nil {
 		return 0, fmt.Errorf("last activity day: %w", err)
 	}
-	for _, t := range []string{report.WalletWeek, report.WalletWeekEnd} {
-		if _, err := tx.NewRaw("DELETE FROM "+t+" WHERE chain_id = ?", chain).Exec(ctx); err != nil {
-			return 0, fmt.Errorf("delete %s: %w", t, err)
+	if last == nil || end == nil || !end.Equal(*last) {
+		for _, t := range []string{report.WalletWeek, report.WalletWeekEnd} {
+			if _, err := tx.NewRaw("DELETE FROM "+t+" WHERE chain_id = ?", chain).Exec(ctx); err != nil {
+				return 0, fmt.Errorf("delete %s: %w", t, err)
+			}
+		}
+		if last == nil {
+			return 0, nil
+		}
+		if _, err := tx.NewRaw("INSERT INTO "+report.WalletWeekEnd+" (chain_id, day) VALUES (?, ?)", chain, *last).Exec(ctx); err != nil {
+			return 0, fmt.Errorf("week end: %w", err)
 		}
 	}
-	if last == nil {
-		return 0, nil
-	}
-	res, err := tx.NewRaw(`INSERT INTO `+report.WalletWeek+` (chain_id, address, trading_usd, lp_usd, staking_usd, total_usd)
+	res, err := tx.NewRaw(`INSERT INTO `+report.WalletWeek+` AS w (chain_id, address, trading_usd, lp_usd, staking_usd, total_usd)
 		SELECT chain_id, address, sum(trading_usd), sum(lp_usd), sum(staking_usd), sum(trading_usd + lp_usd + staking_usd)
 		FROM osmosis_wallet_daily WHERE chain_id = ? AND day >= ?::timestamptz - interval '144 hours' AND day <= ?
-		GROUP BY chain_id, address`, chain, *last, *last).Exec(ctx)
+		GROUP BY chain_id, address
+		ON CONFLICT (chain_id, address) DO UPDATE SET trading_usd = EXCLUDED.trading_usd, lp_usd = EXCLUDED.lp_usd,
+			staking_usd = EXCLUDED.staking_usd, total_usd = EXCLUDED.total_usd
+		WHERE (w.trading_usd::text, w.lp_usd::text, w.staking_usd::text, w.total_usd::text)
+			IS DISTINCT FROM (EXCLUDED.trading_usd::text, EXCLUDED.lp_usd::text, EXCLUDED.staking_usd::text, EXCLUDED.total_usd::text)`,
+		chain, *last, *last).Exec(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("wallets of the week to %s: %w", *last, err)
-	}
-	if _, err := tx.NewRaw("INSERT INTO "+report.WalletWeekEnd+" (chain_id, day) VALUES (?, ?)", chain, *last).Exec(ctx); err != nil {
-		return 0, fmt.Errorf("week end: %w", err)
 	}
 	n, _ := res.RowsAffected()
 	return n, nil

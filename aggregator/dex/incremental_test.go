@@ -47,7 +47,10 @@ func TestCandlesAndActivityIncremental(t *testing.T) {
 		`SELECT address AS key, 0 AS tf, day AS bucket, swaps::text AS open, trading_usd::text AS high, lp_usd::text AS low,
 			staking_usd::text AS close, '' AS sum FROM osmosis_wallet_daily ORDER BY address, day`,
 		`SELECT pool_id::text AS key, 0 AS tf, day AS bucket, added_usd::text AS open, removed_usd::text AS high, '' AS low, '' AS close,
-			'' AS sum FROM osmosis_pool_flow_daily ORDER BY pool_id, day`}
+			'' AS sum FROM osmosis_pool_flow_daily ORDER BY pool_id, day`,
+		// The kept week: upserted while its end day stays, rebuilt on a new day.
+		`SELECT address AS key, 0 AS tf, (SELECT day FROM osmosis_wallet_7d_end) AS bucket, trading_usd::text AS open, lp_usd::text AS high,
+			staking_usd::text AS low, total_usd::text AS close, '' AS sum FROM osmosis_wallet_7d ORDER BY address`}
 	stepped := make([][]bar, len(queries))
 	for i, q := range queries {
 		stepped[i] = bars(t, db, q)
@@ -60,7 +63,7 @@ func TestCandlesAndActivityIncremental(t *testing.T) {
 
 	exec(`DELETE FROM aggregator_jobs; DELETE FROM osmosis_asset_prices; DELETE FROM osmosis_asset_volume_hourly; DELETE FROM osmosis_pool_volume_hourly;
 		DELETE FROM osmosis_pair_last_swaps; DELETE FROM osmosis_price_state; DELETE FROM osmosis_asset_candles; DELETE FROM osmosis_pair_candles;
-		DELETE FROM osmosis_wallet_daily; DELETE FROM osmosis_pool_flow_daily`)
+		DELETE FROM osmosis_wallet_daily; DELETE FROM osmosis_pool_flow_daily; DELETE FROM osmosis_wallet_7d; DELETE FROM osmosis_wallet_7d_end`)
 	if err := sched.RunOnce(ctx); err != nil {
 		t.Fatal(err)
 	}
