@@ -208,14 +208,11 @@ func (s *Service) aprPools(ctx context.Context, w aprContext, id int64) ([]*aprP
 		if !ok {
 			continue
 		}
-		f, ok1 := new(big.Rat).SetString(r.Fees)
-		n, ok2 := new(big.Rat).SetString(r.Native)
-		b, ok3 := new(big.Rat).SetString(r.Boost)
-		sf, ok4 := new(big.Rat).SetString(r.SF)
-		if !ok1 || !ok2 || !ok3 || !ok4 {
-			return nil, fmt.Errorf("pool %d rewards %q %q %q %q", r.ID, r.Fees, r.Native, r.Boost, r.SF)
+		e, sf, err := parseRewards(r.Fees, r.Native, r.Boost, r.SF)
+		if err != nil {
+			return nil, fmt.Errorf("pool %d: %w", r.ID, err)
 		}
-		p.Earned, p.SFEarned = aprSources{f, n, b}, sf
+		p.Earned, p.SFEarned = e, sf
 	}
 	var hours []struct {
 		ID     int64     `bun:"pool_id"`
@@ -236,16 +233,26 @@ func (s *Service) aprPools(ctx context.Context, w aprContext, id int64) ([]*aprP
 		if !ok {
 			continue
 		}
-		f, ok1 := new(big.Rat).SetString(h.Fees)
-		n, ok2 := new(big.Rat).SetString(h.Native)
-		b, ok3 := new(big.Rat).SetString(h.Boost)
-		sf, ok4 := new(big.Rat).SetString(h.SF)
-		if !ok1 || !ok2 || !ok3 || !ok4 {
-			return nil, fmt.Errorf("pool %d rewards at %s", h.ID, h.Hour)
+		e, sf, err := parseRewards(h.Fees, h.Native, h.Boost, h.SF)
+		if err != nil {
+			return nil, fmt.Errorf("pool %d at %s: %w", h.ID, h.Hour, err)
 		}
-		p.Hours = append(p.Hours, aprHour{Hour: h.Hour.UTC(), aprSources: aprSources{f, n, b}, superfluid: sf})
+		p.Hours = append(p.Hours, aprHour{Hour: h.Hour.UTC(), aprSources: e, superfluid: sf})
 	}
 	return pools, nil
+}
+
+// parseRewards reads a pool's USD earnings per source (decimal strings):
+// swap fees, native and boost incentives, superfluid rewards.
+func parseRewards(fees, native, boost, superfluid string) (aprSources, *big.Rat, error) {
+	f, ok1 := new(big.Rat).SetString(fees)
+	n, ok2 := new(big.Rat).SetString(native)
+	b, ok3 := new(big.Rat).SetString(boost)
+	sf, ok4 := new(big.Rat).SetString(superfluid)
+	if !ok1 || !ok2 || !ok3 || !ok4 {
+		return aprSources{}, nil, fmt.Errorf("rewards %q %q %q %q", fees, native, boost, superfluid)
+	}
+	return aprSources{f, n, b}, sf, nil
 }
 
 // clIDs lists the concentrated-liquidity pools' ids (0 when there is none:
