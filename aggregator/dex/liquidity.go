@@ -1,8 +1,10 @@
 package dex
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/chainlens/chainlens/aggregator"
@@ -10,6 +12,7 @@ import (
 	"github.com/chainlens/chainlens/chains/osmosis/clmath"
 
 	report "github.com/chainlens/chainlens/report/dex"
+	"github.com/chainlens/chainlens/store"
 
 	"cosmossdk.io/math"
 	"github.com/uptrace/bun"
@@ -100,18 +103,24 @@ func (j Liquidity) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, 
 		}
 		openTime, openHeight = op.Time, op.Height
 	}
+	before, err := store.HeightBefore(ctx, tx, chain, h0)
+	if err != nil {
+		return 0, 0, err
+	}
 	if _, err := tx.NewRaw("DELETE FROM osmosis_pool_reserves_hourly WHERE chain_id = ? AND hour >= ?", chain, h0).Exec(ctx); err != nil {
 		return 0, 0, fmt.Errorf("delete reserves: %w", err)
 	}
-	// ?1 is the first hour here.
+	// ?1 is the first hour here, ?9 the last height before it: the height
+	// bound is what reaches the scans (block times are not indexed). Each
+	// key's reserve before the hour is a probe of the primary key.
 	res, err := tx.NewRaw(`INSERT INTO osmosis_pool_reserves_hourly (chain_id, pool_id, denom, hour, amount)
 		SELECT ?0, h.pool_id, h.denom, h.hour,
 			coalesce(b.amount, 0) + sum(h.delta) OVER (PARTITION BY h.pool_id, h.denom ORDER BY h.hour)
 		FROM (SELECT pool_id, denom, date_trunc('hour', time) AS hour, sum(delta) AS delta FROM (`+changes+`) c
-			WHERE time >= ?1 AND height <= ?2 GROUP BY pool_id, denom, date_trunc('hour', time)) h
-		LEFT JOIN (SELECT DISTINCT ON (pool_id, denom) pool_id, denom, amount FROM osmosis_pool_reserves_hourly
-			WHERE chain_id = ?0 AND hour < ?1 ORDER BY pool_id, denom, hour DESC) b ON b.pool_id = h.pool_id AND b.denom = h.denom`,
-		append(append([]any{chain, h0, tip}, open.args()...), openTime, openHeight, pgdialect.Array(unknown))...).Exec(ctx)
+			WHERE time >= ?1 AND height > ?9 AND height <= ?2 GROUP BY pool_id, denom, date_trunc('hour', time)) h
+		LEFT JOIN LATERAL (SELECT amount FROM osmosis_pool_reserves_hourly p
+			WHERE p.chain_id = ?0 AND p.pool_id = h.pool_id AND p.denom = h.denom AND p.hour < ?1 ORDER BY p.hour DESC LIMIT 1) b ON true`,
+		append(append([]any{chain, h0, tip}, open.args()...), openTime, openHeight, pgdialect.Array(unknown), before)...).Exec(ctx)
 	if err != nil {
 		return 0, 0, fmt.Errorf("insert reserves: %w", err)
 	}
@@ -255,23 +264,27 @@ func (j Liquidity) daily(ctx context.Context, tx bun.Tx, d0 time.Time, tip int64
 	if _, err := tx.NewRaw("DELETE FROM osmosis_pool_liquidity_daily WHERE chain_id = ? AND day >= ?", chain, d0).Exec(ctx); err != nil {
 		return 0, fmt.Errorf("delete liquidity: %w", err)
 	}
-	var rows []liquidityRow
+	var n int64
 	for day := d0; !day.After(last.UTC()); day = day.Add(24 * time.Hour) {
-		end := day.Add(24 * time.Hour)
-		var reserves []struct {
-			PoolID int64  `bun:"pool_id"`
-			Denom  string `bun:"denom"`
-			Amount string `bun:"amount"`
-			Price  string `bun:"price"`
+		// The day's reserves and prices are those of its last hour (rows
+		// are hour-aligned: "before the day's end" is "at its last hour or
+		// before"), read a day at a time so a rebuild holds one day.
+		at := []time.Time{day.Add(23 * time.Hour)}
+		reserves, err := report.ReservesAt(ctx, tx, chain, at)
+		if err != nil {
+			return 0, err
 		}
-		if err := tx.NewRaw(`SELECT r.pool_id, r.denom, r.amount::text AS amount, coalesce(p.price_usd::text, '') AS price
-			FROM (SELECT DISTINCT ON (pool_id, denom) pool_id, denom, amount FROM osmosis_pool_reserves_hourly
-				WHERE chain_id = ?0 AND hour < ?1 ORDER BY pool_id, denom, hour DESC) r
-			LEFT JOIN LATERAL (SELECT price_usd FROM osmosis_asset_prices WHERE chain_id = ?0 AND denom = r.denom AND hour < ?1
-				ORDER BY hour DESC LIMIT 1) p ON true
-			ORDER BY r.pool_id, r.denom`, chain, end).Scan(ctx, &reserves); err != nil {
-			return 0, fmt.Errorf("reserves on %s: %w", day.Format(time.DateOnly), err)
+		prices, err := report.PricesAt(ctx, tx, chain, at)
+		if err != nil {
+			return 0, err
 		}
+		priceOf := make(map[string]string, len(prices))
+		for _, p := range prices {
+			priceOf[p.Denom] = p.USD
+		}
+		slices.SortFunc(reserves, func(a, b report.Reserve) int {
+			return cmp.Or(cmp.Compare(a.PoolID, b.PoolID), cmp.Compare(a.Denom, b.Denom))
+		})
 		byPool := map[int64]math.LegacyDec{}
 		var order []int64
 		for _, r := range reserves {
@@ -279,24 +292,27 @@ func (j Liquidity) daily(ctx context.Context, tx bun.Tx, d0 time.Time, tip int64
 				byPool[r.PoolID] = math.LegacyZeroDec()
 				order = append(order, r.PoolID)
 			}
-			if r.Price == "" {
+			price, ok := priceOf[r.Denom]
+			if !ok {
 				continue // no price yet: the denom adds nothing
 			}
 			amt, ok := math.NewIntFromString(r.Amount)
-			price, err := math.LegacyNewDecFromStr(r.Price)
+			p, err := math.LegacyNewDecFromStr(price)
 			if !ok || err != nil {
-				return 0, fmt.Errorf("reserve %s of pool %d: %q at %q", r.Denom, r.PoolID, r.Amount, r.Price)
+				return 0, fmt.Errorf("reserve %s of pool %d: %q at %q", r.Denom, r.PoolID, r.Amount, price)
 			}
-			byPool[r.PoolID] = byPool[r.PoolID].Add(j.Market.USDValue(r.Denom, amt, price))
+			byPool[r.PoolID] = byPool[r.PoolID].Add(j.Market.USDValue(r.Denom, amt, p))
 		}
+		rows := make([]liquidityRow, 0, len(order))
 		for _, id := range order {
 			rows = append(rows, liquidityRow{ChainID: chain, PoolID: id, Day: day, LiquidityUSD: byPool[id].String()})
 		}
+		if err := insertBatches(ctx, tx, rows); err != nil {
+			return 0, fmt.Errorf("insert liquidity: %w", err)
+		}
+		n += int64(len(rows))
 	}
-	if err := insertBatches(ctx, tx, rows); err != nil {
-		return 0, fmt.Errorf("insert liquidity: %w", err)
-	}
-	return int64(len(rows)), nil
+	return n, nil
 }
 
 // liquidityRow is a row of osmosis_pool_liquidity_daily.

@@ -14,6 +14,7 @@ import (
 
 	"cosmossdk.io/math"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/chainlens/chainlens/chains/cosmos"
 )
@@ -101,14 +102,11 @@ func (j Portfolio) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, 
 		return 0, 0, fmt.Errorf("genesis import: %w", err)
 	}
 	if genesis == nil || genesis.Before(h0) {
-		var minH *int64
-		if err := tx.NewRaw("SELECT min(height) FROM blocks WHERE chain_id = ? AND time >= ?", chain, h0).Scan(ctx, &minH); err != nil {
-			return 0, 0, fmt.Errorf("first height of %s: %w", h0, err)
+		before, err := store.HeightBefore(ctx, tx, chain, h0)
+		if err != nil {
+			return 0, 0, err
 		}
-		if minH == nil {
-			return tip, 0, nil
-		}
-		from = *minH
+		from = before + 1
 	}
 	lockup, err := cosmos.ModuleAddress(j.Market.Prefix, "lockup")
 	if err != nil {
@@ -123,22 +121,22 @@ func (j Portfolio) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, 
 			SELECT ?0, h.address, h.denom, h.hour, coalesce(b.amount, 0) + sum(h.delta) OVER (PARTITION BY h.address, h.denom ORDER BY h.hour)
 			FROM (SELECT address, denom, date_trunc('hour', time) AS hour, sum(delta) AS delta FROM (` + balanceChanges + `) c
 				WHERE time >= ?1 GROUP BY address, denom, date_trunc('hour', time)) h
-			LEFT JOIN (SELECT DISTINCT ON (address, denom) address, denom, amount FROM osmosis_balances_hourly
-				WHERE chain_id = ?0 AND hour < ?1 ORDER BY address, denom, hour DESC) b ON b.address = h.address AND b.denom = h.denom`},
+			LEFT JOIN LATERAL (SELECT amount FROM osmosis_balances_hourly p
+				WHERE p.chain_id = ?0 AND p.address = h.address AND p.denom = h.denom AND p.hour < ?1 ORDER BY p.hour DESC LIMIT 1) b ON true`},
 		{"locked coins", "DELETE FROM osmosis_locked_hourly WHERE chain_id = ?0 AND hour >= ?1",
 			`INSERT INTO osmosis_locked_hourly (chain_id, address, denom, hour, amount)
 			SELECT ?0, h.address, h.denom, h.hour, coalesce(b.amount, 0) + sum(h.delta) OVER (PARTITION BY h.address, h.denom ORDER BY h.hour)
 			FROM (SELECT address, denom, date_trunc('hour', time) AS hour, sum(delta) AS delta FROM (` + lockChanges + `) c
 				WHERE time >= ?1 GROUP BY address, denom, date_trunc('hour', time)) h
-			LEFT JOIN (SELECT DISTINCT ON (address, denom) address, denom, amount FROM osmosis_locked_hourly
-				WHERE chain_id = ?0 AND hour < ?1 ORDER BY address, denom, hour DESC) b ON b.address = h.address AND b.denom = h.denom`},
+			LEFT JOIN LATERAL (SELECT amount FROM osmosis_locked_hourly p
+				WHERE p.chain_id = ?0 AND p.address = h.address AND p.denom = h.denom AND p.hour < ?1 ORDER BY p.hour DESC LIMIT 1) b ON true`},
 		{"pool shares", "DELETE FROM osmosis_pool_shares_hourly WHERE chain_id = ?0 AND hour >= ?1",
 			`INSERT INTO osmosis_pool_shares_hourly (chain_id, pool_id, hour, total_shares)
 			SELECT ?0, h.pool_id, h.hour, coalesce(b.total_shares, 0) + sum(h.delta) OVER (PARTITION BY h.pool_id ORDER BY h.hour)
 			FROM (SELECT substring(denom FROM 11)::bigint AS pool_id, date_trunc('hour', time) AS hour, sum(delta) AS delta FROM (` + balanceChanges + `) c
 				WHERE time >= ?1 AND denom ~ '^gamm/pool/[0-9]{1,18}$' GROUP BY 1, 2) h
-			LEFT JOIN (SELECT DISTINCT ON (pool_id) pool_id, total_shares FROM osmosis_pool_shares_hourly
-				WHERE chain_id = ?0 AND hour < ?1 ORDER BY pool_id, hour DESC) b ON b.pool_id = h.pool_id`},
+			LEFT JOIN LATERAL (SELECT total_shares FROM osmosis_pool_shares_hourly p
+				WHERE p.chain_id = ?0 AND p.pool_id = h.pool_id AND p.hour < ?1 ORDER BY p.hour DESC LIMIT 1) b ON true`},
 	} {
 		if _, err := tx.NewRaw(step.del, chain, h0).Exec(ctx); err != nil {
 			return 0, 0, fmt.Errorf("delete %s: %w", step.what, err)
@@ -204,23 +202,6 @@ func (j Portfolio) positions(ctx context.Context, tx bun.Tx, h0 time.Time, from,
 	if _, err := tx.NewRaw("DELETE FROM osmosis_cl_position_liquidity_hourly WHERE chain_id = ? AND hour >= ?", chain, h0).Exec(ctx); err != nil {
 		return 0, fmt.Errorf("delete position liquidity: %w", err)
 	}
-	var before []positionRow
-	if err := tx.NewRaw(`SELECT DISTINCT ON (position_id) chain_id, position_id, hour, pool_id, address, lower_tick, upper_tick, liquidity::text AS liquidity
-		FROM osmosis_cl_position_liquidity_hourly WHERE chain_id = ? AND hour < ? ORDER BY position_id, hour DESC`, chain, h0).Scan(ctx, &before); err != nil {
-		return 0, fmt.Errorf("position liquidity before %s: %w", h0, err)
-	}
-	type state struct {
-		row positionRow
-		liq math.LegacyDec
-	}
-	states := map[int64]*state{}
-	for _, r := range before {
-		l, err := math.LegacyNewDecFromStr(r.Liquidity)
-		if err != nil {
-			return 0, fmt.Errorf("liquidity of position %d: %w", r.PositionID, err)
-		}
-		states[r.PositionID] = &state{row: r, liq: l}
-	}
 	var changes []struct {
 		PositionID   int64     `bun:"position_id"`
 		Time         time.Time `bun:"time"`
@@ -236,6 +217,32 @@ func (j Portfolio) positions(ctx context.Context, tx bun.Tx, h0 time.Time, from,
 	}
 	if err := tx.NewRaw(positionChanges, chain, h0, from, tip).Scan(ctx, &changes); err != nil {
 		return 0, fmt.Errorf("position changes: %w", err)
+	}
+	// The state before h0 of the positions that change, each its latest
+	// row (a probe of the primary key per position, not every position
+	// ever opened).
+	ids := make([]int64, 0, len(changes))
+	for _, c := range changes {
+		ids = append(ids, c.PositionID)
+	}
+	var before []positionRow
+	if err := tx.NewRaw(`SELECT p.chain_id, p.position_id, p.hour, p.pool_id, p.address, p.lower_tick, p.upper_tick, p.liquidity::text AS liquidity
+		FROM (SELECT DISTINCT id FROM unnest(?::bigint[]) AS id) i
+		CROSS JOIN LATERAL (SELECT * FROM osmosis_cl_position_liquidity_hourly p WHERE p.chain_id = ? AND p.position_id = i.id AND p.hour < ?
+			ORDER BY p.hour DESC LIMIT 1) p`, pgdialect.Array(ids), chain, h0).Scan(ctx, &before); err != nil {
+		return 0, fmt.Errorf("position liquidity before %s: %w", h0, err)
+	}
+	type state struct {
+		row positionRow
+		liq math.LegacyDec
+	}
+	states := map[int64]*state{}
+	for _, r := range before {
+		l, err := math.LegacyNewDecFromStr(r.Liquidity)
+		if err != nil {
+			return 0, fmt.Errorf("liquidity of position %d: %w", r.PositionID, err)
+		}
+		states[r.PositionID] = &state{row: r, liq: l}
 	}
 	var rows []positionRow
 	flush := func(touched map[int64]bool, hour time.Time) {

@@ -8,6 +8,7 @@ import (
 	"github.com/chainlens/chainlens/aggregator"
 
 	report "github.com/chainlens/chainlens/report/dex"
+	"github.com/chainlens/chainlens/store"
 
 	"cosmossdk.io/math"
 	"github.com/cosmos/cosmos-sdk/types/bech32"
@@ -90,6 +91,10 @@ func (j Revenue) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, in
 		return tip, 0, nil
 	}
 	d0 := first.UTC().Truncate(24 * time.Hour)
+	from, err := store.HeightBefore(ctx, tx, chain, d0)
+	if err != nil {
+		return 0, 0, err
+	}
 	var paid []struct {
 		Day    time.Time `bun:"day"`
 		Source string    `bun:"source"`
@@ -100,7 +105,7 @@ func (j Revenue) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, in
 	if err := tx.NewRaw(`SELECT date_trunc('day', p.time) AS day, p.source, p.denom, p.amount::text AS amount,
 			coalesce((SELECT price_usd::text FROM osmosis_asset_prices a WHERE a.chain_id = ?0 AND a.denom = p.denom
 				AND a.hour <= date_trunc('hour', p.time) ORDER BY a.hour DESC LIMIT 1), '') AS price
-		FROM (`+payments+`) p WHERE p.time >= ?1 AND p.height <= ?2 ORDER BY p.height`, chain, d0, tip, collector).Scan(ctx, &paid); err != nil {
+		FROM (`+payments+`) p WHERE p.height > ?1 AND p.height <= ?2 ORDER BY p.height`, chain, from, tip, collector).Scan(ctx, &paid); err != nil {
 		return 0, 0, fmt.Errorf("payments from %s: %w", d0, err)
 	}
 	type daySource struct {

@@ -35,8 +35,8 @@ import (
 // when there is none yet).
 //
 // Its watermark is the indexed tip; each run recomputes whole days from the
-// day of the first new block (and every day still without bonded tokens),
-// so reruns give the same rows.
+// day of the first new block, and the bonded tokens of every earlier day
+// still without them, so reruns give the same rows.
 type Staking struct{ Market report.Market }
 
 // Name is the job name.
@@ -57,26 +57,35 @@ func (j Staking) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, in
 	if err != nil || tip <= wm {
 		return wm, 0, err
 	}
-	var from struct {
-		New     *time.Time `bun:"new"`
-		Pending *time.Time `bun:"pending"`
-	}
-	if err := tx.NewRaw(`SELECT
-			(SELECT min(time) FROM blocks WHERE chain_id = ?0 AND height > ?1 AND height <= ?2) AS new,
-			(SELECT min(day) FROM osmosis_staking_daily WHERE chain_id = ?0 AND bonded IS NULL) AS pending`,
-		chain, wm, tip).Scan(ctx, &from); err != nil {
+	var first *time.Time
+	if err := tx.NewRaw("SELECT min(time) FROM blocks WHERE chain_id = ? AND height > ? AND height <= ?", chain, wm, tip).
+		Scan(ctx, &first); err != nil {
 		return 0, 0, fmt.Errorf("first day to recompute: %w", err)
 	}
-	if from.New == nil {
+	if first == nil {
 		return tip, 0, nil
 	}
-	d0 := from.New.UTC().Truncate(24 * time.Hour)
-	if from.Pending != nil && from.Pending.Before(d0) {
-		d0 = from.Pending.UTC()
+	d0 := first.UTC().Truncate(24 * time.Hour)
+	// Earlier days without bonded tokens take a snapshot stored since (a
+	// backfill's): only that column, a probe per day; their rewards and
+	// seconds are final.
+	pending, err := tx.NewRaw(`WITH found AS (
+			SELECT d.day, s.height, s.amount FROM osmosis_staking_daily d
+			CROSS JOIN LATERAL (`+bondedBy+`) s
+			WHERE d.chain_id = ?0 AND d.bonded IS NULL AND d.day < ?3)
+		UPDATE osmosis_staking_daily d SET bonded = f.amount, snapshot_height = f.height
+		FROM found f WHERE d.chain_id = ?0 AND d.day = f.day`, chain, j.Market.Hub, tip, d0).Exec(ctx)
+	if err != nil {
+		return 0, 0, fmt.Errorf("bonded tokens of days before %s: %w", d0.Format(time.DateOnly), err)
 	}
+	before, err := store.HeightBefore(ctx, tx, chain, d0)
+	if err != nil {
+		return 0, 0, err
+	}
+	// ?3 is the first day, ?4 the last height before it.
 	res, err := tx.NewRaw(`WITH span AS (
-			SELECT min(time) AS first, (SELECT time FROM blocks WHERE chain_id = ?0 AND height = ?2) AS tip
-			FROM blocks WHERE chain_id = ?0 AND height <= ?2),
+			SELECT (SELECT time FROM blocks WHERE chain_id = ?0 ORDER BY height LIMIT 1) AS first,
+				(SELECT time FROM blocks WHERE chain_id = ?0 AND height = ?2) AS tip),
 		days AS (
 			SELECT d AS day FROM span, generate_series(greatest(?3::timestamptz, date_trunc('day', span.first)),
 				date_trunc('day', span.tip), interval '1 day') d),
@@ -85,17 +94,11 @@ func (j Staking) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, in
 				coalesce(sum(r.amount) FILTER (WHERE r.kind = 'rewards'), 0) AS rewards,
 				coalesce(sum(r.amount) FILTER (WHERE r.kind = 'commission'), 0) AS commission
 			FROM block_rewards r JOIN blocks b ON b.chain_id = r.chain_id AND b.height = r.height
-			WHERE r.chain_id = ?0 AND r.denom = ?1 AND r.height <= ?2 AND b.time >= ?3
+			WHERE r.chain_id = ?0 AND r.denom = ?1 AND r.height > ?4 AND r.height <= ?2
 			GROUP BY 1),
 		bonded AS (
 			SELECT d.day, s.height, s.amount FROM days d CROSS JOIN span
-			LEFT JOIN LATERAL (
-				SELECT t.height, p.amount FROM state_snapshots t
-				JOIN state_snapshots p ON p.chain_id = t.chain_id AND p.height = t.height AND p.kind = 'staking_pool'
-					AND p.key = 'bonded' AND p.denom = ?1
-				WHERE t.chain_id = ?0 AND t.kind = 'taken' AND t.key = 'staking_pool' AND t.height <= ?2
-					AND t.time < d.day + interval '1 day'
-				ORDER BY t.time DESC, t.height DESC LIMIT 1) s ON true)
+			LEFT JOIN LATERAL (`+bondedBy+`) s ON true)
 		INSERT INTO osmosis_staking_daily (chain_id, day, denom, rewards, commission, seconds, bonded, snapshot_height)
 		SELECT ?0, d.day, ?1, coalesce(p.rewards, 0), coalesce(p.commission, 0),
 			extract(epoch FROM least(d.day + interval '1 day', span.tip) - greatest(d.day, span.first)),
@@ -104,10 +107,20 @@ func (j Staking) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, in
 		ON CONFLICT (chain_id, day) DO UPDATE SET denom = EXCLUDED.denom, rewards = EXCLUDED.rewards,
 			commission = EXCLUDED.commission, seconds = EXCLUDED.seconds, bonded = EXCLUDED.bonded,
 			snapshot_height = EXCLUDED.snapshot_height`,
-		chain, j.Market.Hub, tip, d0).Exec(ctx)
+		chain, j.Market.Hub, tip, d0, before).Exec(ctx)
 	if err != nil {
 		return 0, 0, fmt.Errorf("staking days from %s: %w", d0.Format(time.DateOnly), err)
 	}
 	n, _ := res.RowsAffected()
-	return tip, n, nil
+	m, _ := pending.RowsAffected()
+	return tip, n + m, nil
 }
+
+// bondedBy is the bonded tokens (?1) of the latest staking_pool snapshot
+// at or before height ?2 taken before the end of day d.day (?0 the chain).
+const bondedBy = `SELECT t.height, p.amount FROM state_snapshots t
+	JOIN state_snapshots p ON p.chain_id = t.chain_id AND p.height = t.height AND p.kind = 'staking_pool'
+		AND p.key = 'bonded' AND p.denom = ?1
+	WHERE t.chain_id = ?0 AND t.kind = 'taken' AND t.key = 'staking_pool' AND t.height <= ?2
+		AND t.time < d.day + interval '1 day'
+	ORDER BY t.time DESC, t.height DESC LIMIT 1`

@@ -203,7 +203,7 @@ func (s *Service) poolLiquidityAtEach(ctx context.Context, ts []time.Time) ([]ma
 	if err != nil {
 		return nil, nil, err
 	}
-	reserves, err := s.reservesAtEach(ctx, ts)
+	reserves, err := report.ReservesAt(ctx, api.Reader(ctx, s.db), s.market.ChainID, ts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -231,31 +231,4 @@ func (s *Service) poolLiquidityAtEach(ctx context.Context, ts []time.Time) ([]ma
 		}
 	}
 	return liq, atoms, nil
-}
-
-// reserve is a pool's reserve of a denom (at the I-th time asked for).
-type reserve struct {
-	I      int    `bun:"i"`
-	PoolID int64  `bun:"pool_id"`
-	Denom  string `bun:"denom"`
-	Amount string `bun:"amount"`
-}
-
-// reservesAtEach is every pool's latest reserve of each denom up to each
-// of ts (osmosis_pool_reserves_hourly; reserve.I is the time's index): a
-// skip scan over the (pool, denom) keys, then one backward index probe per
-// key and time, not a scan of the history.
-func (s *Service) reservesAtEach(ctx context.Context, ts []time.Time) ([]reserve, error) {
-	var out []reserve
-	if err := api.Reader(ctx, s.db).NewRaw(`WITH RECURSIVE d AS (
-			(SELECT pool_id, denom FROM osmosis_pool_reserves_hourly WHERE chain_id = ?0 ORDER BY pool_id, denom LIMIT 1)
-			UNION ALL
-			SELECT n.pool_id, n.denom FROM d CROSS JOIN LATERAL (SELECT pool_id, denom FROM osmosis_pool_reserves_hourly
-				WHERE chain_id = ?0 AND (pool_id, denom) > (d.pool_id, d.denom) ORDER BY pool_id, denom LIMIT 1) n)
-		SELECT t.i - 1 AS i, d.pool_id, d.denom, r.amount::text AS amount FROM d CROSS JOIN unnest(?1::timestamptz[]) WITH ORDINALITY t(at, i)
-		CROSS JOIN LATERAL (SELECT amount FROM osmosis_pool_reserves_hourly WHERE chain_id = ?0 AND pool_id = d.pool_id AND denom = d.denom
-			AND hour <= t.at ORDER BY hour DESC LIMIT 1) r`, s.market.ChainID, pgdialect.Array(ts)).Scan(ctx, &out); err != nil {
-		return nil, fmt.Errorf("pool reserves: %w", err)
-	}
-	return out, nil
 }

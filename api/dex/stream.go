@@ -14,6 +14,7 @@ import (
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
 	"github.com/chainlens/chainlens/chains/osmosis"
+	report "github.com/chainlens/chainlens/report/dex"
 )
 
 // StreamToken is a token of a pool in the pool stream.
@@ -210,7 +211,7 @@ func (s *Service) streamRows(ctx context.Context, now, dayAgo time.Time) ([]stre
 	// not a scan of the history, both times in one walk of the keys.
 	back := dayAgo.Truncate(time.Hour).Add(time.Hour)
 	at := []time.Time{endOfTime.Add(-time.Microsecond), back.Add(-time.Microsecond)}
-	rs, err := s.reservesAtEach(ctx, at)
+	rs, err := report.ReservesAt(ctx, api.Reader(ctx, s.db), s.market.ChainID, at)
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
+	report "github.com/chainlens/chainlens/report/dex"
 )
 
 // Token is the token record of the interface.
@@ -123,18 +124,27 @@ func (s *Service) token(ctx context.Context, req *api.Request) (*api.Response, e
 }
 
 // pricesAtEach is every denom's latest USD price up to each of ts
-// (osmosis_asset_prices): a skip scan over the denoms, then one backward
-// index probe per denom and time.
+// (report.PricesAt), the i-th map of ts[i].
 func (s *Service) pricesAtEach(ctx context.Context, ts []time.Time) ([]map[string]math.LegacyDec, error) {
-	return s.decMaps(ctx, len(ts), `WITH RECURSIVE d AS (
-			(SELECT denom FROM osmosis_asset_prices WHERE chain_id = ?0 ORDER BY denom LIMIT 1)
-			UNION ALL
-			SELECT (SELECT denom FROM osmosis_asset_prices WHERE chain_id = ?0 AND denom > d.denom ORDER BY denom LIMIT 1)
-			FROM d WHERE d.denom IS NOT NULL)
-		SELECT t.i - 1 AS i, d.denom AS k, p.price_usd::text AS v FROM d CROSS JOIN unnest(?1::timestamptz[]) WITH ORDINALITY t(at, i)
-		CROSS JOIN LATERAL (SELECT price_usd FROM osmosis_asset_prices WHERE chain_id = ?0 AND denom = d.denom AND hour <= t.at
-			ORDER BY hour DESC LIMIT 1) p
-		WHERE d.denom IS NOT NULL`, s.market.ChainID, pgdialect.Array(ts))
+	prices, err := report.PricesAt(ctx, api.Reader(ctx, s.db), s.market.ChainID, ts)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]map[string]math.LegacyDec, len(ts))
+	for i := range out {
+		out[i] = map[string]math.LegacyDec{}
+	}
+	for _, p := range prices {
+		d, err := math.LegacyNewDecFromStr(p.USD)
+		if err != nil {
+			return nil, fmt.Errorf("price of %s: %q: %w", p.Denom, p.USD, err)
+		}
+		if p.I < 0 || p.I >= len(ts) {
+			return nil, fmt.Errorf("price of %s: row index %d of %d", p.Denom, p.I, len(ts))
+		}
+		out[p.I][p.Denom] = d
+	}
+	return out, nil
 }
 
 // decMaps runs a query of (i, k, v) rows into n maps of decimals, the i-th
