@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"log/slog"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -204,6 +205,33 @@ func (s *Scheduler) RunOnce(ctx context.Context) error {
 	for _, j := range s.jobs {
 		if err := s.runJob(ctx, j); err != nil {
 			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// RunOnly runs the named jobs once, in the order RunOnce would, and joins
+// their errors. Jobs they follow are not run: each stays bounded by where
+// its upstream stands. A name that is not a registered job is an error
+// before any job runs.
+func (s *Scheduler) RunOnly(ctx context.Context, names ...string) error {
+	want := make(map[string]bool, len(names))
+	for _, n := range names {
+		want[n] = true
+	}
+	for _, j := range s.jobs {
+		delete(want, j.Name())
+	}
+	if len(want) > 0 {
+		unknown := slices.Sorted(maps.Keys(want))
+		return fmt.Errorf("no such job: %s (jobs: %s)", strings.Join(unknown, ", "), strings.Join(s.Jobs(), ", "))
+	}
+	var errs []error
+	for _, j := range s.jobs {
+		if slices.Contains(names, j.Name()) {
+			if err := s.runJob(ctx, j); err != nil {
+				errs = append(errs, err)
+			}
 		}
 	}
 	return errors.Join(errs...)

@@ -404,3 +404,41 @@ func TestLargeRunsAnalyzeTheirTables(t *testing.T) {
 		t.Fatalf("reltuples %v after a run of 100 rows, want 5000 (not analyzed again)", n)
 	}
 }
+
+// TestRunOnly: only the named jobs run, each bounded by where the jobs it
+// follows stand; an unknown name runs nothing.
+func TestRunOnly(t *testing.T) {
+	ctx := context.Background()
+	db := followerTables(t)
+	s, err := New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, followerJob{}, counterJob{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	watermarks := func() (up, follower int64) {
+		t.Helper()
+		if err := db.NewRaw(`SELECT coalesce((SELECT watermark FROM aggregator_jobs WHERE name = 'counter'), -1),
+			coalesce((SELECT watermark FROM aggregator_jobs WHERE name = 'follower'), -1)`).Scan(ctx, &up, &follower); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	steps := []struct {
+		names        []string
+		err          string
+		up, follower int64 // -1: never ran
+	}{
+		{[]string{"follower", "nope"}, "no such job: nope (jobs: counter, follower)", -1, -1},
+		{[]string{"follower"}, "", -1, 0},
+		{[]string{"counter"}, "", 10, 0},
+		{[]string{"follower"}, "", 10, 10},
+	}
+	for i, st := range steps {
+		err := s.RunOnly(ctx, st.names...)
+		if (err == nil) != (st.err == "") || (err != nil && err.Error() != st.err) {
+			t.Fatalf("step %d: RunOnly(%v) = %v, want %q", i, st.names, err, st.err)
+		}
+		if up, f := watermarks(); up != st.up || f != st.follower {
+			t.Fatalf("step %d: watermarks %d and %d, want %d and %d", i, up, f, st.up, st.follower)
+		}
+	}
+}

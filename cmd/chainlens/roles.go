@@ -64,7 +64,10 @@ func newRunCmd(g *globals) *cobra.Command {
 }
 
 func newAggregateCmd(g *globals) *cobra.Command {
-	var once bool
+	var (
+		once bool
+		jobs []string
+	)
 	cmd := &cobra.Command{
 		Use:   "aggregate",
 		Short: "Run the aggregator jobs on their schedules (or every job once with --once)",
@@ -77,6 +80,16 @@ func newAggregateCmd(g *globals) *cobra.Command {
 				return err
 			}
 			sched.Retain(cfg.Chains)
+			if len(jobs) > 0 && !once {
+				return fmt.Errorf("--job runs jobs once: use it with --once")
+			}
+			if once && len(jobs) > 0 {
+				if err := sched.RunOnly(cmd.Context(), jobs...); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "ran %d job(s): %s\n", len(jobs), strings.Join(jobs, ", "))
+				return nil
+			}
 			if once {
 				if err := sched.RunOnce(cmd.Context()); err != nil {
 					return err
@@ -88,6 +101,7 @@ func newAggregateCmd(g *globals) *cobra.Command {
 		}),
 	}
 	cmd.Flags().BoolVar(&once, "once", false, "run every job once, then exit")
+	cmd.Flags().StringSliceVar(&jobs, "job", nil, "with --once: run only these jobs (repeat or comma-separate; the jobs they follow are not run)")
 	return cmd
 }
 
