@@ -82,10 +82,14 @@ func retentionBound(ctx context.Context, db bun.IDB, ch config.Chain, jobs []Job
 	}
 	if k := ch.Retention.KeepFor.D(); k > 0 {
 		// The first height not older than the window: every height below
-		// it is.
-		if err := db.NewRaw(`SELECT coalesce(max(height) + 1, 0) FROM blocks WHERE chain_id = ? AND time < ?`, ch.ID, now.Add(-k)).
-			Scan(ctx, &byAge); err != nil {
+		// it is (0: none is older).
+		before, err := store.HeightBefore(ctx, db, ch.ID, now.Add(-k))
+		if err != nil {
 			return p, fmt.Errorf("retention of %s: %w", ch.ID, err)
+		}
+		byAge = 0
+		if before > 0 {
+			byAge = before + 1
 		}
 	}
 	switch {

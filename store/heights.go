@@ -13,10 +13,11 @@ import (
 // HeightBefore is the greatest indexed height of chainID whose block time
 // is before t, 0 when no indexed block is: "height > HeightBefore(t)" is
 // "block time >= t", because block times never decrease with height (BFT
-// time). Report jobs bound their reads from a time this way, by height,
-// since the raw and domain tables are ordered by height and blocks has no
-// index by time: a scan for "time >= t" would read the chain from its
-// first block, a cost that grows with history.
+// time; an EVM block's timestamp exceeds its parent's). Jobs bound their
+// reads from a time this way, by height, since the raw and domain tables
+// are ordered by height and block headers have no index by time: a scan
+// for "time >= t" would read the chain from its first block, a cost that
+// grows with history. Either family's blocks (block_headers).
 //
 // It bisects the height range, one primary-key probe per step (about 25 on
 // a year of one-second blocks); gaps in the indexed heights (a late start,
@@ -24,9 +25,9 @@ import (
 func HeightBefore(ctx context.Context, db bun.IDB, chainID string, t time.Time) (int64, error) {
 	// probe is the first indexed block at or after height h (ok false: none).
 	probe := func(h int64, desc bool) (height int64, at time.Time, ok bool, err error) {
-		q := "SELECT height, time FROM blocks WHERE chain_id = ? AND height >= ? ORDER BY height LIMIT 1"
+		q := "SELECT height, time FROM block_headers WHERE chain_id = ? AND height >= ? ORDER BY height LIMIT 1"
 		if desc {
-			q = "SELECT height, time FROM blocks WHERE chain_id = ? AND height >= ? ORDER BY height DESC LIMIT 1"
+			q = "SELECT height, time FROM block_headers WHERE chain_id = ? AND height >= ? ORDER BY height DESC LIMIT 1"
 		}
 		err = db.QueryRowContext(ctx, q, chainID, h).Scan(&height, &at)
 		if errors.Is(err, sql.ErrNoRows) {

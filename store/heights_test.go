@@ -70,6 +70,18 @@ func TestHeightBefore(t *testing.T) {
 			}
 		})
 	}
+	// An EVM chain's blocks (12 s apart from t0, heights 100..104).
+	if err := store.EnsurePartitions(ctx, db, "e", []string{"evm_blocks"}, 100, 104); err != nil {
+		t.Fatal(err)
+	}
+	for h := 100; h <= 104; h++ {
+		if _, err := db.ExecContext(ctx, `INSERT INTO evm_blocks VALUES ('e', ?, 'h', 'p', ?)`, h, at(12*(h-100))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, err := store.HeightBefore(ctx, db, "e", at(30)); err != nil || got != 102 {
+		t.Errorf("HeightBefore of an EVM chain = %d, %v; want 102", got, err)
+	}
 	if got, err := store.HeightBefore(ctx, db, "none", at(300)); err != nil || got != 0 {
 		t.Errorf("HeightBefore of a chain without blocks = %d, %v; want 0", got, err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/chainlens/chainlens/aggregator"
 
+	"github.com/chainlens/chainlens/store"
 	"github.com/chainlens/chainlens/store/snapshots"
 
 	"cosmossdk.io/math"
@@ -127,24 +128,28 @@ func (j Audiences) members(ctx context.Context, tx bun.Tx, ch config.Chain, r *e
 			return nil, fmt.Errorf("%w: %s is indexed to %v, before the %d days of active_within_days", errNotReady, ch.ID,
 				tip.Time.UTC().Format(time.RFC3339), r.ActiveWithinDays)
 		}
+		// The window's heights (block headers are not indexed by time).
+		before, err := store.HeightBefore(ctx, tx, ch.ID, since)
+		if err != nil {
+			return nil, err
+		}
 		var addrs []string
-		var err error
 		if evm {
 			err = tx.NewRaw(`SELECT DISTINCT t.sender FROM erc20_transfers t
-				WHERE t.chain_id = ? AND t.kind = 'transfer' AND t.height >= (SELECT coalesce(min(height), 0) FROM evm_blocks WHERE chain_id = ? AND time >= ?)`,
-				ch.ID, ch.ID, since).Scan(ctx, &addrs)
+				WHERE t.chain_id = ? AND t.kind = 'transfer' AND t.height > ?`,
+				ch.ID, before).Scan(ctx, &addrs)
 		} else if ch.Kind == "dydx" {
 			// Short-term orders reach the chain inside the proposer's
 			// unsigned MsgProposedOperations: a trader who only trades so
 			// signs nothing, and is active by their fills.
 			err = tx.NewRaw(`SELECT s FROM txs t, unnest(t.signers) s
-				WHERE t.chain_id = ? AND t.code = 0 AND t.height >= (SELECT coalesce(min(height), 0) FROM blocks WHERE chain_id = ? AND time >= ?)
+				WHERE t.chain_id = ? AND t.code = 0 AND t.height > ?
 				UNION SELECT address FROM dydx_fills WHERE chain_id = ? AND time >= ?`,
-				ch.ID, ch.ID, since, ch.ID, since).Scan(ctx, &addrs)
+				ch.ID, before, ch.ID, since).Scan(ctx, &addrs)
 		} else {
 			err = tx.NewRaw(`SELECT DISTINCT s FROM txs t, unnest(t.signers) s
-				WHERE t.chain_id = ? AND t.code = 0 AND t.height >= (SELECT coalesce(min(height), 0) FROM blocks WHERE chain_id = ? AND time >= ?)`,
-				ch.ID, ch.ID, since).Scan(ctx, &addrs)
+				WHERE t.chain_id = ? AND t.code = 0 AND t.height > ?`,
+				ch.ID, before).Scan(ctx, &addrs)
 		}
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return nil, fmt.Errorf("active addresses: %w", err)

@@ -167,15 +167,14 @@ func (j Onchain) goals(ctx context.Context, tx bun.Tx, tip int64) ([]goal, error
 				continue
 			}
 		} else {
-			first, err := j.firstHeightAt(ctx, tx, g.Start)
+			// A new goal's scan starts at its start time: the heights
+			// before it count as scanned (all of them, up to the tip, when
+			// no block has reached it yet).
+			before, err := store.HeightBefore(ctx, tx, j.Chain.ID, g.Start)
 			if err != nil {
 				return nil, err
 			}
-			if first == 0 {
-				g.Scanned = tip
-			} else {
-				g.Scanned = first - 1
-			}
+			g.Scanned = min(before, tip)
 		}
 		out = append(out, g)
 	}
@@ -185,16 +184,6 @@ func (j Onchain) goals(ctx context.Context, tx bun.Tx, tip int64) ([]goal, error
 		}
 	}
 	return out, nil
-}
-
-// firstHeightAt is the first indexed height whose block time is at or
-// after t (0 when there is none yet).
-func (j Onchain) firstHeightAt(ctx context.Context, tx bun.Tx, t time.Time) (int64, error) {
-	var h sql.NullInt64
-	if err := tx.NewRaw(`SELECT min(height) FROM block_headers WHERE chain_id = ? AND time >= ?`, j.Chain.ID, t).Scan(ctx, &h); err != nil {
-		return 0, fmt.Errorf("first height of %s at %s: %w", j.Chain.ID, t, err)
-	}
-	return h.Int64, nil
 }
 
 // conversion is a conversions row.

@@ -9,6 +9,7 @@ import (
 	"github.com/chainlens/chainlens/aggregator"
 
 	report "github.com/chainlens/chainlens/report/dex"
+	"github.com/chainlens/chainlens/store"
 
 	"cosmossdk.io/math"
 	"github.com/uptrace/bun"
@@ -60,10 +61,11 @@ func (j Assets) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, int
 	var rows int64
 	for day := d0; !day.After(last.UTC()); day = day.Add(24 * time.Hour) {
 		end := day.Add(24 * time.Hour)
-		var h int64
-		if err := tx.NewRaw("SELECT coalesce(max(height), 0) FROM blocks WHERE chain_id = ? AND time < ? AND height <= ?", chain, end, tip).Scan(ctx, &h); err != nil {
+		h, err := store.HeightBefore(ctx, tx, chain, end)
+		if err != nil {
 			return 0, 0, fmt.Errorf("last height of %s: %w", day.Format(time.DateOnly), err)
 		}
+		h = min(h, tip)
 		supply, ok, err := SupplyAt(ctx, tx, j.Market, h)
 		if err != nil {
 			return 0, 0, err

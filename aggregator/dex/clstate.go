@@ -143,9 +143,9 @@ func (j CLState) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, in
 		}
 	}
 	// Every event from the start of h0: the state before h0 is the base.
-	var from int64
-	if err := tx.NewRaw("SELECT coalesce(min(height), 0) - 1 FROM blocks WHERE chain_id = ? AND time >= ?", chain, h0).Scan(ctx, &from); err != nil {
-		return 0, 0, fmt.Errorf("first height of %s: %w", h0, err)
+	from, err := store.HeightBefore(ctx, tx, chain, h0)
+	if err != nil {
+		return 0, 0, err
 	}
 	var events []clEvent
 	if err := tx.NewRaw("SELECT * FROM ("+clEvents+") e ORDER BY height, tx_index, event_index", chain, from, tip).Scan(ctx, &events); err != nil {
