@@ -9,6 +9,7 @@ import (
 	"github.com/chainlens/chainlens/aggregator"
 
 	report "github.com/chainlens/chainlens/report/dex"
+	"github.com/chainlens/chainlens/store"
 
 	"cosmossdk.io/math"
 	"github.com/uptrace/bun"
@@ -125,6 +126,11 @@ func (j Activity) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, i
 		}
 	}
 
+	// The day's heights bound the scans (block times are not indexed).
+	before, err := store.HeightBefore(ctx, tx, chain, d0)
+	if err != nil {
+		return 0, 0, err
+	}
 	var moves []struct {
 		Address string    `bun:"address"`
 		PoolID  int64     `bun:"pool_id"`
@@ -137,7 +143,7 @@ func (j Activity) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, i
 	if err := tx.NewRaw(`SELECT m.address, m.pool_id, m.kind, m.denom, m.amount::text AS amount, date_trunc('day', m.time, 'UTC') AS day,
 			coalesce((SELECT price_usd::text FROM osmosis_asset_prices a WHERE a.chain_id = ?0 AND a.denom = m.denom
 				AND a.hour <= date_trunc('hour', m.time) ORDER BY a.hour DESC LIMIT 1), '') AS price
-		FROM (`+movements+`) m WHERE m.time >= ?1 AND m.height <= ?2 ORDER BY m.height`, chain, d0, tip).Scan(ctx, &moves); err != nil {
+		FROM (`+movements+`) m WHERE m.time >= ?1 AND m.height > ?3 AND m.height <= ?2 ORDER BY m.height`, chain, d0, tip, before).Scan(ctx, &moves); err != nil {
 		return 0, 0, fmt.Errorf("movements from %s: %w", d0, err)
 	}
 	for _, m := range moves {
