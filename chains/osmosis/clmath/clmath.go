@@ -7,6 +7,7 @@ package clmath
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
 	"sort"
 )
@@ -88,18 +89,42 @@ func TickSqrtPrice(tick int64) *big.Int {
 	return new(big.Int).Sqrt(new(big.Int).Mul(TickPrice(tick), e36))
 }
 
-// SqrtPriceTick is the highest tick whose sqrt price is at most sp.
+// SqrtPriceTick is the highest tick whose sqrt price is at most sp
+// (MinTick when none is). It starts from the tick the price sp² falls in,
+// estimated in floating point, and settles on the answer by that
+// definition, one TickSqrtPrice a step: a step or two where a bisection
+// over the whole tick range took 28 big square roots (most of a pool
+// replay's time: every swap that stops between two ticks asks for it).
 func SqrtPriceTick(sp *big.Int) int64 {
-	lo, hi := int64(MinTick), int64(MaxTick)
-	for lo < hi {
-		m := lo + (hi-lo+1)/2
-		if TickSqrtPrice(m).Cmp(sp) <= 0 {
-			lo = m
-		} else {
-			hi = m - 1
-		}
+	t := estimateTick(sp)
+	for t > MinTick && TickSqrtPrice(t).Cmp(sp) > 0 {
+		t--
 	}
-	return lo
+	for t < MaxTick && TickSqrtPrice(t+1).Cmp(sp) <= 0 {
+		t++
+	}
+	return t
+}
+
+// estimateTick is about the tick of the price sp² (sp a BigDec sqrt
+// price), within the tick range: the inverse of TickPrice in float64.
+func estimateTick(sp *big.Int) int64 {
+	f, _ := new(big.Float).SetInt(sp).Float64()
+	price := (f / 1e36) * (f / 1e36)
+	if !(price > 0) || math.IsInf(price, 0) {
+		if sp.Sign() <= 0 {
+			return MinTick
+		}
+		return MaxTick
+	}
+	k := math.Floor(math.Log10(price)) // 10^k <= price < 10^(k+1)
+	var est float64
+	if k >= 0 {
+		est = k*ticksPerDecade + (price-math.Pow(10, k))/math.Pow(10, k-6)
+	} else {
+		est = (k+1)*ticksPerDecade + (price-math.Pow(10, k+1))/math.Pow(10, k-6)
+	}
+	return int64(max(MinTick, min(MaxTick, math.Round(est))))
 }
 
 // amount0Delta = L·(b−a)/(b·a); amount1Delta = L·(b−a).
