@@ -65,24 +65,44 @@ func pairOf(x, y string) pair {
 // prices are read from.
 type Book struct {
 	last map[pair]map[int64]Swap
+	// Answers kept until a swap changes them: the candles ask for every
+	// denom's USD price after each hub/anchor swap, and each asked for
+	// the hub's price and parsed the same swaps again.
+	prices map[[2]string]bookPrice // Price(base, quote), dropped when the pair trades
+	denoms []string                // Denoms(), nil when a new pair is seen
+}
+
+// bookPrice is an answer of Price.
+type bookPrice struct {
+	price math.LegacyDec
+	ok    bool
 }
 
 // NewBook returns an empty book.
-func NewBook() *Book { return &Book{last: map[pair]map[int64]Swap{}} }
+func NewBook() *Book {
+	return &Book{last: map[pair]map[int64]Swap{}, prices: map[[2]string]bookPrice{}}
+}
 
 // Add records a swap as the last of its pool and pair.
 func (b *Book) Add(s Swap) {
 	p := pairOf(s.DenomIn, s.DenomOut)
 	if b.last[p] == nil {
 		b.last[p] = map[int64]Swap{}
+		b.denoms = nil
 	}
 	if prev, ok := b.last[p][s.PoolID]; !ok || prev.before(s) {
 		b.last[p][s.PoolID] = s
+		delete(b.prices, [2]string{p.a, p.b})
+		delete(b.prices, [2]string{p.b, p.a})
 	}
 }
 
-// Denoms lists every denom the book has seen, sorted.
+// Denoms lists every denom the book has seen, sorted (shared: callers
+// do not modify it).
 func (b *Book) Denoms() []string {
+	if b.denoms != nil {
+		return b.denoms
+	}
 	seen := map[string]bool{}
 	for p := range b.last {
 		seen[p.a], seen[p.b] = true, true
@@ -92,12 +112,24 @@ func (b *Book) Denoms() []string {
 		out = append(out, d)
 	}
 	slices.Sort(out)
+	b.denoms = out
 	return out
 }
 
 // Price is the price of one base unit of base in base units of quote: the
 // execution price of the most recent swap between them in any pool.
 func (b *Book) Price(base, quote string) (math.LegacyDec, bool) {
+	k := [2]string{base, quote}
+	if c, ok := b.prices[k]; ok {
+		return c.price, c.ok
+	}
+	p, ok := b.price(base, quote)
+	b.prices[k] = bookPrice{p, ok}
+	return p, ok
+}
+
+// price computes Price.
+func (b *Book) price(base, quote string) (math.LegacyDec, bool) {
 	var last Swap
 	found := false
 	for _, s := range b.last[pairOf(base, quote)] {
