@@ -21,7 +21,8 @@ import (
 // and checks the roll-ups the dex_volume and dex_activity jobs keep, after
 // every run at a growing tip and after one run from scratch:
 // osmosis_pool_volume_daily and osmosis_asset_volume_daily are the daily
-// sums of their hourly tables, and osmosis_traders_30d counts the distinct
+// sums of their hourly tables, osmosis_volume_daily_totals the sums of
+// osmosis_pool_volume_daily per day and through each day, and osmosis_traders_30d counts the distinct
 // swap senders of the 30 days ending each day. actions.md: every one of
 // alice, bob, carol, dave, erin and frank swaps on day 1 (heights < 144)
 // and day 2 (144..287); on day 3 (288..299) all but carol (heights 290,
@@ -59,6 +60,11 @@ func TestRollupsIncremental(t *testing.T) {
 			+ (SELECT count(*) FROM (SELECT chain_id, denom, date_trunc('day', hour, 'UTC') AS day, sum(volume_usd) AS v
 				FROM osmosis_asset_volume_hourly GROUP BY 1, 2, 3) h
 				FULL JOIN osmosis_asset_volume_daily d USING (chain_id, denom, day) WHERE h.v IS DISTINCT FROM d.volume_usd)
+			+ (SELECT count(*) FROM (SELECT chain_id, day, sum(volume_usd) AS v,
+					(SELECT sum(volume_usd) FROM osmosis_pool_volume_daily a WHERE a.chain_id = d.chain_id AND a.day <= d.day) AS cum
+				FROM osmosis_pool_volume_daily d GROUP BY 1, 2) d
+				FULL JOIN osmosis_volume_daily_totals t USING (chain_id, day)
+				WHERE d.v IS DISTINCT FROM t.volume_usd OR d.cum IS DISTINCT FROM t.cumulative_usd)
 			+ (SELECT count(*) FROM (SELECT e.day, (SELECT count(DISTINCT address) FROM osmosis_wallet_daily w
 					WHERE w.swaps > 0 AND w.day >= e.day - interval '29 days' AND w.day <= e.day) AS want
 				FROM generate_series('2026-11-15Z'::timestamptz, '2027-01-31Z', interval '1 day') e(day)) b
@@ -106,7 +112,8 @@ func TestRollupsIncremental(t *testing.T) {
 
 	exec(`DELETE FROM aggregator_jobs; DELETE FROM osmosis_asset_prices; DELETE FROM osmosis_asset_volume_hourly; DELETE FROM osmosis_pool_volume_hourly;
 		DELETE FROM osmosis_pair_last_swaps; DELETE FROM osmosis_price_state; DELETE FROM osmosis_wallet_daily; DELETE FROM osmosis_pool_flow_daily;
-		DELETE FROM osmosis_pool_volume_daily; DELETE FROM osmosis_asset_volume_daily; DELETE FROM osmosis_traders_30d`)
+		DELETE FROM osmosis_pool_volume_daily; DELETE FROM osmosis_asset_volume_daily; DELETE FROM osmosis_traders_30d;
+		DELETE FROM osmosis_volume_daily_totals`)
 	if err := sched.RunOnce(ctx); err != nil {
 		t.Fatal(err)
 	}

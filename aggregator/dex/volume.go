@@ -17,7 +17,9 @@ import (
 // Volume is the dex_volume job: osmosis_asset_volume_hourly, the USD swap
 // volume of every denom per hour, and osmosis_pool_volume_hourly, that of
 // every pool (the sum of its hops' values), and their sums per UTC day
-// (osmosis_asset_volume_daily, osmosis_pool_volume_daily).
+// (osmosis_asset_volume_daily, osmosis_pool_volume_daily), and every
+// pool's volume per day with its running all-time sum
+// (report.VolumeDailyTotals).
 //
 // Convention: a hop's USD value is the mean of the USD values of its two
 // sides, each at its denom's close price of the hop's hour (only the known
@@ -39,11 +41,12 @@ func (Volume) Name() string { return report.JobVolume }
 func (Volume) Upstream() []string { return []string{report.JobPrices} }
 
 // Version is the version of the job's rows (see aggregator.Job).
-func (Volume) Version() string { return "1" }
+func (Volume) Version() string { return "2" } // 2: osmosis_volume_daily_totals
 
 // Tables are the tables the job writes: its own, the dex chain's rows only.
 func (j Volume) Tables() aggregator.Tables {
-	return aggregator.Tables{Owned: []string{"osmosis_asset_volume_hourly", "osmosis_pool_volume_hourly", "osmosis_asset_volume_daily", "osmosis_pool_volume_daily"}, ChainID: j.Market.ChainID}
+	return aggregator.Tables{Owned: []string{"osmosis_asset_volume_hourly", "osmosis_pool_volume_hourly", "osmosis_asset_volume_daily", "osmosis_pool_volume_daily",
+		report.VolumeDailyTotals}, ChainID: j.Market.ChainID}
 }
 
 type denomHour struct {
@@ -174,6 +177,22 @@ func (j Volume) rollUpDays(ctx context.Context, tx bun.Tx, d0 time.Time) (int64,
 		if c, err := res.RowsAffected(); err == nil {
 			n += c
 		}
+	}
+	// Each day's total over the pools and the running total through it,
+	// from the last one before d0.
+	if _, err := tx.NewRaw("DELETE FROM "+report.VolumeDailyTotals+" WHERE chain_id = ? AND day >= ?", j.Market.ChainID, d0).Exec(ctx); err != nil {
+		return 0, fmt.Errorf("delete daily totals: %w", err)
+	}
+	res, err := tx.NewRaw(`INSERT INTO `+report.VolumeDailyTotals+` (chain_id, day, volume_usd, cumulative_usd)
+		SELECT ?0, day, v, coalesce((SELECT cumulative_usd FROM `+report.VolumeDailyTotals+` WHERE chain_id = ?0 AND day < ?1
+				ORDER BY day DESC LIMIT 1), 0) + sum(v) OVER (ORDER BY day)
+		FROM (SELECT day, sum(volume_usd) AS v FROM osmosis_pool_volume_daily WHERE chain_id = ?0 AND day >= ?1 GROUP BY day) d`,
+		j.Market.ChainID, d0).Exec(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("daily totals: %w", err)
+	}
+	if c, err := res.RowsAffected(); err == nil {
+		n += c
 	}
 	return n, nil
 }

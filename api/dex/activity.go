@@ -38,8 +38,8 @@ const secondsPerDay = 86400
 //   - traders_last_30_days: distinct wallets that sent a swap on the 30 UTC
 //     days ending today (osmosis_traders_30d), growing by the change from
 //     the 30 days before, spread over 30 days;
-//   - cumulative_volume: all-time USD swap volume (osmosis_pool_volume_daily
-//     before today, osmosis_pool_volume_hourly since),
+//   - cumulative_volume: all-time USD swap volume (report.VolumeBefore
+//     today, osmosis_pool_volume_hourly since),
 //     growing by the last 24 hours' volume per second;
 //   - volume_24h: the volume of the hourly buckets that overlap the last 24
 //     hours, growing by its change from the 24 hours before, per second.
@@ -71,21 +71,25 @@ func (s *Service) tradingMetrics(ctx context.Context, req *api.Request) (*api.Re
 		return nil, fmt.Errorf("traders: %w", err)
 	}
 	day := now.Add(-24 * time.Hour).Truncate(time.Hour)
-	var cum, v24, vPrev string
-	// All time = the daily sums before today plus today's hours.
-	if err := api.Reader(ctx, s.db).NewRaw(`SELECT ((SELECT coalesce(sum(volume_usd), 0) FROM osmosis_pool_volume_daily WHERE chain_id = ?0 AND day < ?4)
-				+ coalesce(sum(volume_usd) FILTER (WHERE hour >= ?4), 0))::text,
+	// All time = the days before today (their running total) plus today's hours.
+	before, err := report.VolumeBefore(ctx, api.Reader(ctx, s.db), s.market.ChainID, today)
+	if err != nil {
+		return nil, err
+	}
+	var todays, v24, vPrev string
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT coalesce(sum(volume_usd) FILTER (WHERE hour >= ?4), 0)::text,
 			coalesce(sum(volume_usd) FILTER (WHERE hour >= ?1), 0)::text,
 			coalesce(sum(volume_usd) FILTER (WHERE hour >= ?2 AND hour < ?1), 0)::text
 		FROM osmosis_pool_volume_hourly WHERE chain_id = ?0 AND hour >= least(?2::timestamptz, ?4::timestamptz) AND hour <= ?3`,
 		s.market.ChainID, day, day.Add(-24*time.Hour), now, today).
-		Scan(ctx, &cum, &v24, &vPrev); err != nil {
+		Scan(ctx, &todays, &v24, &vPrev); err != nil {
 		return nil, fmt.Errorf("volume: %w", err)
 	}
-	vol, err := decs(cum, v24, vPrev)
+	vol, err := decs(before, v24, vPrev, todays)
 	if err != nil {
 		return nil, err
 	}
+	vol[0] = vol[0].Add(vol[3])
 	perDay := func(d math.LegacyDec) json.Number { return decNumber(d.QuoInt64(secondsPerDay)) }
 	out := TradingMetrics{
 		AssetsInChain:     Metric{decNumber(assets), perDay(assets.Sub(assetsBefore))},

@@ -1,0 +1,1 @@
+DROP TABLE osmosis_volume_daily_totals;
