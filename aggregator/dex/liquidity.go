@@ -111,13 +111,14 @@ func (j Liquidity) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, 
 		return 0, 0, fmt.Errorf("delete reserves: %w", err)
 	}
 	// ?1 is the first hour here, ?9 the last height before it: the height
-	// bound is what reaches the scans (block times are not indexed). Each
-	// key's reserve before the hour is a probe of the primary key.
+	// bound is what reaches the scans (block times are not indexed); the
+	// opening's rows (height ?7, at its time) are taken by their time.
+	// Each key's reserve before the hour is a probe of the primary key.
 	res, err := tx.NewRaw(`INSERT INTO osmosis_pool_reserves_hourly (chain_id, pool_id, denom, hour, amount)
 		SELECT ?0, h.pool_id, h.denom, h.hour,
 			coalesce(b.amount, 0) + sum(h.delta) OVER (PARTITION BY h.pool_id, h.denom ORDER BY h.hour)
 		FROM (SELECT pool_id, denom, date_trunc('hour', time) AS hour, sum(delta) AS delta FROM (`+changes+`) c
-			WHERE time >= ?1 AND height > ?9 AND height <= ?2 GROUP BY pool_id, denom, date_trunc('hour', time)) h
+			WHERE time >= ?1 AND (height > ?9 OR height = ?7) AND height <= ?2 GROUP BY pool_id, denom, date_trunc('hour', time)) h
 		LEFT JOIN LATERAL (SELECT amount FROM osmosis_pool_reserves_hourly p
 			WHERE p.chain_id = ?0 AND p.pool_id = h.pool_id AND p.denom = h.denom AND p.hour < ?1 ORDER BY p.hour DESC LIMIT 1) b ON true`,
 		append(append([]any{chain, h0, tip}, open.args()...), openTime, openHeight, pgdialect.Array(unknown), before)...).Exec(ctx)
