@@ -11,9 +11,11 @@
 # parameter, round-robin, RATE requests a second (open loop) for the
 # SECONDS measured, while blocks commit at the chain's block time: the
 # cache's service times as data changes under it.
-# Output: markdown on stdout. Profiles: dydx (1 s blocks), evm (12 s).
+# Output: markdown on stdout. Profiles: dydx (1 s blocks), evm (12 s),
+# osmosis (2 s).
 #
 #   scripts/bench-tip.sh dydx 180
+#   scripts/bench-tip.sh osmosis 180
 #   RATE=500 scripts/bench-tip.sh dydx 60
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,7 +24,8 @@ SECONDS_MEASURED=${2:-180}
 case "$PROFILE" in
 dydx) block_time=1s start=3600 groups="perp perp_lens" paths="/aux/market_listings /trading/trades_count /perp/transparency/supply /trading/open_interest" ;;
 evm) block_time=12s start=300 groups="stablecoins" paths="/stablecoins/volume-per-token /stablecoins/whale-alerts" ;;
-*) echo "bench-tip.sh: profiles: dydx, evm" >&2; exit 2 ;;
+osmosis) block_time=2s start=1800 groups="dex dex_lens" paths="/trading_metrics /pairs/v2/summary /tokens/v2/all /activity/active_whales" ;;
+*) echo "bench-tip.sh: profiles: dydx, evm, osmosis" >&2; exit 2 ;;
 esac
 . scripts/bench-common.sh
 KEEP_DB='' # the tip database is always dropped
