@@ -123,7 +123,10 @@ type aprContext struct {
 // window is the APR window ending at the indexed tip.
 func (s *Service) window(ctx context.Context, fresh api.Freshness) (aprContext, error) {
 	var first, tip time.Time
-	if err := api.Reader(ctx, s.db).NewRaw("SELECT min(time), (SELECT time FROM blocks WHERE chain_id = ?0 AND height = ?1) FROM blocks WHERE chain_id = ?0",
+	// The first block's time is the earliest (block times never decrease):
+	// one probe, where min(time) read every block of the chain.
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT (SELECT time FROM blocks WHERE chain_id = ?0 ORDER BY height LIMIT 1),
+			(SELECT time FROM blocks WHERE chain_id = ?0 AND height = ?1)`,
 		s.market.ChainID, fresh.Chains[0].Height).Scan(ctx, &first, &tip); err != nil {
 		return aprContext{}, fmt.Errorf("first and last block: %w", err)
 	}
