@@ -1,0 +1,85 @@
+package dex_test
+
+import (
+	"cmp"
+	"context"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/chainlens/chainlens/internal/testdb"
+	report "github.com/chainlens/chainlens/report/dex"
+)
+
+// TestReadsAtTimes: ReservesAt, PricesAt and VolumeBefore answer "at or
+// before t" per key (each key's latest row up to t; none before its first),
+// for several times at once, one chain's rows only.
+func TestReadsAtTimes(t *testing.T) {
+	ctx := context.Background()
+	db, _ := testdb.New(t)
+	h := func(n int) time.Time { return time.Date(2026, 11, 1, n, 0, 0, 0, time.UTC) }
+	exec := func(q string, args ...any) {
+		t.Helper()
+		if _, err := db.ExecContext(ctx, q, args...); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	// Pool 1 holds uosmo from hour 1 (changed at 3) and uatom from hour 2;
+	// pool 2 holds uosmo from hour 5. Another chain's rows are never read.
+	for _, r := range []struct {
+		chain, denom string
+		pool         int64
+		hour         int
+		amount       string
+	}{
+		{"c", "uosmo", 1, 1, "100"}, {"c", "uosmo", 1, 3, "150"}, {"c", "uatom", 1, 2, "7"},
+		{"c", "uosmo", 2, 5, "9"}, {"other", "uosmo", 1, 0, "1"},
+	} {
+		exec("INSERT INTO "+report.PoolReserves+" (chain_id, pool_id, denom, hour, amount) VALUES (?, ?, ?, ?, ?)", r.chain, r.pool, r.denom, h(r.hour), r.amount)
+		exec("INSERT INTO "+report.AssetPrices+" (chain_id, denom, hour, price_usd) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING", r.chain, r.denom, h(r.hour), r.amount+".5")
+	}
+	ts := []time.Time{h(0), h(2), h(3).Add(30 * time.Minute), h(9)}
+	reserves, err := report.ReservesAt(ctx, db, "c", ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.SortFunc(reserves, func(a, b report.Reserve) int {
+		return cmp.Or(cmp.Compare(a.I, b.I), cmp.Compare(a.PoolID, b.PoolID), cmp.Compare(a.Denom, b.Denom))
+	})
+	wantReserves := []report.Reserve{
+		{1, 1, "uatom", "7"}, {1, 1, "uosmo", "100"},
+		{2, 1, "uatom", "7"}, {2, 1, "uosmo", "150"},
+		{3, 1, "uatom", "7"}, {3, 1, "uosmo", "150"}, {3, 2, "uosmo", "9"},
+	}
+	if !reflect.DeepEqual(reserves, wantReserves) {
+		t.Errorf("ReservesAt = %v\nwant %v", reserves, wantReserves)
+	}
+	prices, err := report.PricesAt(ctx, db, "c", ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.SortFunc(prices, func(a, b report.Price) int {
+		return cmp.Or(cmp.Compare(a.I, b.I), cmp.Compare(a.Denom, b.Denom))
+	})
+	wantPrices := []report.Price{
+		{1, "uatom", "7.5"}, {1, "uosmo", "100.5"},
+		{2, "uatom", "7.5"}, {2, "uosmo", "150.5"},
+		{3, "uatom", "7.5"}, {3, "uosmo", "9.5"},
+	}
+	if !reflect.DeepEqual(prices, wantPrices) {
+		t.Errorf("PricesAt = %v\nwant %v", prices, wantPrices)
+	}
+
+	// The running volume total of the days before a day.
+	exec("INSERT INTO " + report.VolumeDailyTotals + " (chain_id, day, volume_usd, cumulative_usd) VALUES ('c', '2026-11-01', 5, 5), ('c', '2026-11-03', 2.5, 7.5), ('other', '2026-10-01', 1, 1)")
+	for _, c := range []struct {
+		day  string
+		want string
+	}{{"2026-11-01", "0"}, {"2026-11-02", "5"}, {"2026-11-03", "5"}, {"2026-11-04", "7.5"}} {
+		d, _ := time.Parse(time.DateOnly, c.day)
+		if got, err := report.VolumeBefore(ctx, db, "c", d); err != nil || got != c.want {
+			t.Errorf("VolumeBefore(%s) = %q, %v; want %q", c.day, got, err, c.want)
+		}
+	}
+}
