@@ -16,7 +16,9 @@
 #                                CHAINLENS_CLUSTER_CRASH=1 as if it crashed:
 #                                pg_ctl stop -m immediate), promote replica 1,
 #                                point pgbouncer at it and make replica 2
-#                                follow it; prints the URLs again
+#                                follow it (rewound to the fork by pg_rewind,
+#                                cloned again if it cannot be); prints the
+#                                URLs again
 #   scripts/cluster.sh stop N    stop server N (0 the first primary, 1 and 2
 #                                the replicas; fast shutdown); start N again
 #   scripts/cluster.sh down      stop everything the cluster started
@@ -116,6 +118,9 @@ settings() { # node [sync]: the settings every node starts with (rewritten each 
 	# commit is acknowledged once a replica has it, so promoting replica 1
 	# after the primary crashed loses no acknowledged commit.
 	[[ ${2:-} == sync ]] && sync="synchronous_standby_names = 'FIRST 1 (node1, node2)'"
+	# wal_log_hints and wal_keep_size: what pg_rewind needs to wind a
+	# replica back after a failover (hint-bit changes in the WAL, and the
+	# WAL back to the last common checkpoint still on disk).
 	cat <<EOF
 listen_addresses = '127.0.0.1'
 port = $(node_port "$1")
@@ -127,6 +132,7 @@ max_replication_slots = 10
 hot_standby = on
 hot_standby_feedback = on
 wal_log_hints = on
+wal_keep_size = '128MB'
 max_connections = 200
 fsync = off
 cluster_name = 'node$1'
@@ -154,13 +160,13 @@ EOF
 	psql_node 0 -c "CREATE DATABASE $DB_NAME" >/dev/null
 }
 
-init_replica() { # node
-	local n=$1 d
+init_replica() { # node [the primary to clone, default 0]
+	local n=$1 from=${2:-0} d
 	d=$(node_dir "$n")
 	mkdir -p "$d"
 	is_root && chown "$PG_USER:" "$d"
-	log "cloning replica $n from the primary (pg_basebackup)"
-	as_owner "$PGBIN/pg_basebackup" -h 127.0.0.1 -p "$(node_port 0)" -U "$PG_USER" -D "$d/data" -R -X stream -c fast \
+	log "cloning replica $n from the primary (node $from, pg_basebackup)"
+	as_owner "$PGBIN/pg_basebackup" -h 127.0.0.1 -p "$(node_port "$from")" -U "$PG_USER" -D "$d/data" -R -X stream -c fast \
 		-C -S "replica$n" >"$d/basebackup.log" 2>&1 || die "pg_basebackup failed (see $d/basebackup.log)"
 	settings "$n" >"$d/data/cluster.conf"
 	is_root && chown -R "$PG_USER:" "$d"
@@ -307,6 +313,9 @@ cmd_promote() {
 	log "stopping the primary (node 0, $mode) and promoting replica 1"
 	pg_ctl_node 0 stop -s -w -m "$mode" >&2 || true
 	pg_ctl_node 1 promote -s -w >&2 || die "promote failed"
+	# pg_rewind (below) reads the timeline from the control file, which a
+	# promoted server updates only at its first checkpoint.
+	psql_node 1 -c CHECKPOINT >/dev/null
 	write_pgbouncer 1
 	if pid=$(pgbouncer_pid); then
 		kill -HUP "$pid" # reload: new server connections go to the new primary
@@ -316,6 +325,24 @@ cmd_promote() {
 		running "$n" || continue
 		log "replica $n follows the new primary"
 		pg_ctl_node "$n" stop -s -w -m fast >&2
+		# A replica that had received WAL the promoted one had not (the
+		# primary crashed mid-stream) can never follow the new timeline
+		# ("forked off ... before current recovery point"): pg_rewind
+		# winds it back to the fork (it changes nothing when the replica
+		# is behind it). It copies the new primary's configuration over,
+		# so this node's own settings and standby signal are put back.
+		# Without its WAL back to the last common checkpoint it cannot:
+		# the replica is cloned again.
+		if ! as_owner "$PGBIN/pg_rewind" -D "$(node_dir "$n")/data" \
+			--source-server="host=127.0.0.1 port=$(node_port 1) user=$PG_USER dbname=postgres" >&2; then
+			log "replica $n cannot be rewound: cloning it again from the new primary"
+			rm -rf -- "$(node_dir "$n")/data"
+			init_replica "$n" 1
+			continue
+		fi
+		settings "$n" >"$(node_dir "$n")/data/cluster.conf"
+		touch "$(node_dir "$n")/data/standby.signal"
+		is_root && chown "$PG_USER:" "$(node_dir "$n")/data/cluster.conf" "$(node_dir "$n")/data/standby.signal"
 		cat >>"$(node_dir "$n")/data/postgresql.auto.conf" <<EOF
 primary_conninfo = 'host=127.0.0.1 port=$(node_port 1) user=$PG_USER'
 primary_slot_name = ''
@@ -430,7 +457,13 @@ start)
 	fi
 	start_node "$2"
 	if in_recovery "$2"; then
-		wait_following "$2"
+		primary=''
+		for ((n = 0; n <= REPLICAS; n++)); do
+			[[ $n != "$2" ]] && running "$n" && ! in_recovery "$n" && primary=$n
+		done
+		# With no primary up (one crashed, none promoted yet) there is
+		# nothing to follow until promote.
+		[[ -z $primary ]] || wait_following "$2"
 		sync_primary
 	fi
 	;;
@@ -439,7 +472,7 @@ promote) cmd_promote ;;
 down) cmd_down ;;
 status) cmd_status ;;
 *)
-	sed -n '2,35s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+	sed -n '2,38s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
 	exit 2
 	;;
 esac

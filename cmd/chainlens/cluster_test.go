@@ -33,6 +33,9 @@ func TestFailoverLosesNothing(t *testing.T) {
 	apiAddr := freeAddr(t)
 	// The chain is revealed one height per 40 ms from 150 on: the indexer
 	// is still following it when the primary fails.
+	// The API reads replica 2, the one that must follow the promoted
+	// replica 1 (c.Reads lists the replicas of the moment).
+	replica := c.Reads[1]
 	nodeAddr := freeAddr(t)
 	node := exec.Command(devBin, "replay-node", "--data", "../../testdata/localnet/osmosis", "--listen", nodeAddr,
 		"--block-time", "40ms", "--start-height", "150")
@@ -48,7 +51,7 @@ aggregator: {schedule: "@every 1s"}
 log: {level: warn}
 chains:
   - {id: localosmosis, kind: osmosis, rpc: [http://%s], poll_interval: 20ms}
-`, c.Failover, c.Reads[1], apiAddr, nodeAddr)), 0o644)
+`, c.Failover, replica, apiAddr, nodeAddr)), 0o644)
 	if _, stderr, code := run(t, "migrate", "up", "--config", cfg); code != 0 {
 		t.Fatalf("migrate: %s", stderr)
 	}
@@ -277,7 +280,7 @@ chains:
 		if time.Now().After(deadline) {
 			t.Errorf("readyz 45 s after the failover: %d %s", resp.StatusCode, b)
 			var state string
-			if err := c.Open(t, c.Reads[1]).NewRaw(`SELECT concat_ws(' ', pg_is_in_recovery(), pg_last_wal_receive_lsn(), pg_last_wal_replay_lsn(),
+			if err := c.Open(t, replica).NewRaw(`SELECT concat_ws(' ', pg_is_in_recovery(), pg_last_wal_receive_lsn(), pg_last_wal_replay_lsn(),
 				(SELECT string_agg(concat_ws(':', backend_type, wait_event_type, wait_event, state), ', ') FROM pg_stat_activity WHERE wait_event IS NOT NULL AND backend_type <> 'client backend'))`).
 				Scan(context.Background(), &state); err != nil {
 				state = err.Error()
