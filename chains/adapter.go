@@ -251,8 +251,9 @@ type OpeningStateAdapter interface {
 	// OpeningQueries lists the reads of the state.
 	OpeningQueries() []OpeningQuery
 	// OpeningRows appends the rows of one page of a query's items (see
-	// OpeningQuery) read at height; query is the query's Name.
-	OpeningRows(chainID string, height int64, query string, items [][]byte, out *Rows) error
+	// OpeningQuery) read at height; query is the query's Name, key the
+	// request's Key for a query of Each (empty otherwise).
+	OpeningRows(chainID string, height int64, query, key string, items [][]byte, out *Rows) error
 	// OpeningTables lists the tables OpeningRows writes: their rows lead
 	// with chain_id and height, and their keys make a page written twice
 	// add nothing.
@@ -267,9 +268,10 @@ type OpeningQuery struct {
 	// "/store/<store key>/subspace".
 	Path string
 	// Whole marks a gRPC query that is not paginated: its request is
-	// empty and field 1 of its response repeats the items (Osmosis's
-	// AllPools). Otherwise a gRPC query is paginated by the cosmos-sdk
-	// convention (see StateQuery).
+	// empty (an Each query's: the request's Data) and field 1 of its
+	// response repeats the items (Osmosis's AllPools). Otherwise a gRPC
+	// query is paginated by the cosmos-sdk convention (see StateQuery);
+	// an Each query's is Whole or a store key read.
 	Whole bool
 	// Prefix, when set, makes the query a read of a module store: every
 	// key under Prefix (the request's data), answered in one response, a
@@ -282,6 +284,34 @@ type OpeningQuery struct {
 	// (none: all of them). A query the node cannot serve drops the rows
 	// staged in them; the others are imported without it.
 	Tables []string
+	// Each, when set, makes the query one read per request built from
+	// the rows an earlier query staged (see OpeningEach).
+	Each *OpeningEach
+}
+
+// OpeningEach makes an opening query a read per row of an earlier one:
+// e.g. each concentrated-liquidity pool's ticks (no query lists every
+// pool's), then each tick's record. The query is unavailable when the
+// earlier one is.
+type OpeningEach struct {
+	// After is the Name of the earlier query; Table (one of its tables)
+	// and Columns (read as text, NULL as "") are what the requests are
+	// built from, its rows of the import's chain and height in the order
+	// of the columns.
+	After, Table string
+	Columns      []string
+	// Requests are the reads of one row (none: the row needs none).
+	Requests func(row []string) ([]OpeningRequest, error)
+}
+
+// OpeningRequest is one read of an OpeningEach query: Data is the gRPC
+// request (a paginated query's pagination is added to it) or, for a read
+// of one store key (Path "/store/<store key>/key"), the key, whose value
+// is the one item (none when the key is not set). Key names the read in
+// the import's progress and in OpeningRows; it is unique in the query.
+type OpeningRequest struct {
+	Key  string
+	Data []byte
 }
 
 // Name names the query in the import's progress and in what the import

@@ -646,8 +646,18 @@ func (x *Cosmos) stateFor(ctx context.Context, next int64) (*genesisRows, error)
 	if isOpening && serves {
 		// Query by query: one the node does not serve (a store it cannot
 		// read at a past height) leaves the others imported.
+		missing := map[string]bool{}
 		for _, q := range oa.OpeningQueries() {
-			r, err := stageOpeningQuery(ctx, x.db, src, oa, q, x.cfg.ID, height)
+			var r int64
+			var err error
+			if q.Each != nil && missing[q.Each.After] {
+				err = fmt.Errorf("%w: it reads what %s did not import", ErrStateUnavailable, q.Each.After)
+			} else {
+				r, err = stageOpeningQuery(ctx, x.db, src, oa, q, x.cfg.ID, height)
+			}
+			if errors.Is(err, ErrStateUnavailable) {
+				missing[q.Name()] = true
+			}
 			switch {
 			case errors.Is(err, ErrStateUnavailable):
 				x.log.Warn("the node serves no chain state at the height before the first indexed one: reports that start from it (open positions, pools) are unknown",

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -184,47 +185,138 @@ func stageStakingState(ctx context.Context, db *bun.DB, src StakingState, chainI
 // an adapter's opening queries (chains.OpeningStateAdapter).
 type OpeningState interface {
 	// OpeningPage returns the items of the page of q at height starting
-	// at key (nil: the first), and the next page's key (nil: the last). A
-	// query that is not paginated (a whole gRPC query, a store read) is
-	// one page.
-	OpeningPage(ctx context.Context, height int64, q chains.OpeningQuery, key []byte) (items [][]byte, next []byte, err error)
+	// at key (nil: the first), and the next page's key (nil: the last);
+	// req is the read of an Each query (zero otherwise). A query that is
+	// not paginated (a whole gRPC query, a store read) is one page.
+	OpeningPage(ctx context.Context, height int64, q chains.OpeningQuery, req chains.OpeningRequest, key []byte) (items [][]byte, next []byte, err error)
 }
 
-// openingPart prefixes the progress key of an opening query's pages.
-const openingPart = "opening/"
+// openingPart prefixes the progress key of an opening query's pages; an
+// Each query's reads follow its name after eachMark.
+const (
+	openingPart = "opening/"
+	eachMark    = "#"
+)
 
 // stageOpeningQuery reads the pages of one of the adapter's opening
 // queries at height into its opening tables (stagePages): they are the
 // import's staging, valid once state_imports records the import. It
-// returns the rows staged.
+// returns the rows staged. An Each query reads every request of the rows
+// its earlier query staged, then records itself done.
 func stageOpeningQuery(ctx context.Context, db *bun.DB, src OpeningState, a chains.OpeningStateAdapter, q chains.OpeningQuery, chainID string, height int64) (int64, error) {
 	tables := a.OpeningTables()
 	name := q.Name()
-	err := stagePages(ctx, db, chainID, height, openingPart, []string{name}, func(_ string, key []byte) (func(context.Context, bun.Tx) error, []byte, int, error) {
-		items, next, err := src.OpeningPage(ctx, height, q, key)
-		if err != nil {
-			return nil, nil, 0, fmt.Errorf("%s at %d: %w", name, height, err)
-		}
-		rows := chains.NewRows()
-		if err := a.OpeningRows(chainID, height, name, items, rows); err != nil {
-			return nil, nil, 0, fmt.Errorf("%s at %d: %w", name, height, err)
-		}
-		return func(ctx context.Context, tx bun.Tx) error {
-			for _, t := range tables {
-				if err := insertRows(ctx, tx, t, rows.Of(t.Name)); err != nil {
-					return err
-				}
+	stage := func(part string, req chains.OpeningRequest) func(string, []byte) (func(context.Context, bun.Tx) error, []byte, int, error) {
+		return func(_ string, key []byte) (func(context.Context, bun.Tx) error, []byte, int, error) {
+			items, next, err := src.OpeningPage(ctx, height, q, req, key)
+			if err != nil {
+				return nil, nil, 0, fmt.Errorf("%s at %d: %w", part, height, err)
 			}
-			return nil
-		}, next, rows.Len(), nil
-	})
-	if err != nil {
+			rows := chains.NewRows()
+			if err := a.OpeningRows(chainID, height, name, req.Key, items, rows); err != nil {
+				return nil, nil, 0, fmt.Errorf("%s at %d: %w", part, height, err)
+			}
+			return func(ctx context.Context, tx bun.Tx) error {
+				for _, t := range tables {
+					if err := insertRows(ctx, tx, t, rows.Of(t.Name)); err != nil {
+						return err
+					}
+				}
+				return nil
+			}, next, rows.Len(), nil
+		}
+	}
+	if q.Each != nil {
+		reqs, err := eachRequests(ctx, db, q, chainID, height)
+		if err != nil {
+			return 0, err
+		}
+		// Request by request, so that a crash resumes after the last
+		// one staged.
+		for _, r := range reqs {
+			part := name + eachMark + r.Key
+			if err := stagePages(ctx, db, chainID, height, openingPart, []string{part}, stage(part, r)); err != nil {
+				return 0, err
+			}
+		}
+		done := func(string, []byte) (func(context.Context, bun.Tx) error, []byte, int, error) {
+			return nil, nil, 0, nil
+		}
+		if err := stagePages(ctx, db, chainID, height, openingPart, []string{name}, done); err != nil {
+			return 0, err
+		}
+	} else if err := stagePages(ctx, db, chainID, height, openingPart, []string{name}, stage(name, chains.OpeningRequest{})); err != nil {
 		return 0, err
 	}
 	var n int64
-	err = db.NewRaw("SELECT coalesce(sum(rows), 0) FROM state_import_progress WHERE chain_id = ? AND height = ? AND part = ?",
-		chainID, height, openingPart+name).Scan(ctx, &n)
+	err := db.NewRaw("SELECT coalesce(sum(rows), 0) FROM state_import_progress WHERE chain_id = ? AND height = ? AND (part = ? OR starts_with(part, ?))",
+		chainID, height, openingPart+name, openingPart+name+eachMark).Scan(ctx, &n)
 	return n, err
+}
+
+// eachRequests are the reads of an Each query: its requests for each row
+// its earlier query staged at height, in the order of the row's columns.
+func eachRequests(ctx context.Context, db *bun.DB, q chains.OpeningQuery, chainID string, height int64) ([]chains.OpeningRequest, error) {
+	e := q.Each
+	cols := make([]string, len(e.Columns))
+	for i, c := range e.Columns {
+		if !isIdent(c) {
+			return nil, fmt.Errorf("%s: column %q", q.Name(), c)
+		}
+		cols[i] = "coalesce(" + c + "::text, '')"
+	}
+	if !isIdent(e.Table) {
+		return nil, fmt.Errorf("%s: table %q", q.Name(), e.Table)
+	}
+	// Each row's columns as one text array.
+	rows, err := db.QueryContext(ctx, "SELECT ARRAY["+strings.Join(cols, ", ")+"] FROM "+e.Table+
+		" WHERE chain_id = ? AND height = ? ORDER BY "+strings.Join(cols, ", "), chainID, height)
+	if err != nil {
+		return nil, fmt.Errorf("%s: the rows of %s: %w", q.Name(), e.Table, err)
+	}
+	defer rows.Close()
+	var out []chains.OpeningRequest
+	seen := map[string]bool{}
+	for rows.Next() {
+		var row []string
+		if err := rows.Scan(pgdialect.Array(&row)); err != nil {
+			return nil, fmt.Errorf("%s: the rows of %s: %w", q.Name(), e.Table, err)
+		}
+		reqs, err := e.Requests(row)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", q.Name(), err)
+		}
+		for _, r := range reqs {
+			if seen[r.Key] {
+				return nil, fmt.Errorf("%s: two requests named %q", q.Name(), r.Key)
+			}
+			seen[r.Key] = true
+			out = append(out, r)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("%s: the rows of %s: %w", q.Name(), e.Table, err)
+	}
+	return out, nil
+}
+
+// isIdent reports whether s is a lower-case SQL identifier, or an array
+// element of one ("denoms[1]"): the tables and columns adapters name,
+// safe to write into a statement.
+func isIdent(s string) bool {
+	name, index, isElem := strings.Cut(s, "[")
+	if isElem {
+		n, ok := strings.CutSuffix(index, "]")
+		if _, err := strconv.Atoi(n); !ok || err != nil {
+			return false
+		}
+	}
+	for i, r := range name {
+		if !(r == '_' || 'a' <= r && r <= 'z' || i > 0 && '0' <= r && r <= '9') {
+			return false
+		}
+	}
+	return name != ""
 }
 
 // openingTablesOf are the tables of a's opening tables that q writes.
@@ -295,11 +387,11 @@ func writeStateImport(ctx context.Context, conn bun.IConn, chainID string, heigh
 	}
 	// Bank parts are denoms (no prefix).
 	if _, err := conn.ExecContext(ctx, `INSERT INTO state_imports (chain_id, part, height, rows)
-		SELECT chain_id, CASE WHEN starts_with(part, ?) THEN 'staking' WHEN starts_with(part, ?) THEN substr(part, ?) ELSE 'bank' END,
+		SELECT chain_id, CASE WHEN starts_with(part, ?) THEN 'staking' WHEN starts_with(part, ?) THEN split_part(substr(part, ?), ?, 1) ELSE 'bank' END,
 			height, sum(rows)
 		FROM state_import_progress WHERE chain_id = ? AND height = ? GROUP BY 1, 2, 3
 		ON CONFLICT (chain_id, part) DO UPDATE SET height = EXCLUDED.height, rows = EXCLUDED.rows, imported_at = now()`,
-		stakingPart, openingPart, len(openingPart)+1, chainID, height); err != nil {
+		stakingPart, openingPart, len(openingPart)+1, eachMark, chainID, height); err != nil {
 		return 0, fmt.Errorf("record the state import: %w", err)
 	}
 	if err := clearStaged(ctx, conn, chainID, nil); err != nil {
@@ -394,7 +486,7 @@ func clearStaged(ctx context.Context, db bun.IConn, chainID string, parts []stri
 				}
 			}
 			if err == nil {
-				err = exec("DELETE FROM state_import_progress WHERE chain_id = ? AND part = ?", chainID, openingPart+p)
+				err = exec("DELETE FROM state_import_progress WHERE chain_id = ? AND (part = ? OR starts_with(part, ?))", chainID, openingPart+p, openingPart+p+eachMark)
 			}
 		}
 		if err != nil {

@@ -206,12 +206,13 @@ func (j CLState) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, in
 // opening starts the concentrated-liquidity pools of a late start's
 // opening from their imported state when the hours rewritten reach it
 // (the opening is at or after h0): the pool's sqrt price, tick and
-// liquidity in range, and the ticks of its imported positions; they are
-// then touched. A pool without a price yet is set by its first position,
-// as from genesis. The opening's pools are never replayed (on any run)
-// without the positions' import, nor a pool whose imported positions do
-// not hold its liquidity in range (read at another height): their ticks
-// are unknown.
+// liquidity in range, and its ticks: those of its imported positions or,
+// when the node did not serve the positions, its imported ticks (their
+// gross and net liquidity); they are then touched. A pool without a price
+// yet is set by its first position, as from genesis. The opening's pools
+// are never replayed (on any run) without either import, nor a pool whose
+// imported positions or ticks do not hold its liquidity in range (read at
+// another height): their ticks are unknown.
 func (j CLState) opening(ctx context.Context, tx bun.Tx, op *opening, h0 time.Time, pools map[int64]*clmath.CLPool, touched map[int64]bool) error {
 	chain := j.Market.ChainID
 	var opened []struct {
@@ -220,51 +221,52 @@ func (j CLState) opening(ctx context.Context, tx bun.Tx, op *opening, h0 time.Ti
 		SqrtPrice *string `bun:"sqrt_price"`
 		Tick      *int64  `bun:"tick"`
 		Liquidity *string `bun:"liquidity"`
-		// Held is the liquidity of the imported positions in range.
-		Held string `bun:"held"`
+		// Held is the liquidity in range of the imported positions, or of
+		// the imported ticks at or below the current one; Listed the
+		// ticks listed without a record of the same net liquidity.
+		Held   string `bun:"held"`
+		Listed int    `bun:"listed"`
 	}
-	if err := tx.NewRaw(`SELECT p.pool_id, p.swap_fee::text AS fee, p.sqrt_price::text AS sqrt_price, p.tick, p.liquidity::text AS liquidity,
-			coalesce((SELECT sum(c.liquidity) FROM osmosis_opening_cl_positions c WHERE c.chain_id = p.chain_id AND c.height = p.height
-				AND c.pool_id = p.pool_id AND c.lower_tick <= p.tick AND p.tick < c.upper_tick), 0)::text AS held
+	held := `coalesce((SELECT sum(c.liquidity) FROM osmosis_opening_cl_positions c WHERE c.chain_id = p.chain_id AND c.height = p.height
+				AND c.pool_id = p.pool_id AND c.lower_tick <= p.tick AND p.tick < c.upper_tick), 0)::text AS held, 0 AS listed`
+	if !op.Positions {
+		held = `coalesce((SELECT sum(t.liquidity_net) FROM osmosis_opening_cl_tick_info t WHERE t.chain_id = p.chain_id AND t.height = p.height
+				AND t.pool_id = p.pool_id AND t.tick <= p.tick), 0)::text AS held,
+			(SELECT count(*) FROM osmosis_opening_cl_ticks l WHERE l.chain_id = p.chain_id AND l.height = p.height AND l.pool_id = p.pool_id
+				AND NOT EXISTS (SELECT 1 FROM osmosis_opening_cl_tick_info t WHERE t.chain_id = l.chain_id AND t.height = l.height
+					AND t.pool_id = l.pool_id AND t.tick = l.tick AND t.liquidity_net = l.liquidity_net)) AS listed`
+	}
+	if err := tx.NewRaw(`SELECT p.pool_id, p.swap_fee::text AS fee, p.sqrt_price::text AS sqrt_price, p.tick, p.liquidity::text AS liquidity, `+held+`
 		FROM osmosis_opening_pools p WHERE p.chain_id = ? AND p.height = ? AND p.type = 'concentrated' ORDER BY p.pool_id`,
 		chain, op.Height).Scan(ctx, &opened); err != nil {
 		return fmt.Errorf("opening pools: %w", err)
 	}
 	now := !op.Time.Before(h0) // the opening's hour is rewritten
+	known := op.Positions || op.Ticks
 	var replayed []int
 	for i, o := range opened {
 		switch {
-		case !op.Positions:
+		case !known:
 			delete(pools, o.PoolID)
-		case o.SqrtPrice != nil && o.Liquidity != nil && !sameDec(*o.Liquidity, o.Held):
+		case o.SqrtPrice != nil && o.Liquidity != nil && (!sameDec(*o.Liquidity, o.Held) || o.Listed > 0):
 			delete(pools, o.PoolID)
 			if now && j.Log != nil {
-				j.Log.Warn("concentrated-liquidity pool of the opening not replayed: its imported positions do not hold its liquidity in range",
-					"pool", o.PoolID, "height", op.Height, "liquidity", *o.Liquidity, "positions", o.Held)
+				j.Log.Warn("concentrated-liquidity pool of the opening not replayed: its imported positions or ticks do not hold its liquidity in range",
+					"pool", o.PoolID, "height", op.Height, "liquidity", *o.Liquidity, "imported", o.Held, "ticks_without_record", o.Listed)
 			}
 		default:
 			replayed = append(replayed, i)
 		}
 	}
-	if !op.Positions && len(opened) > 0 && now && j.Log != nil {
-		j.Log.Warn("concentrated-liquidity pools of the opening not replayed: their positions were not imported", "pools", len(opened), "height", op.Height)
+	if !known && len(opened) > 0 && now && j.Log != nil {
+		j.Log.Warn("concentrated-liquidity pools of the opening not replayed: neither their positions nor their ticks were imported", "pools", len(opened), "height", op.Height)
 	}
 	if !now || len(replayed) == 0 {
 		return nil // the state before h0 holds them
 	}
-	var positions []struct {
-		PoolID    int64  `bun:"pool_id"`
-		Lower     int64  `bun:"lower_tick"`
-		Upper     int64  `bun:"upper_tick"`
-		Liquidity string `bun:"liquidity"`
-	}
-	if err := tx.NewRaw(`SELECT pool_id, lower_tick, upper_tick, liquidity::text AS liquidity FROM osmosis_opening_cl_positions
-		WHERE chain_id = ? AND height = ? ORDER BY pool_id, position_id`, chain, op.Height).Scan(ctx, &positions); err != nil {
-		return fmt.Errorf("opening positions: %w", err)
-	}
-	byPool := map[int64][]int{}
-	for i, p := range positions {
-		byPool[p.PoolID] = append(byPool[p.PoolID], i)
+	start, err := openingTicks(ctx, tx, chain, op)
+	if err != nil {
+		return err
 	}
 	for _, i := range replayed {
 		o := opened[i]
@@ -280,13 +282,8 @@ func (j CLState) opening(ctx context.Context, tx bun.Tx, op *opening, h0 time.Ti
 			sf = d
 		}
 		p := clmath.NewCLPool(sf)
-		for _, k := range byPool[o.PoolID] {
-			c := positions[k]
-			liq, err := clmath.DecInt(c.Liquidity)
-			if err != nil {
-				return fmt.Errorf("opening position of pool %d: %w", o.PoolID, err)
-			}
-			p.Position(c.Lower, c.Upper, liq) // no price yet: the ticks only
+		if err := start(o.PoolID, p); err != nil {
+			return err
 		}
 		pools[o.PoolID] = p
 		if o.SqrtPrice == nil || o.Tick == nil || o.Liquidity == nil {
@@ -301,6 +298,65 @@ func (j CLState) opening(ctx context.Context, tx bun.Tx, op *opening, h0 time.Ti
 		touched[o.PoolID] = true
 	}
 	return nil
+}
+
+// openingTicks returns what sets an opening pool's ticks (before its
+// price): its imported positions' when they were imported, else its
+// imported ticks' gross and net liquidity.
+func openingTicks(ctx context.Context, tx bun.Tx, chain string, op *opening) (func(pool int64, p *clmath.CLPool) error, error) {
+	if op.Positions {
+		var positions []struct {
+			PoolID    int64  `bun:"pool_id"`
+			Lower     int64  `bun:"lower_tick"`
+			Upper     int64  `bun:"upper_tick"`
+			Liquidity string `bun:"liquidity"`
+		}
+		if err := tx.NewRaw(`SELECT pool_id, lower_tick, upper_tick, liquidity::text AS liquidity FROM osmosis_opening_cl_positions
+			WHERE chain_id = ? AND height = ? ORDER BY pool_id, position_id`, chain, op.Height).Scan(ctx, &positions); err != nil {
+			return nil, fmt.Errorf("opening positions: %w", err)
+		}
+		byPool := map[int64][]int{}
+		for i, p := range positions {
+			byPool[p.PoolID] = append(byPool[p.PoolID], i)
+		}
+		return func(pool int64, p *clmath.CLPool) error {
+			for _, k := range byPool[pool] {
+				c := positions[k]
+				liq, err := clmath.DecInt(c.Liquidity)
+				if err != nil {
+					return fmt.Errorf("opening position of pool %d: %w", pool, err)
+				}
+				p.Position(c.Lower, c.Upper, liq) // no price yet: the ticks only
+			}
+			return nil
+		}, nil
+	}
+	var ticks []struct {
+		PoolID int64  `bun:"pool_id"`
+		Tick   int64  `bun:"tick"`
+		Gross  string `bun:"gross"`
+		Net    string `bun:"net"`
+	}
+	if err := tx.NewRaw(`SELECT pool_id, tick, liquidity_gross::text AS gross, liquidity_net::text AS net FROM osmosis_opening_cl_tick_info
+		WHERE chain_id = ? AND height = ? ORDER BY pool_id, tick`, chain, op.Height).Scan(ctx, &ticks); err != nil {
+		return nil, fmt.Errorf("opening ticks: %w", err)
+	}
+	byPool := map[int64][]int{}
+	for i, t := range ticks {
+		byPool[t.PoolID] = append(byPool[t.PoolID], i)
+	}
+	return func(pool int64, p *clmath.CLPool) error {
+		for _, k := range byPool[pool] {
+			t := ticks[k]
+			gross, err1 := clmath.DecInt(t.Gross)
+			net, err2 := clmath.DecInt(t.Net)
+			if err1 != nil || err2 != nil {
+				return fmt.Errorf("opening tick %d of pool %d: gross %q, net %q", t.Tick, pool, t.Gross, t.Net)
+			}
+			p.Net[t.Tick], p.Gross[t.Tick] = net, gross
+		}
+		return nil
+	}, nil
 }
 
 // sameDec reports whether two decimal strings are the same number.

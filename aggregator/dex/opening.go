@@ -27,8 +27,9 @@ type opening struct {
 	Time   time.Time // the time of the first indexed block
 	// Positions, Bank: whether the concentrated-liquidity positions and
 	// the bank state were imported too (each part is imported, or not, on
-	// its own).
-	Positions, Bank bool
+	// its own). Ticks: whether the pools' ticks and their records were
+	// (what replays the pools when the positions were not).
+	Positions, Bank, Ticks bool
 }
 
 // loadOpening returns the opening of chain, or nil when no pools were
@@ -40,20 +41,23 @@ func loadOpening(ctx context.Context, db bun.IDB, chain string) (*opening, error
 		Time      time.Time `bun:"time"`
 		Positions bool      `bun:"positions"`
 		Bank      bool      `bun:"bank"`
+		Ticks     bool      `bun:"ticks"`
 	}
 	err := db.NewRaw(`SELECT i.height, b.time,
 			EXISTS (SELECT 1 FROM state_imports p WHERE p.chain_id = i.chain_id AND p.part = ?1 AND p.height = i.height) AS positions,
-			EXISTS (SELECT 1 FROM state_imports p WHERE p.chain_id = i.chain_id AND p.part = 'bank' AND p.height = i.height) AS bank
+			EXISTS (SELECT 1 FROM state_imports p WHERE p.chain_id = i.chain_id AND p.part = 'bank' AND p.height = i.height) AS bank,
+			(SELECT count(*) = 2 FROM state_imports p WHERE p.chain_id = i.chain_id AND p.part IN (?3, ?4) AND p.height = i.height) AS ticks
 		FROM state_imports i
 		CROSS JOIN LATERAL (SELECT time FROM blocks WHERE chain_id = i.chain_id AND height > i.height ORDER BY height LIMIT 1) b
-		WHERE i.chain_id = ?0 AND i.part = ?2`, chain, osmosis.OpeningPositions, osmosis.OpeningPools).Scan(ctx, &o)
+		WHERE i.chain_id = ?0 AND i.part = ?2`, chain, osmosis.OpeningPositions, osmosis.OpeningPools,
+		osmosis.OpeningTicks, osmosis.OpeningTickInfo).Scan(ctx, &o)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("opening state: %w", err)
 	}
-	return &opening{Height: o.Height, Time: o.Time, Positions: o.Positions, Bank: o.Bank}, nil
+	return &opening{Height: o.Height, Time: o.Time, Positions: o.Positions, Bank: o.Bank, Ticks: o.Ticks}, nil
 }
 
 // openingPositions are the concentrated-liquidity positions of chain ?0 a

@@ -170,8 +170,9 @@ func TestPoolsFromALateStart(t *testing.T) {
 		}
 	}
 
-	// A node whose store reads ignore the height: no positions, CL pools
-	// not replayed, the rest as from genesis.
+	// A node whose store reads ignore the height (and that lists no
+	// ticks): no positions, CL pools not replayed, the rest as from
+	// genesis.
 	var logs strings.Builder
 	latest := index(latestStore{node}, slog.New(slog.NewTextHandler(&logs, nil)))
 	parts = read(latest, "SELECT part FROM state_imports ORDER BY part")
@@ -179,7 +180,7 @@ func TestPoolsFromALateStart(t *testing.T) {
 		t.Errorf("a node reading its store at its latest state: imported %q, want %q", parts, want)
 	}
 	if !strings.Contains(logs.String(), "the node reads the store at its latest state whatever the height asked") ||
-		!strings.Contains(logs.String(), "concentrated-liquidity pools of the opening not replayed: their positions were not imported") {
+		!strings.Contains(logs.String(), "concentrated-liquidity pools of the opening not replayed: neither their positions nor their ticks were imported") {
 		t.Errorf("the log does not say why the positions are not imported:\n%s", logs.String())
 	}
 	if n := read(latest, "SELECT count(*)::text FROM osmosis_cl_state_hourly"); n[0] != "0" {

@@ -155,9 +155,9 @@ type prunedMidImport struct {
 	pages int
 }
 
-func (p *prunedMidImport) OpeningPage(ctx context.Context, height int64, q chains.OpeningQuery, key []byte) ([][]byte, []byte, error) {
+func (p *prunedMidImport) OpeningPage(ctx context.Context, height int64, q chains.OpeningQuery, req chains.OpeningRequest, key []byte) ([][]byte, []byte, error) {
 	if p.pages++; p.pages > 2 {
 		return nil, nil, fmt.Errorf("%w: pruned meanwhile", indexer.ErrStateUnavailable)
 	}
-	return p.BankState.OpeningPage(ctx, height, q, key)
+	return p.BankState.OpeningPage(ctx, height, q, req, key)
 }

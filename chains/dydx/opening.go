@@ -33,7 +33,7 @@ func (a *Adapter) OpeningTables() []chains.Table { return []chains.Table{opening
 
 // OpeningRows appends one dydx_opening_positions row per open perpetual
 // position of each Subaccount item.
-func (a *Adapter) OpeningRows(chainID string, height int64, query string, items [][]byte, out *chains.Rows) error {
+func (a *Adapter) OpeningRows(chainID string, height int64, query, _ string, items [][]byte, out *chains.Rows) error {
 	if query != PathSubaccountAll {
 		return fmt.Errorf("dydx: no opening query %s", query)
 	}

@@ -73,7 +73,7 @@ func TestOpeningPositions(t *testing.T) {
 	}
 	a := dydx.NewAdapter("dydx")
 	rows := chains.NewRows()
-	if err := a.OpeningRows("dydx-mainnet-1", 499, dydx.PathSubaccountAll, items, rows); err != nil {
+	if err := a.OpeningRows("dydx-mainnet-1", 499, dydx.PathSubaccountAll, "", items, rows); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{
@@ -99,7 +99,7 @@ func TestOpeningPositions(t *testing.T) {
 		{"no owner", dydx.PathSubaccountAll, [][]byte{{0x18, 0x01}}},
 		{"truncated", dydx.PathSubaccountAll, [][]byte{items[0][:len(items[0])-3]}},
 	} {
-		if err := a.OpeningRows("dydx-mainnet-1", 499, bad.path, bad.items, chains.NewRows()); err == nil {
+		if err := a.OpeningRows("dydx-mainnet-1", 499, bad.path, "", bad.items, chains.NewRows()); err == nil {
 			t.Errorf("%s: no error", bad.name)
 		}
 	}

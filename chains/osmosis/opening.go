@@ -2,6 +2,7 @@ package osmosis
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math/big"
 	"strconv"
@@ -26,7 +27,35 @@ const (
 	PathAllPools = "/osmosis.poolmanager.v1beta1.Query/AllPools"
 	// PathCLStore reads the concentrated-liquidity module's store.
 	PathCLStore = "/store/concentratedliquidity/subspace"
+	// PathLiquidityNetInDirection lists a concentrated-liquidity pool's
+	// initialized ticks from its current tick in a swap's direction:
+	// request {pool_id=1, token_in=2, start_tick=3, use_cur_tick=4,
+	// bound_tick=5, use_no_bound=6}; answer {liquidity_depths=1 repeated
+	// TickLiquidityNet{liquidity_net=1 Dec, tick_index=2}, current_tick=2,
+	// current_liquidity=3, current_sqrt_price=4}. Token0 in: every tick at
+	// or below the current one; token1 in: every tick above it.
+	PathLiquidityNetInDirection = "/osmosis.concentratedliquidity.v1beta1.Query/LiquidityNetInDirection"
+	// PathCLKey reads one key of the concentrated-liquidity store.
+	PathCLKey = "/store/concentratedliquidity/key"
 )
+
+// tickPrefix is x/concentrated-liquidity's TickPrefix: a tick's record, a
+// TickInfo{liquidity_gross=1 Dec, liquidity_net=2 Dec, ...}, is stored
+// under the prefix, the pool id (8 bytes, big-endian) and the tick index
+// (types.KeyTick: 0x05 for a negative index, 0x06 otherwise, then its 8
+// bytes big-endian as an unsigned integer).
+var tickPrefix = []byte{0x01}
+
+// tickKey is types.KeyTick(pool, tick).
+func tickKey(pool uint64, tick int64) []byte {
+	key := append(bytes.Clone(tickPrefix), binary.BigEndian.AppendUint64(nil, pool)...)
+	sign := byte(0x06)
+	if tick < 0 {
+		sign = 0x05
+	}
+	key = append(key, sign)
+	return binary.BigEndian.AppendUint64(key, uint64(tick))
+}
 
 // positionIDPrefix is x/concentrated-liquidity's PositionIdPrefix: a
 // position is stored under the prefix followed by its id in decimal
@@ -37,6 +66,16 @@ var positionIDPrefix = []byte{0x08}
 var (
 	openingPools     = chains.OpeningQuery{Path: PathAllPools, Whole: true, Tables: []string{openingPoolsTable.Name}}
 	openingPositions = chains.OpeningQuery{Path: PathCLStore, Prefix: positionIDPrefix, Tables: []string{openingPositionsTable.Name}}
+	// The ticks, for nodes that refuse the positions (a store read of a
+	// past height, which cosmos-sdk ≤ 0.53 answers from its latest
+	// state): each pool's initialized ticks, then each tick's record (its
+	// gross liquidity: whether it stays initialized as positions leave).
+	// Gross and net replay the pools' swaps without the positions.
+	openingTicks = chains.OpeningQuery{Path: PathLiquidityNetInDirection, Whole: true, Tables: []string{openingTicksTable.Name},
+		Each: &chains.OpeningEach{After: OpeningPools, Table: openingPoolsTable.Name,
+			Columns: []string{"pool_id", "type", "denoms[1]", "denoms[2]", "sqrt_price"}, Requests: tickListRequests}}
+	openingTickInfo = chains.OpeningQuery{Path: PathCLKey, Tables: []string{openingTickInfoTable.Name},
+		Each: &chains.OpeningEach{After: OpeningTicks, Table: openingTicksTable.Name, Columns: []string{"pool_id", "tick"}, Requests: tickInfoRequests}}
 )
 
 // The names of the opening queries (chains.OpeningQuery.Name), as
@@ -45,7 +84,49 @@ var (
 const (
 	OpeningPools     = PathAllPools
 	OpeningPositions = PathCLStore + "/08"
+	OpeningTicks     = PathLiquidityNetInDirection
+	OpeningTickInfo  = PathCLKey
 )
+
+// tickListRequests lists a concentrated-liquidity pool's ticks both ways
+// from its current tick (row: pool_id, type, token0, token1, sqrt_price);
+// a pool without a price has no position, so no tick.
+func tickListRequests(row []string) ([]chains.OpeningRequest, error) {
+	if len(row) != 5 || row[1] != "concentrated" || row[4] == "" {
+		return nil, nil
+	}
+	pool, err := strconv.ParseUint(row[0], 10, 64)
+	if err != nil || row[2] == "" || row[3] == "" {
+		return nil, fmt.Errorf("pool %q: tokens %q, %q", row[0], row[2], row[3])
+	}
+	var out []chains.OpeningRequest
+	for i, in := range row[2:4] {
+		var b []byte
+		b = protowire.AppendTag(b, 1, protowire.VarintType)
+		b = protowire.AppendVarint(b, pool)
+		b = protowire.AppendTag(b, 2, protowire.BytesType)
+		b = protowire.AppendString(b, in)
+		b = protowire.AppendTag(b, 4, protowire.VarintType)
+		b = protowire.AppendVarint(b, 1) // use_cur_tick
+		b = protowire.AppendTag(b, 6, protowire.VarintType)
+		b = protowire.AppendVarint(b, 1) // use_no_bound
+		out = append(out, chains.OpeningRequest{Key: fmt.Sprintf("%d/%d", pool, i), Data: b})
+	}
+	return out, nil
+}
+
+// tickInfoRequests reads a listed tick's record (row: pool_id, tick).
+func tickInfoRequests(row []string) ([]chains.OpeningRequest, error) {
+	if len(row) != 2 {
+		return nil, fmt.Errorf("tick row %q", row)
+	}
+	pool, err1 := strconv.ParseUint(row[0], 10, 64)
+	tick, err2 := strconv.ParseInt(row[1], 10, 64)
+	if err1 != nil || err2 != nil {
+		return nil, fmt.Errorf("tick row %q", row)
+	}
+	return []chains.OpeningRequest{{Key: fmt.Sprintf("%d/%d", pool, tick), Data: tickKey(pool, tick)}}, nil
+}
 
 // The Any type URLs of AllPools' pools.
 const (
@@ -71,24 +152,63 @@ var openingPositionsTable = chains.Table{Name: "osmosis_opening_cl_positions", C
 	"chain_id", "height", "position_id", "pool_id", "address", "lower_tick", "upper_tick", "liquidity", "join_time",
 }}
 
+// openingTicksTable holds the initialized ticks of the
+// concentrated-liquidity pools at the height before a late start, as the
+// pools list them; openingTickInfoTable each one's record.
+var (
+	openingTicksTable    = chains.Table{Name: "osmosis_opening_cl_ticks", Columns: []string{"chain_id", "height", "pool_id", "tick", "liquidity_net"}}
+	openingTickInfoTable = chains.Table{Name: "osmosis_opening_cl_tick_info", Columns: []string{
+		"chain_id", "height", "pool_id", "tick", "liquidity_gross", "liquidity_net"}}
+)
+
 var _ chains.OpeningStateAdapter = (*Adapter)(nil)
 
-// OpeningQueries reads the pools and the concentrated-liquidity positions.
+// OpeningQueries reads the pools, the concentrated-liquidity positions and
+// the pools' ticks (in that order: the ticks are read per pool, their
+// records per tick).
 func (a *Adapter) OpeningQueries() []chains.OpeningQuery {
-	return []chains.OpeningQuery{openingPools, openingPositions}
+	return []chains.OpeningQuery{openingPools, openingPositions, openingTicks, openingTickInfo}
 }
 
-// OpeningTables lists osmosis_opening_pools and osmosis_opening_cl_positions.
+// OpeningTables lists osmosis_opening_pools, osmosis_opening_cl_positions,
+// osmosis_opening_cl_ticks and osmosis_opening_cl_tick_info.
 func (a *Adapter) OpeningTables() []chains.Table {
-	return []chains.Table{openingPoolsTable, openingPositionsTable}
+	return []chains.Table{openingPoolsTable, openingPositionsTable, openingTicksTable, openingTickInfoTable}
 }
 
 // OpeningRows appends one osmosis_opening_pools row per pool of AllPools
 // (pools of a type it does not know are left out: their record says
 // nothing it can read), or one osmosis_opening_cl_positions row per
 // position with liquidity.
-func (a *Adapter) OpeningRows(chainID string, height int64, query string, items [][]byte, out *chains.Rows) error {
+func (a *Adapter) OpeningRows(chainID string, height int64, query, key string, items [][]byte, out *chains.Rows) error {
 	switch query {
+	case OpeningTicks:
+		pool, _, _ := strings.Cut(key, "/")
+		id, err := strconv.ParseInt(pool, 10, 64)
+		if err != nil {
+			return fmt.Errorf("ticks of %q: %w", key, err)
+		}
+		for _, b := range items {
+			tick, net, err := decodeTickNet(b)
+			if err != nil {
+				return fmt.Errorf("ticks of pool %d: %w", id, err)
+			}
+			out.Add(openingTicksTable.Name, chainID, height, id, tick, net)
+		}
+	case OpeningTickInfo:
+		pool, t, _ := strings.Cut(key, "/")
+		id, err1 := strconv.ParseInt(pool, 10, 64)
+		tick, err2 := strconv.ParseInt(t, 10, 64)
+		if err1 != nil || err2 != nil {
+			return fmt.Errorf("tick record %q", key)
+		}
+		for _, b := range items {
+			gross, net, err := decodeTickInfo(b)
+			if err != nil {
+				return fmt.Errorf("tick %d of pool %d: %w", tick, id, err)
+			}
+			out.Add(openingTickInfoTable.Name, chainID, height, id, tick, gross, net)
+		}
 	case OpeningPools:
 		for _, b := range items {
 			p, ok, err := decodePoolAny(b)
@@ -115,6 +235,58 @@ func (a *Adapter) OpeningRows(chainID string, height int64, query string, items 
 		return fmt.Errorf("osmosis: no opening query %s", query)
 	}
 	return nil
+}
+
+// decodeTickNet reads a TickLiquidityNet{liquidity_net=1 Dec,
+// tick_index=2 int64}.
+func decodeTickNet(b []byte) (int64, string, error) {
+	fs, err := wire.Fields(b)
+	if err != nil {
+		return 0, "", err
+	}
+	var tick int64
+	net := "0.000000000000000000"
+	for _, f := range fs {
+		switch {
+		case f.Num == 1 && f.Type == protowire.BytesType:
+			d, err := decodeDec(string(f.Bytes))
+			if err != nil {
+				return 0, "", fmt.Errorf("liquidity net: %w", err)
+			}
+			net = d.String()
+		case f.Num == 2 && f.Type == protowire.VarintType:
+			tick = int64(f.Value)
+		}
+	}
+	return tick, net, nil
+}
+
+// decodeTickInfo reads a TickInfo{liquidity_gross=1 Dec, liquidity_net=2
+// Dec, ...}: an initialized tick's gross liquidity is positive.
+func decodeTickInfo(b []byte) (gross, net string, err error) {
+	fs, err := wire.Fields(b)
+	if err != nil {
+		return "", "", err
+	}
+	gross, net = "0.000000000000000000", "0.000000000000000000"
+	for _, f := range fs {
+		if f.Type != protowire.BytesType || (f.Num != 1 && f.Num != 2) {
+			continue
+		}
+		d, err := decodeDec(string(f.Bytes))
+		if err != nil {
+			return "", "", fmt.Errorf("liquidity: %w", err)
+		}
+		if f.Num == 1 {
+			gross = d.String()
+		} else {
+			net = d.String()
+		}
+	}
+	if strings.HasPrefix(gross, "-") || strings.Trim(gross, "0.") == "" {
+		return "", "", fmt.Errorf("gross liquidity %s: not an initialized tick", gross)
+	}
+	return gross, net, nil
 }
 
 // nilIfEmpty is NULL for an empty string or no strings.

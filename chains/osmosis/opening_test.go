@@ -147,7 +147,7 @@ func TestOpeningPools(t *testing.T) {
 	answer := b.bytes(b.msg("osmosis.poolmanager.v1beta1.AllPoolsResponse", "pools", pools))
 	a := osmosis.NewAdapter("osmo")
 	rows := chains.NewRows()
-	if err := a.OpeningRows("localosmosis", 299, osmosis.OpeningPools, items(t, answer), rows); err != nil {
+	if err := a.OpeningRows("localosmosis", 299, osmosis.OpeningPools, "", items(t, answer), rows); err != nil {
 		t.Fatal(err)
 	}
 	// chain, height, pool, type, address, denoms, amounts, swap fee,
@@ -186,7 +186,7 @@ func TestOpeningPools(t *testing.T) {
 		{"a bad sqrt price", cl(9, "osmo1nine", "0", "uion", "uosmo", "1.x", 0, 100, "0")},
 	} {
 		answer := b.bytes(b.msg("osmosis.poolmanager.v1beta1.AllPoolsResponse", "pools", []any{bad.pool}))
-		if err := a.OpeningRows("localosmosis", 299, osmosis.OpeningPools, items(t, answer), chains.NewRows()); err == nil {
+		if err := a.OpeningRows("localosmosis", 299, osmosis.OpeningPools, "", items(t, answer), chains.NewRows()); err == nil {
 			t.Errorf("%s: no error", bad.name)
 		}
 	}
@@ -213,7 +213,7 @@ func TestOpeningPositions(t *testing.T) {
 	}
 	a := osmosis.NewAdapter("osmo")
 	rows := chains.NewRows()
-	err := a.OpeningRows("localosmosis", 299, osmosis.OpeningPositions, read(
+	err := a.OpeningRows("localosmosis", 299, osmosis.OpeningPositions, "", read(
 		pair("\x081", position(1, "osmo19cntltr3qf7pcny7xeq4lm7cl64xn54hvswrdh", 5, -108000000, 342000000, 1795296483, 695741955, "1414213562373095049200000000")),
 		pair("\x0810", position(10, "osmo1ten", 2, 797000, 798000, 1795296500, 0, "0")), // emptied: left out
 		pair("\x084", position(4, "osmo1four", 2, 790000, 800000, 1795296490, 1, "26457513110645905905016157")),
@@ -253,7 +253,7 @@ func TestOpeningPositions(t *testing.T) {
 		{"a bad liquidity", osmosis.OpeningPositions, read(pair("\x083", position(3, "osmo1three", 2, -10, 10, 1, 0, "x")))},
 		{"truncated", osmosis.OpeningPositions, [][]byte{read(pair("\x083", ok))[0][:20]}},
 	} {
-		if err := a.OpeningRows("localosmosis", 299, bad.query, bad.items, chains.NewRows()); err == nil {
+		if err := a.OpeningRows("localosmosis", 299, bad.query, "", bad.items, chains.NewRows()); err == nil {
 			t.Errorf("%s: no error", bad.name)
 		}
 	}
@@ -261,7 +261,91 @@ func TestOpeningPositions(t *testing.T) {
 	for _, q := range a.OpeningQueries() {
 		names = append(names, q.Name())
 	}
-	if want := []string{osmosis.OpeningPools, osmosis.OpeningPositions}; fmt.Sprint(names) != fmt.Sprint(want) {
+	if want := []string{osmosis.OpeningPools, osmosis.OpeningPositions, osmosis.OpeningTicks, osmosis.OpeningTickInfo}; fmt.Sprint(names) != fmt.Sprint(want) {
 		t.Errorf("the queries are named %q, want %q", names, want)
+	}
+}
+
+// TestOpeningTicks: a concentrated-liquidity pool's ticks listed by
+// LiquidityNetInDirection (encoded with Osmosis's own types) and each
+// tick's record (a TickInfo read from the store under types.KeyTick) give
+// the rows osmosis_opening_cl_ticks and osmosis_opening_cl_tick_info; the
+// reads are asked per pool with a price (both ways from its current tick)
+// and per tick, with the module's own key.
+func TestOpeningTicks(t *testing.T) {
+	b := newBuilder(t)
+	a := osmosis.NewAdapter("osmo")
+	var ticks, info *chains.OpeningQuery
+	for _, q := range a.OpeningQueries() {
+		switch q.Name() {
+		case osmosis.OpeningTicks:
+			ticks = &q
+		case osmosis.OpeningTickInfo:
+			info = &q
+		}
+	}
+	if ticks == nil || info == nil || ticks.Each.After != osmosis.OpeningPools || info.Each.After != osmosis.OpeningTicks {
+		t.Fatalf("ticks %+v, records %+v", ticks, info)
+	}
+	for _, c := range []struct {
+		name string
+		row  []string
+		want []string // key and request in hex
+	}{
+		{"concentrated", []string{"5", "concentrated", "uion", "uosmo", "1.000"}, []string{
+			"5/0 0805120475696f6e20013001", "5/1 08051205756f736d6f20013001"}},
+		{"no position yet", []string{"6", "concentrated", "uion", "uosmo", ""}, nil},
+		{"balancer", []string{"1", "balancer", "uion", "uosmo", ""}, nil},
+	} {
+		reqs, err := ticks.Each.Requests(c.row)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		var got []string
+		for _, r := range reqs {
+			got = append(got, fmt.Sprintf("%s %x", r.Key, r.Data))
+		}
+		if fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("%s: requests %q, want %q", c.name, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		row  []string
+		want string
+	}{
+		{[]string{"5", "-1"}, "5/-1 010000000000000005 05ffffffffffffffff"},
+		{[]string{"5", "342000000"}, "5/342000000 010000000000000005 060000000014628180"},
+	} {
+		reqs, err := info.Each.Requests(c.row)
+		if err != nil || len(reqs) != 1 {
+			t.Fatalf("%q: %v %v", c.row, reqs, err)
+		}
+		if got := fmt.Sprintf("%s %x %x", reqs[0].Key, reqs[0].Data[:9], reqs[0].Data[9:]); got != c.want {
+			t.Errorf("%q: %s, want %s", c.row, got, c.want)
+		}
+	}
+
+	depth := func(net string, tick int64) *dynamicpb.Message {
+		return b.msg("osmosis.concentratedliquidity.v1beta1.TickLiquidityNet", "liquidity_net", net, "tick_index", tick)
+	}
+	answer := b.bytes(b.msg("osmosis.concentratedliquidity.v1beta1.LiquidityNetInDirectionResponse",
+		"liquidity_depths", []any{depth("2500000000000000000", -20), depth("-1000000000000000000", -108000000)}, "current_tick", int64(7)))
+	rows := chains.NewRows()
+	if err := a.OpeningRows("localosmosis", 299, osmosis.OpeningTicks, "5/0", items(t, answer), rows); err != nil {
+		t.Fatal(err)
+	}
+	record := b.bytes(b.msg("osmosis.concentratedliquidity.v1beta1.TickInfo", "liquidity_gross", "3500000000000000000", "liquidity_net", "2500000000000000000"))
+	if err := a.OpeningRows("localosmosis", 299, osmosis.OpeningTickInfo, "5/-20", [][]byte{record}, rows); err != nil {
+		t.Fatal(err)
+	}
+	got := fmt.Sprint(rows.Of("osmosis_opening_cl_ticks"), rows.Of("osmosis_opening_cl_tick_info"))
+	if want := "[[localosmosis 299 5 -20 2.500000000000000000] [localosmosis 299 5 -108000000 -1.000000000000000000]] " +
+		"[[localosmosis 299 5 -20 3.500000000000000000 2.500000000000000000]]"; got != want {
+		t.Errorf("rows\n got %s\nwant %s", got, want)
+	}
+	// A record without gross liquidity is no initialized tick.
+	empty := b.bytes(b.msg("osmosis.concentratedliquidity.v1beta1.TickInfo", "liquidity_net", "0"))
+	if err := a.OpeningRows("localosmosis", 299, osmosis.OpeningTickInfo, "5/3", [][]byte{empty}, chains.NewRows()); err == nil {
+		t.Error("a tick record without gross liquidity: no error")
 	}
 }

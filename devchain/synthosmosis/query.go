@@ -2,6 +2,7 @@ package synthosmosis
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math/big"
 	"slices"
@@ -22,6 +23,11 @@ const (
 	// pathCLSubspace lists x/concentrated-liquidity's store under a key
 	// prefix (a kv.Pairs): positions are under positionIDPrefix.
 	pathCLSubspace = "/store/concentratedliquidity/subspace"
+	// pathCLKey reads one key of that store: here a tick's record.
+	pathCLKey = "/store/concentratedliquidity/key"
+	// pathLiquidityNetInDirection lists a pool's initialized ticks in a
+	// swap's direction.
+	pathLiquidityNetInDirection = "/osmosis.concentratedliquidity.v1beta1.Query/LiquidityNetInDirection"
 )
 
 // positionIDPrefix is x/concentrated-liquidity's PositionIdPrefix: a
@@ -40,9 +46,12 @@ var _ replaynode.Querier = (*Chain)(nil)
 // to this chain.
 func (c *Chain) ABCIQuery(path string, data []byte, height int64) ([]byte, error) {
 	switch path {
-	case pathDenomOwners, pathTotalSupply, pathAllPools, pathCLSubspace:
+	case pathDenomOwners, pathTotalSupply, pathAllPools, pathCLSubspace, pathCLKey, pathLiquidityNetInDirection:
 	default:
 		return nil, replaynode.ErrUnknownQuery(path)
+	}
+	if path == pathCLSubspace && c.p.LatestStoreReads {
+		height = c.LastHeight()
 	}
 	// Baseapp's answers for heights it has no state of (a store read of
 	// such a height is refused too: this node is not the cosmos-sdk ≤ 0.53
@@ -66,6 +75,10 @@ func (c *Chain) ABCIQuery(path string, data []byte, height int64) ([]byte, error
 			out, err = c.allPools(g)
 		case pathCLSubspace:
 			out, err = c.clSubspace(g, data)
+		case pathCLKey:
+			out, err = clTickRecord(g, data)
+		case pathLiquidityNetInDirection:
+			out, err = liquidityNetInDirection(g, data)
 		}
 		return err
 	})
@@ -339,4 +352,120 @@ func (c *Chain) clSubspace(g *generator, prefix []byte) ([]byte, error) {
 		out = protowire.AppendBytes(out, pair)
 	}
 	return out, nil
+}
+
+// clTickRecord is the value of a key of the concentrated-liquidity store:
+// for a tick's key (TickPrefix 0x01, the pool id and the tick index, each
+// 8 bytes big-endian, the index after a sign byte 0x05 or 0x06), its
+// TickInfo{liquidity_gross=1 Dec, liquidity_net=2 Dec}; nothing for a key
+// not set.
+func clTickRecord(g *generator, key []byte) ([]byte, error) {
+	if len(key) != 18 || key[0] != 0x01 || (key[9] != 0x05 && key[9] != 0x06) {
+		return nil, nil
+	}
+	id := binary.BigEndian.Uint64(key[1:9])
+	tick := int64(binary.BigEndian.Uint64(key[10:]))
+	pl := clPoolByID(g, id)
+	if pl == nil || (tick < 0) != (key[9] == 0x05) {
+		return nil, nil
+	}
+	gross, ok := pl.clp.Gross[tick]
+	if !ok {
+		return nil, nil
+	}
+	var out []byte
+	out = protowire.AppendTag(out, 1, protowire.BytesType)
+	out = protowire.AppendString(out, gross.String())
+	out = protowire.AppendTag(out, 2, protowire.BytesType)
+	out = protowire.AppendString(out, pl.clp.Net[tick].String())
+	return out, nil
+}
+
+// liquidityNetInDirection answers LiquidityNetInDirectionRequest{pool_id=1,
+// token_in=2, use_cur_tick=4, use_no_bound=6} (the only form asked here:
+// from the current tick, without a bound) with {liquidity_depths=1
+// TickLiquidityNet{liquidity_net=1, tick_index=2}, current_tick=2,
+// current_liquidity=3, current_sqrt_price=4}: token0 in, every tick at or
+// below the current one, downwards; token1 in, every tick above it.
+func liquidityNetInDirection(g *generator, data []byte) ([]byte, error) {
+	var id uint64
+	var in string
+	var cur, noBound bool
+	for len(data) > 0 {
+		num, typ, n := protowire.ConsumeTag(data)
+		if n < 0 {
+			return nil, badRequest("LiquidityNetInDirectionRequest")
+		}
+		data = data[n:]
+		switch {
+		case num == 1 && typ == protowire.VarintType:
+			v, m := protowire.ConsumeVarint(data)
+			id, n = v, m
+		case num == 2 && typ == protowire.BytesType:
+			v, m := protowire.ConsumeString(data)
+			in, n = v, m
+		case (num == 4 || num == 6) && typ == protowire.VarintType:
+			v, m := protowire.ConsumeVarint(data)
+			if num == 4 {
+				cur = v != 0
+			} else {
+				noBound = v != 0
+			}
+			n = m
+		default:
+			n = protowire.ConsumeFieldValue(num, typ, data)
+		}
+		if n < 0 {
+			return nil, badRequest("LiquidityNetInDirectionRequest")
+		}
+		data = data[n:]
+	}
+	if !cur || !noBound {
+		return nil, badRequest("LiquidityNetInDirectionRequest without use_cur_tick and use_no_bound")
+	}
+	pl := clPoolByID(g, id)
+	if pl == nil {
+		return nil, &replaynode.QueryError{Code: 1, Codespace: "concentratedliquidity", Log: fmt.Sprintf("pool not found. pool id (%d)", id)}
+	}
+	if in != pl.denoms[0] && in != pl.denoms[1] {
+		return nil, &replaynode.QueryError{Code: 1, Codespace: "concentratedliquidity", Log: fmt.Sprintf("tokenIn (%s) does not match any token in pool", in)}
+	}
+	zeroForOne := in == pl.denoms[0]
+	ticks := pl.clp.Ticks() // ascending
+	if zeroForOne {
+		slices.Reverse(ticks)
+	}
+	var out []byte
+	for _, t := range ticks {
+		if zeroForOne != (t <= pl.clp.Tick) {
+			continue
+		}
+		var d []byte
+		d = protowire.AppendTag(d, 1, protowire.BytesType)
+		d = protowire.AppendString(d, pl.clp.Net[t].String())
+		d = protowire.AppendTag(d, 2, protowire.VarintType)
+		d = protowire.AppendVarint(d, uint64(t))
+		out = protowire.AppendTag(out, 1, protowire.BytesType)
+		out = protowire.AppendBytes(out, d)
+	}
+	out = protowire.AppendTag(out, 2, protowire.VarintType)
+	out = protowire.AppendVarint(out, uint64(pl.clp.Tick))
+	out = protowire.AppendTag(out, 3, protowire.BytesType)
+	out = protowire.AppendString(out, pl.clp.Liquidity.String())
+	if pl.clp.SqrtPrice != nil {
+		out = protowire.AppendTag(out, 4, protowire.BytesType)
+		out = protowire.AppendString(out, pl.clp.SqrtPrice.String())
+	}
+	return out, nil
+}
+
+// clPoolByID is the created concentrated-liquidity pool id, or nil.
+func clPoolByID(g *generator, id uint64) *pool {
+	if id < 1 || id > uint64(g.st.created) {
+		return nil
+	}
+	if pl := g.st.pools[id-1]; pl.clp != nil {
+		return pl
+	}
+	return nil
 }

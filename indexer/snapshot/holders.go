@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"slices"
+	"strings"
 	"syscall"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -126,13 +127,25 @@ var _ indexer.OpeningState = BankState{}
 
 // OpeningPage returns one page of an adapter's opening query at height
 // (indexer.OpeningState): a page of a paginated gRPC query, the whole
-// answer of another, or every key and value under a store read's prefix.
-// A node that keeps no state there, lacks the query or cannot read the
+// answer of another (for an Each query, to req's Data), every key and
+// value under a store read's prefix, or the value of one store key. A
+// node that keeps no state there, lacks the query or cannot read the
 // store at that height answers indexer.ErrStateUnavailable.
-func (b BankState) OpeningPage(ctx context.Context, height int64, q chains.OpeningQuery, key []byte) ([][]byte, []byte, error) {
+func (b BankState) OpeningPage(ctx context.Context, height int64, q chains.OpeningQuery, req chains.OpeningRequest, key []byte) ([][]byte, []byte, error) {
 	if len(q.Prefix) > 0 {
 		items, err := storeRead(ctx, b.Q, q.Path, q.Prefix, height)
 		return items, nil, err
+	}
+	if strings.HasPrefix(q.Path, "/store/") && strings.HasSuffix(q.Path, "/key") {
+		// A store reads one key at the height asked (unlike a subspace).
+		v, err := b.Q.ABCIQuery(ctx, q.Path, req.Data, height)
+		if err != nil {
+			return nil, nil, unavailable(fmt.Errorf("%s: %w", q.Path, err))
+		}
+		if len(v) == 0 {
+			return nil, nil, nil
+		}
+		return [][]byte{v}, nil, nil
 	}
 	limit := b.PageSize
 	if limit == 0 {
@@ -141,7 +154,7 @@ func (b BankState) OpeningPage(ctx context.Context, height int64, q chains.Openi
 	if q.Whole {
 		limit, key = 0, nil
 	}
-	items, next, err := queryPage(ctx, b.Q, q.Path, height, key, limit)
+	items, next, err := queryPage(ctx, b.Q, q.Path, height, req.Data, key, limit)
 	if err != nil {
 		return nil, nil, unavailable(err)
 	}

@@ -93,7 +93,7 @@ func TestOpeningPageReads(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			n := &storeNode{answer: c.answer}
-			items, next, err := snapshot.BankState{Q: n}.OpeningPage(context.Background(), height, c.q, nil)
+			items, next, err := snapshot.BankState{Q: n}.OpeningPage(context.Background(), height, c.q, chains.OpeningRequest{}, nil)
 			switch {
 			case c.err == "" && err != nil:
 				t.Fatal(err)

@@ -22,7 +22,7 @@ func TakeState(ctx context.Context, q Querier, height int64, queries []chains.St
 	out := make(map[string][][]byte, len(queries))
 	for _, sq := range queries {
 		if !sq.Paginated {
-			items, _, err := queryPage(ctx, q, sq.Path, height, nil, 0)
+			items, _, err := queryPage(ctx, q, sq.Path, height, nil, nil, 0)
 			if err != nil {
 				return nil, err
 			}
@@ -35,7 +35,7 @@ func TakeState(ctx context.Context, q Querier, height int64, queries []chains.St
 			if page == maxPages {
 				return nil, fmt.Errorf("%s: more than %d pages", sq.Path, maxPages)
 			}
-			got, next, err := queryPage(ctx, q, sq.Path, height, key, pageSize)
+			got, next, err := queryPage(ctx, q, sq.Path, height, nil, key, pageSize)
 			if err != nil {
 				return nil, err
 			}
@@ -53,13 +53,14 @@ func TakeState(ctx context.Context, q Querier, height int64, queries []chains.St
 	return out, nil
 }
 
-// queryPage runs the query path at height: with limit > 0, the page at key
+// queryPage runs the query path at height, its request base and: with
+// limit > 0, the page at key
 // (PageRequest{key=1, limit=3} in field 1 of the request; nil key: the
 // first page), returning the items (field 1 of the answer) and the next
 // page's key (PageResponse.next_key in field 2; nil on the last page);
 // with limit 0, an unpaginated query, whose answer's field 1 is its item.
-func queryPage(ctx context.Context, q Querier, path string, height int64, key []byte, limit uint64) ([][]byte, []byte, error) {
-	var req []byte
+func queryPage(ctx context.Context, q Querier, path string, height int64, base, key []byte, limit uint64) ([][]byte, []byte, error) {
+	req := bytes.Clone(base)
 	if limit > 0 {
 		var pr []byte
 		if len(key) > 0 {
