@@ -206,14 +206,15 @@ const (
 func stageOpeningQuery(ctx context.Context, db *bun.DB, src OpeningState, a chains.OpeningStateAdapter, q chains.OpeningQuery, chainID string, height int64) (int64, error) {
 	tables := a.OpeningTables()
 	name := q.Name()
-	stage := func(part string, req chains.OpeningRequest) func(string, []byte) (func(context.Context, bun.Tx) error, []byte, int, error) {
-		return func(_ string, key []byte) (func(context.Context, bun.Tx) error, []byte, int, error) {
-			items, next, err := src.OpeningPage(ctx, height, q, req, key)
+	stage := func(req func(part string) chains.OpeningRequest) func(string, []byte) (func(context.Context, bun.Tx) error, []byte, int, error) {
+		return func(part string, key []byte) (func(context.Context, bun.Tx) error, []byte, int, error) {
+			r := req(part)
+			items, next, err := src.OpeningPage(ctx, height, q, r, key)
 			if err != nil {
 				return nil, nil, 0, fmt.Errorf("%s at %d: %w", part, height, err)
 			}
 			rows := chains.NewRows()
-			if err := a.OpeningRows(chainID, height, name, req.Key, items, rows); err != nil {
+			if err := a.OpeningRows(chainID, height, name, r.Key, items, rows); err != nil {
 				return nil, nil, 0, fmt.Errorf("%s at %d: %w", part, height, err)
 			}
 			return func(ctx context.Context, tx bun.Tx) error {
@@ -231,21 +232,25 @@ func stageOpeningQuery(ctx context.Context, db *bun.DB, src OpeningState, a chai
 		if err != nil {
 			return 0, err
 		}
-		// Request by request, so that a crash resumes after the last
-		// one staged.
-		for _, r := range reqs {
-			part := name + eachMark + r.Key
-			if err := stagePages(ctx, db, chainID, height, openingPart, []string{part}, stage(part, r)); err != nil {
-				return 0, err
-			}
+		// A part per read: a crash resumes after the last one staged.
+		parts := make([]string, len(reqs))
+		byPart := make(map[string]chains.OpeningRequest, len(reqs))
+		for i, r := range reqs {
+			parts[i] = name + eachMark + r.Key
+			byPart[parts[i]] = r
 		}
+		if err := stagePages(ctx, db, chainID, height, openingPart, parts, stage(func(part string) chains.OpeningRequest { return byPart[part] })); err != nil {
+			return 0, err
+		}
+		// Then the query itself, done once every read is.
 		done := func(string, []byte) (func(context.Context, bun.Tx) error, []byte, int, error) {
 			return nil, nil, 0, nil
 		}
 		if err := stagePages(ctx, db, chainID, height, openingPart, []string{name}, done); err != nil {
 			return 0, err
 		}
-	} else if err := stagePages(ctx, db, chainID, height, openingPart, []string{name}, stage(name, chains.OpeningRequest{})); err != nil {
+	} else if err := stagePages(ctx, db, chainID, height, openingPart, []string{name},
+		stage(func(string) chains.OpeningRequest { return chains.OpeningRequest{} })); err != nil {
 		return 0, err
 	}
 	var n int64

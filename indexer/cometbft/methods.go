@@ -178,7 +178,7 @@ func (c *Client) ABCIQuery(ctx context.Context, path string, data []byte, height
 		return nil, fmt.Errorf("cometbft abci_query %s: %w", path, err)
 	}
 	if r.Response.Code != 0 {
-		return nil, fmt.Errorf("cometbft abci_query %s at %d: code %d: %s", path, height, r.Response.Code, r.Response.Log)
+		return nil, &QueryRefused{Path: path, Height: height, Code: r.Response.Code, Log: r.Response.Log}
 	}
 	// A cosmos-sdk store read (/store/...) of a version the node does not
 	// keep answers code 0, no value and this log: not an absent key.
@@ -186,6 +186,20 @@ func (c *Client) ABCIQuery(ctx context.Context, path string, data []byte, height
 		return nil, fmt.Errorf("cometbft abci_query %s at %d: %s", path, height, r.Response.Log)
 	}
 	return r.Response.Value, nil
+}
+
+// QueryRefused is an abci_query the application answered with an error
+// code: the node is up and said no (an unknown path, a pruned height, a
+// request its module rejects).
+type QueryRefused struct {
+	Path   string
+	Height int64
+	Code   uint32
+	Log    string
+}
+
+func (e *QueryRefused) Error() string {
+	return fmt.Sprintf("cometbft abci_query %s at %d: code %d: %s", e.Path, e.Height, e.Code, e.Log)
 }
 
 // Genesis returns the node's genesis document (the `genesis` member of

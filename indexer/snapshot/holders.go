@@ -155,6 +155,12 @@ func (b BankState) OpeningPage(ctx context.Context, height int64, q chains.Openi
 		limit, key = 0, nil
 	}
 	items, next, err := queryPage(ctx, b.Q, q.Path, height, req.Data, key, limit)
+	var refused *cometbft.QueryRefused
+	if q.Each != nil && errors.As(err, &refused) {
+		// A read the module rejects (one pool it cannot list) would be
+		// asked again forever: the query is what the node cannot serve.
+		return nil, nil, fmt.Errorf("%w: %s: %w", indexer.ErrStateUnavailable, req.Key, err)
+	}
 	if err != nil {
 		return nil, nil, unavailable(err)
 	}

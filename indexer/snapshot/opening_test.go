@@ -12,6 +12,7 @@ import (
 
 	"github.com/chainlens/chainlens/chains"
 	"github.com/chainlens/chainlens/indexer"
+	"github.com/chainlens/chainlens/indexer/cometbft"
 	"github.com/chainlens/chainlens/indexer/snapshot"
 )
 
@@ -48,11 +49,19 @@ func pairs(kvs ...string) []byte {
 // store at a height no node has (1<<40 past the height), and trusts the
 // node with the height only when that fails with the node's refusal;
 // pruned state is indexer.ErrStateUnavailable, no answer at all is not.
+// An Each query's read sends its request; one the module refuses makes
+// the query unavailable (asked again, it would be refused forever). A
+// store key read is one read at the height, its value the one item.
 func TestOpeningPageReads(t *testing.T) {
 	const height = 19
 	const far = height + 1<<40
 	store := chains.OpeningQuery{Path: "/store/concentratedliquidity/subspace", Prefix: []byte{0x08}}
 	whole := chains.OpeningQuery{Path: "/osmosis.poolmanager.v1beta1.Query/AllPools", Whole: true}
+	each := chains.OpeningQuery{Path: "/osmosis.concentratedliquidity.v1beta1.Query/LiquidityNetInDirection", Whole: true, Each: &chains.OpeningEach{}}
+	key := chains.OpeningQuery{Path: "/store/concentratedliquidity/key", Each: &chains.OpeningEach{}}
+	one := func(item string) []byte {
+		return append(protowire.AppendTag(nil, 1, protowire.BytesType), protowire.AppendBytes(nil, []byte(item))...)
+	}
 	honest := func(path string, data []byte, h int64) ([]byte, error) {
 		switch {
 		case h != height:
@@ -65,35 +74,48 @@ func TestOpeningPageReads(t *testing.T) {
 	for _, c := range []struct {
 		name        string
 		q           chains.OpeningQuery
+		req         chains.OpeningRequest
 		answer      func(string, []byte, int64) ([]byte, error)
 		calls       []string
 		items       string
 		unavailable bool // the error is indexer.ErrStateUnavailable
 		err         string
 	}{
-		{"a whole query", whole, honest, []string{"/osmosis.poolmanager.v1beta1.Query/AllPools  @19"}, "[pool]", false, ""},
-		{"a store read", store, honest,
+		{"a whole query", whole, chains.OpeningRequest{}, honest, []string{"/osmosis.poolmanager.v1beta1.Query/AllPools  @19"}, "[pool]", false, ""},
+		{"a store read", store, chains.OpeningRequest{}, honest,
 			[]string{fmt.Sprintf("%s 08ffffffffffffffff @%d", store.Path, int64(far)), store.Path + " 08 @19"}, "[0831=one 083132=twelve]", false, ""},
-		{"a node that reads the store at its latest state", store, func(path string, data []byte, h int64) ([]byte, error) {
+		{"a node that reads the store at its latest state", store, chains.OpeningRequest{}, func(path string, data []byte, h int64) ([]byte, error) {
 			return pairs(), nil // nothing under the probe's prefix, at any height
 		}, []string{fmt.Sprintf("%s 08ffffffffffffffff @%d", store.Path, int64(far))}, "[]", true,
 			"the node reads the store at its latest state whatever the height asked"},
-		{"pruned", store, func(path string, data []byte, h int64) ([]byte, error) {
+		{"pruned", store, chains.OpeningRequest{}, func(path string, data []byte, h int64) ([]byte, error) {
 			return nil, errors.New("cometbft abci_query: version does not exist")
 		}, []string{fmt.Sprintf("%s 08ffffffffffffffff @%d", store.Path, int64(far)), store.Path + " 08 @19"}, "[]", true, "version does not exist"},
-		{"no answer to the probe", store, func(path string, data []byte, h int64) ([]byte, error) {
+		{"no answer to the probe", store, chains.OpeningRequest{}, func(path string, data []byte, h int64) ([]byte, error) {
 			return nil, &net.OpError{Op: "dial", Err: errors.New("connection refused")}
 		}, []string{fmt.Sprintf("%s 08ffffffffffffffff @%d", store.Path, int64(far))}, "[]", false, "probe the store's versions"},
-		{"a key under another prefix", store, func(path string, data []byte, h int64) ([]byte, error) {
+		{"a key under another prefix", store, chains.OpeningRequest{}, func(path string, data []byte, h int64) ([]byte, error) {
 			if h != height {
 				return nil, errors.New("version does not exist")
 			}
 			return pairs("\x091", "one"), nil
 		}, []string{fmt.Sprintf("%s 08ffffffffffffffff @%d", store.Path, int64(far)), store.Path + " 08 @19"}, "[]", false, "key 0931 is not under the prefix 08"},
+		{"an Each read", each, chains.OpeningRequest{Key: "5/0", Data: []byte{0x08, 0x05}}, func(path string, data []byte, h int64) ([]byte, error) {
+			return one("tick"), nil
+		}, []string{each.Path + " 0805 @19"}, "[tick]", false, ""},
+		{"an Each read the module refuses", each, chains.OpeningRequest{Key: "5/0", Data: []byte{0x08, 0x05}}, func(path string, data []byte, h int64) ([]byte, error) {
+			return nil, &cometbft.QueryRefused{Path: path, Height: h, Code: 1, Log: "pool not found"}
+		}, []string{each.Path + " 0805 @19"}, "[]", true, "5/0"},
+		{"a store key read", key, chains.OpeningRequest{Key: "5/-1", Data: []byte{0x01, 0x05}}, func(path string, data []byte, h int64) ([]byte, error) {
+			return []byte("record"), nil
+		}, []string{key.Path + " 0105 @19"}, "[record]", false, ""},
+		{"a store key not set", key, chains.OpeningRequest{Key: "5/-1", Data: []byte{0x01, 0x05}}, func(path string, data []byte, h int64) ([]byte, error) {
+			return nil, nil
+		}, []string{key.Path + " 0105 @19"}, "[]", false, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			n := &storeNode{answer: c.answer}
-			items, next, err := snapshot.BankState{Q: n}.OpeningPage(context.Background(), height, c.q, chains.OpeningRequest{}, nil)
+			items, next, err := snapshot.BankState{Q: n}.OpeningPage(context.Background(), height, c.q, c.req, nil)
 			switch {
 			case c.err == "" && err != nil:
 				t.Fatal(err)
