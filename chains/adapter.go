@@ -287,6 +287,10 @@ type OpeningQuery struct {
 	// Each, when set, makes the query one read per request built from
 	// the rows an earlier query staged (see OpeningEach).
 	Each *OpeningEach
+	// Unless names an earlier query that makes this one unneeded when it
+	// was imported (a fallback): the query, and those of Each after it,
+	// are then not read.
+	Unless string
 }
 
 // OpeningEach makes an opening query a read per row of an earlier one:

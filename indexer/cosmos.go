@@ -646,8 +646,12 @@ func (x *Cosmos) stateFor(ctx context.Context, next int64) (*genesisRows, error)
 	if isOpening && serves {
 		// Query by query: one the node does not serve (a store it cannot
 		// read at a past height) leaves the others imported.
-		missing := map[string]bool{}
+		missing, unneeded := map[string]bool{}, map[string]bool{}
 		for _, q := range oa.OpeningQueries() {
+			if (q.Unless != "" && !missing[q.Unless]) || (q.Each != nil && unneeded[q.Each.After]) {
+				unneeded[q.Name()] = true // a fallback of what was imported
+				continue
+			}
 			var r int64
 			var err error
 			if q.Each != nil && missing[q.Each.After] {

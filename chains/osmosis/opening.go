@@ -66,12 +66,12 @@ var positionIDPrefix = []byte{0x08}
 var (
 	openingPools     = chains.OpeningQuery{Path: PathAllPools, Whole: true, Tables: []string{openingPoolsTable.Name}}
 	openingPositions = chains.OpeningQuery{Path: PathCLStore, Prefix: positionIDPrefix, Tables: []string{openingPositionsTable.Name}}
-	// The ticks, for nodes that refuse the positions (a store read of a
+	// The ticks, when the node refused the positions (a store read of a
 	// past height, which cosmos-sdk ≤ 0.53 answers from its latest
 	// state): each pool's initialized ticks, then each tick's record (its
 	// gross liquidity: whether it stays initialized as positions leave).
 	// Gross and net replay the pools' swaps without the positions.
-	openingTicks = chains.OpeningQuery{Path: PathLiquidityNetInDirection, Whole: true, Tables: []string{openingTicksTable.Name},
+	openingTicks = chains.OpeningQuery{Path: PathLiquidityNetInDirection, Whole: true, Tables: []string{openingTicksTable.Name}, Unless: OpeningPositions,
 		Each: &chains.OpeningEach{After: OpeningPools, Table: openingPoolsTable.Name,
 			Columns: []string{"pool_id", "type", "denoms[1]", "denoms[2]", "sqrt_price"}, Requests: tickListRequests}}
 	openingTickInfo = chains.OpeningQuery{Path: PathCLKey, Tables: []string{openingTickInfoTable.Name},
