@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
@@ -403,14 +404,15 @@ func (s *Service) poolsAPRRange(ctx context.Context, req *api.Request) (*api.Res
 	if err != nil {
 		return nil, err
 	}
+	cls, err := s.clPools(ctx, pools)
+	if err != nil {
+		return nil, err
+	}
 	out := []poolAPRRangeRow{}
 	for _, p := range pools {
 		var lo, hi [3]*big.Rat // fees, native, boost
 		if p.Type == "concentrated" {
-			cl, ok, err := s.clPool(ctx, p)
-			if err != nil {
-				return nil, err
-			}
+			cl, ok := cls[p.ID]
 			if !ok {
 				continue
 			}
@@ -513,64 +515,142 @@ type clState struct {
 // clPool loads the state of a concentrated-liquidity pool; false when it
 // has no replayed state, tick spacing or prices yet.
 func (s *Service) clPool(ctx context.Context, p *aprPool) (*clState, bool, error) {
-	var row struct {
+	cls, err := s.clPools(ctx, []*aprPool{p})
+	if err != nil {
+		return nil, false, err
+	}
+	cl, ok := cls[p.ID]
+	return cl, ok, nil
+}
+
+// clPools loads the state of the concentrated-liquidity pools among pools,
+// by pool id; a pool without replayed state, tick spacing or prices yet
+// is left out. Four statements whatever the number of pools, and the
+// states read are those of the pools' window hours (and the one before),
+// not their history.
+func (s *Service) clPools(ctx context.Context, pools []*aprPool) (map[int64]*clState, error) {
+	byID := map[int64]*aprPool{}
+	var ids []int64
+	first := time.Time{} // the earliest window hour of any pool
+	for _, p := range pools {
+		if p.Type != "concentrated" {
+			continue
+		}
+		byID[p.ID] = p
+		ids = append(ids, p.ID)
+		if len(p.Hours) > 0 && (first.IsZero() || p.Hours[0].Hour.Before(first)) {
+			first = p.Hours[0].Hour
+		}
+	}
+	out := map[int64]*clState{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	db := api.Reader(ctx, s.db)
+	var rows []struct {
+		PoolID    int64    `bun:"pool_id"`
 		Spacing   int64    `bun:"tick_spacing"`
 		SqrtPrice string   `bun:"sqrt_price"`
 		Tick      int64    `bun:"tick"`
 		Denoms    []string `bun:"denoms,array"`
 	}
-	err := api.Reader(ctx, s.db).NewRaw(`SELECT c.tick_spacing, st.sqrt_price::text AS sqrt_price, st.tick,
+	if err := db.NewRaw(`SELECT c.pool_id, c.tick_spacing, st.sqrt_price::text AS sqrt_price, st.tick,
 			(SELECT denoms FROM osmosis_known_pools p WHERE p.chain_id = c.chain_id AND p.pool_id = c.pool_id ORDER BY height LIMIT 1) AS denoms
 		FROM osmosis_cl_pools c
 		JOIN LATERAL (SELECT sqrt_price, tick FROM osmosis_cl_state_hourly st WHERE st.chain_id = c.chain_id AND st.pool_id = c.pool_id
 			ORDER BY hour DESC LIMIT 1) st ON true
-		WHERE c.chain_id = ? AND c.pool_id = ?`, s.market.ChainID, p.ID).Scan(ctx, &row)
-	if isNoRows(err) {
-		return nil, false, nil
+		WHERE c.chain_id = ? AND c.pool_id IN (?)`, s.market.ChainID, bun.List(ids)).Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("concentrated pools' state: %w", err)
 	}
-	if err != nil {
-		return nil, false, fmt.Errorf("pool %d state: %w", p.ID, err)
-	}
-	if len(row.Denoms) != 2 || row.Spacing <= 0 {
-		return nil, false, nil
-	}
-	cl := &clState{aprPool: p, spacing: row.Spacing, tick: row.Tick}
-	var ok bool
-	if cl.sqrtPrice, ok = new(big.Rat).SetString(row.SqrtPrice); !ok {
-		return nil, false, fmt.Errorf("pool %d sqrt price %q", p.ID, row.SqrtPrice)
-	}
-	for i, d := range row.Denoms {
-		var price string
-		err := api.Reader(ctx, s.db).NewRaw("SELECT price_usd::text FROM osmosis_asset_prices WHERE chain_id = ? AND denom = ? ORDER BY hour DESC LIMIT 1",
-			s.market.ChainID, d).Scan(ctx, &price)
-		if isNoRows(err) {
-			return nil, false, nil
+	var denoms []string
+	for _, r := range rows {
+		if len(r.Denoms) == 2 && r.Spacing > 0 {
+			denoms = append(denoms, r.Denoms...)
 		}
-		if err != nil {
-			return nil, false, fmt.Errorf("price of %s: %w", d, err)
+	}
+	// Each denom's latest price, by a probe per denom.
+	var prices []struct {
+		Denom string  `bun:"denom"`
+		Price *string `bun:"price"`
+	}
+	if err := db.NewRaw(`SELECT d AS denom, (SELECT price_usd::text FROM osmosis_asset_prices WHERE chain_id = ? AND denom = d ORDER BY hour DESC LIMIT 1) AS price
+		FROM unnest(?::text[]) AS d`, s.market.ChainID, pgdialect.Array(denoms)).Scan(ctx, &prices); err != nil {
+		return nil, fmt.Errorf("concentrated pools' prices: %w", err)
+	}
+	priceOf := map[string]*big.Rat{}
+	for _, p := range prices {
+		if p.Price == nil {
+			continue
 		}
-		r, ok := new(big.Rat).SetString(price)
+		r, ok := new(big.Rat).SetString(*p.Price)
 		if !ok {
-			return nil, false, fmt.Errorf("price of %s %q", d, price)
+			return nil, fmt.Errorf("price of %s %q", p.Denom, *p.Price)
 		}
-		r.Quo(r, new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(s.market.Exponent(d))), nil)))
-		if i == 0 {
-			cl.price0 = r
-		} else {
-			cl.price1 = r
+		priceOf[p.Denom] = r.Quo(r, new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(s.market.Exponent(p.Denom))), nil)))
+	}
+	for _, r := range rows {
+		if len(r.Denoms) != 2 || r.Spacing <= 0 {
+			continue
+		}
+		p0, ok0 := priceOf[r.Denoms[0]]
+		p1, ok1 := priceOf[r.Denoms[1]]
+		if !ok0 || !ok1 {
+			continue
+		}
+		sp, ok := new(big.Rat).SetString(r.SqrtPrice)
+		if !ok {
+			return nil, fmt.Errorf("pool %d sqrt price %q", r.PoolID, r.SqrtPrice)
+		}
+		out[r.PoolID] = &clState{aprPool: byID[r.PoolID], spacing: r.Spacing, tick: r.Tick, sqrtPrice: sp, price0: p0, price1: p1}
+	}
+	// The states from the last one at or before the first window hour.
+	var states []clStateRow
+	if !first.IsZero() {
+		if err := db.NewRaw(`SELECT s.pool_id, s.hour, s.tick, s.liquidity::text AS liquidity FROM unnest(?::bigint[]) AS p(id)
+			JOIN osmosis_cl_state_hourly s ON s.chain_id = ? AND s.pool_id = p.id
+				AND s.hour >= coalesce((SELECT b.hour FROM osmosis_cl_state_hourly b WHERE b.chain_id = s.chain_id AND b.pool_id = p.id AND b.hour <= ?
+					ORDER BY b.hour DESC LIMIT 1), '-infinity')
+			ORDER BY s.pool_id, s.hour`, pgdialect.Array(ids), s.market.ChainID, first).Scan(ctx, &states); err != nil {
+			return nil, fmt.Errorf("concentrated pools' states: %w", err)
 		}
 	}
-	var states []struct {
-		Hour      time.Time `bun:"hour"`
-		Tick      int64     `bun:"tick"`
-		Liquidity string    `bun:"liquidity"`
+	for i := 0; i < len(states); {
+		j := i
+		for j < len(states) && states[j].PoolID == states[i].PoolID {
+			j++
+		}
+		if cl, ok := out[states[i].PoolID]; ok {
+			if err := cl.hoursFrom(states[i:j]); err != nil {
+				return nil, err
+			}
+		}
+		i = j
 	}
-	if err := api.Reader(ctx, s.db).NewRaw(`SELECT hour, tick, liquidity::text AS liquidity FROM osmosis_cl_state_hourly WHERE chain_id = ? AND pool_id = ?
-		ORDER BY hour`, s.market.ChainID, p.ID).Scan(ctx, &states); err != nil {
-		return nil, false, fmt.Errorf("pool %d states: %w", p.ID, err)
+	for _, cl := range out {
+		if len(cl.hourTick) < len(cl.Hours) { // no state in or before the window
+			if err := cl.hoursFrom(nil); err != nil {
+				return nil, err
+			}
+		}
 	}
+	return out, nil
+}
+
+// clStateRow is a concentrated-liquidity pool's state at the end of an
+// hour.
+type clStateRow struct {
+	PoolID    int64     `bun:"pool_id"`
+	Hour      time.Time `bun:"hour"`
+	Tick      int64     `bun:"tick"`
+	Liquidity string    `bun:"liquidity"`
+}
+
+// hoursFrom sets the tick and active liquidity at the end of each window
+// hour from the pool's states (ascending, from the last one at or before
+// the first hour): an hour before any state has none.
+func (cl *clState) hoursFrom(states []clStateRow) error {
 	k := -1
-	for _, h := range p.Hours {
+	for _, h := range cl.Hours {
 		for k+1 < len(states) && !states[k+1].Hour.After(h.Hour) {
 			k++
 		}
@@ -581,12 +661,12 @@ func (s *Service) clPool(ctx context.Context, p *aprPool) (*clState, bool, error
 		}
 		l, ok := new(big.Rat).SetString(states[k].Liquidity)
 		if !ok {
-			return nil, false, fmt.Errorf("pool %d liquidity %q", p.ID, states[k].Liquidity)
+			return fmt.Errorf("pool %d liquidity %q", cl.ID, states[k].Liquidity)
 		}
 		cl.hourTick = append(cl.hourTick, states[k].Tick)
 		cl.hourActive = append(cl.hourActive, l)
 	}
-	return cl, true, nil
+	return nil
 }
 
 // valuePerLiquidity is the USD value of one unit of liquidity between
