@@ -71,9 +71,7 @@ func TestPoolsFromALateStartOfAGeneratedChain(t *testing.T) {
 			osmosis.OpeningTickInfo + " 149", "bank 149"}},
 	} {
 		t.Run(node.name, func(t *testing.T) {
-			np := p
-			np.LatestStoreReads = node.latestStores
-			nch, nclient := serveGenerated(t, np, last)
+			nch, nclient := serveGenerated(t, p, last, replaynode.Options{LatestStoreReads: node.latestStores})
 			late := indexGenerated(t, nch, nclient, start, last)
 			if parts := read(late, "SELECT part || ' ' || height FROM state_imports ORDER BY part"); !slices.Equal(parts, node.imported) {
 				t.Fatalf("imported %q, want %q", parts, node.imported)
@@ -157,13 +155,18 @@ func TestGeneratedPoolsReplayToTheNodesState(t *testing.T) {
 
 // serveGenerated serves the generated chain of p through height last and
 // returns its config (from the chain's own config entry) and a client.
-func serveGenerated(t *testing.T, p synthosmosis.Profile, last int64) (config.Chain, *cometbft.Client) {
+func serveGenerated(t *testing.T, p synthosmosis.Profile, last int64, node ...replaynode.Options) (config.Chain, *cometbft.Client) {
 	t.Helper()
 	c, err := synthosmosis.New(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(replaynode.New(c, replaynode.Options{StartHeight: last}).Handler())
+	opt := replaynode.Options{}
+	if len(node) > 0 {
+		opt = node[0]
+	}
+	opt.StartHeight = last
+	srv := httptest.NewServer(replaynode.New(c, opt).Handler())
 	t.Cleanup(srv.Close)
 	cfg, err := config.Parse([]byte("database: {url: \"postgres://postgres@127.0.0.1:5432/x\"}\nchains:\n"+synthosmosis.Config(p, srv.URL)), "", nil)
 	if err != nil {

@@ -179,7 +179,6 @@ func newSynthNodeCmd() *cobra.Command {
 			if profile == "osmosis" {
 				p := synthosmosis.Mainnet(days, seed)
 				p.EndAt(endTime)
-				p.LatestStoreReads = latestStores
 				if printConfig {
 					fmt.Fprint(cmd.OutOrStdout(), synthosmosis.Config(p, "http://"+listen))
 					return nil
@@ -191,7 +190,8 @@ func newSynthNodeCmd() *cobra.Command {
 				if startHeight == 0 {
 					startHeight = c.LastHeight()
 				}
-				return serveCometBFT(cmd.Context(), c, p.ChainID, listen, replaynode.Options{StartHeight: startHeight, BlockTime: blockTime})
+				return serveCometBFT(cmd.Context(), c, p.ChainID, listen, replaynode.Options{StartHeight: startHeight, BlockTime: blockTime,
+					LatestStoreReads: latestStores})
 			}
 			p := synthevm.Ethereum(days, seed)
 			p.EndAt(endTime)
@@ -209,7 +209,7 @@ func newSynthNodeCmd() *cobra.Command {
 	cmd.Flags().DurationVar(&blockTime, "block-time", 0, "reveal one height per this duration (0: every height at once)")
 	cmd.Flags().Int64Var(&startHeight, "start-height", 0, "height revealed at start (0: the last)")
 	cmd.Flags().BoolVar(&printConfig, "print-config", false, "print the chainlens config entries of the chain and exit")
-	cmd.Flags().BoolVar(&latestStores, "latest-store-reads", false, "osmosis: read store subspaces at the latest state whatever the height asked, as cosmos-sdk <= 0.53 nodes (real Osmosis nodes) do")
+	cmd.Flags().BoolVar(&latestStores, "latest-store-reads", false, "osmosis: answer store subspace reads from the revealed height's state whatever the height asked, as cosmos-sdk <= 0.53 nodes (real Osmosis nodes) do")
 	cmd.Flags().StringVar(&end, "end-time", "", "the last height's time, RFC 3339 (default now)")
 	return cmd
 }

@@ -639,6 +639,11 @@ type Options struct {
 	// StartHeight is the height revealed at start, clamped to the recorded range; 0 means the
 	// last recorded height when BlockTime is 0 and the first recorded height otherwise.
 	StartHeight int64
+	// LatestStoreReads answers a read of a store's subspace
+	// ("/store/<key>/subspace") from the revealed height's state whatever
+	// the height asked, as cosmos-sdk ≤ 0.53 nodes (real Osmosis nodes)
+	// do (cosmos/cosmos-sdk#25914).
+	LatestStoreReads bool
 }
 
 // Node serves a Recording over HTTP as a CometBFT 0.38 JSON-RPC node whose latest height is the
@@ -647,6 +652,7 @@ type Node struct {
 	src           Source
 	blockTime     time.Duration
 	tip           atomic.Int64
+	latestStores  bool
 	running       atomic.Bool
 	genesisChunks []string
 	methods       map[string]method
@@ -657,7 +663,7 @@ const genesisChunkSize = 16 * 1024 * 1024
 
 // New returns a node for src (which must be non-nil) that reveals heights as opt says.
 func New(src Source, opt Options) *Node {
-	n := &Node{src: src, blockTime: opt.BlockTime}
+	n := &Node{src: src, blockTime: opt.BlockTime, latestStores: opt.LatestStoreReads}
 	start := opt.StartHeight
 	switch {
 	case start == 0 && opt.BlockTime <= 0:

@@ -703,6 +703,9 @@ func (n *Node) abciQuery(_ context.Context, q Querier, a args) (json.RawMessage,
 		"height": strconv.FormatInt(h, 10), "codespace": ""}
 	var value []byte
 	var err error
+	if n.latestStores && strings.HasPrefix(path, "/store/") && strings.HasSuffix(path, "/subspace") {
+		h = n.Height()
+	}
 	if h > n.Height() && !strings.HasPrefix(path, "/store/") {
 		err = &QueryError{Code: 26, Codespace: "sdk",
 			Log: "cannot query with height in the future; please provide a valid height: invalid height"}

@@ -368,7 +368,7 @@ func TestFrozenTip(t *testing.T) {
 type echoQuerier struct{ *Recording }
 
 func (q echoQuerier) ABCIQuery(path string, data []byte, height int64) ([]byte, error) {
-	if path != "/echo" {
+	if path != "/echo" && path != "/store/bank/subspace" {
 		return nil, ErrUnknownQuery(path)
 	}
 	return append(append([]byte{}, data...), byte(height)), nil
@@ -377,7 +377,9 @@ func (q echoQuerier) ABCIQuery(path string, data []byte, height int64) ([]byte, 
 // TestABCIQuery: a Querier source answers abci_query as CometBFT does (the
 // value base64, the height asked or the tip's), an application refusal
 // as the response's code and log, and a height above the tip as the SDK
-// refuses it; a source without queries has no such method.
+// refuses it, except for a store read, which the store answers; a source
+// without queries has no such method. With LatestStoreReads a subspace
+// read is answered at the tip whatever the height asked.
 func TestABCIQuery(t *testing.T) {
 	rec := loadRecording(t, "osmosis")
 	srv := httptest.NewServer(New(echoQuerier{rec}, Options{StartHeight: 200}).Handler())
@@ -398,6 +400,20 @@ func TestABCIQuery(t *testing.T) {
 	}
 	if _, _, body := do(t, srv, "GET", `/abci_query?path="/echo"&data=0x0A&height=150`, ""); !strings.Contains(body, `"value":"CpY="`) {
 		t.Errorf("URI request: %s", body)
+	}
+	// A store read above the tip reaches the source (byte(1000) = 0xE8).
+	if _, _, body := do(t, srv, "GET", `/abci_query?path="/store/bank/subspace"&height=1000`, ""); !strings.Contains(body, `"value":"6A=="`) {
+		t.Errorf("a store read above the tip: %s", body)
+	}
+	latest := httptest.NewServer(New(echoQuerier{rec}, Options{StartHeight: 200, LatestStoreReads: true}).Handler())
+	defer latest.Close()
+	for _, c := range []struct{ path, want string }{
+		{"/store/bank/subspace", `"value":"yA=="`}, // at 200, not 150
+		{"/echo", `"value":"lg=="`},                // a gRPC-like read keeps to 150
+	} {
+		if _, _, body := do(t, latest, "GET", `/abci_query?path="`+c.path+`"&height=150`, ""); !strings.Contains(body, c.want) {
+			t.Errorf("latest store reads, %s at 150: %s, want %s", c.path, body, c.want)
+		}
 	}
 	plain := httptest.NewServer(New(rec, Options{}).Handler())
 	defer plain.Close()

@@ -59,11 +59,6 @@ type Profile struct {
 	TwoHopPercent int
 	// Window is how many recent heights are kept for reading again.
 	Window int64
-	// LatestStoreReads makes the node read a store's subspace from its
-	// latest state whatever the height asked, as cosmos-sdk ≤ 0.53 nodes
-	// (real Osmosis nodes) do (cosmos/cosmos-sdk#25914); its gRPC
-	// queries and single-key store reads keep to the height.
-	LatestStoreReads bool
 }
 
 // Mainnet is the osmosis profile: Osmosis mainnet's block time and

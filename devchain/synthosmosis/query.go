@@ -50,9 +50,6 @@ func (c *Chain) ABCIQuery(path string, data []byte, height int64) ([]byte, error
 	default:
 		return nil, replaynode.ErrUnknownQuery(path)
 	}
-	if path == pathCLSubspace && c.p.LatestStoreReads {
-		height = c.LastHeight()
-	}
 	// Baseapp's answers for heights it has no state of (a store read of
 	// such a height is refused too: this node is not the cosmos-sdk ≤ 0.53
 	// store that answers subspace reads from the latest state).
