@@ -79,4 +79,20 @@ func (m Market) PairPrice(base, quote string, baseAmt, quoteAmt math.Int) math.L
 	return p
 }
 
-func pow10(n int) math.LegacyDec { return math.LegacyNewDec(10).Power(uint64(n)) }
+// pow10 is 10^n. USDValue runs for every reserve of every pool an answer
+// values, and Power allocates a product per call: the usual exponents come
+// from a table (read only; LegacyDec operations return new values).
+func pow10(n int) math.LegacyDec {
+	if n >= 0 && n < len(pow10s) {
+		return pow10s[n]
+	}
+	return math.LegacyNewDec(10).Power(uint64(n))
+}
+
+var pow10s = func() [19]math.LegacyDec {
+	var t [19]math.LegacyDec
+	for i := range t {
+		t[i] = math.LegacyNewDec(10).Power(uint64(i))
+	}
+	return t
+}()
