@@ -40,11 +40,12 @@ func (Liquidity) Name() string { return report.JobLiquidity }
 func (Liquidity) Upstream() []string { return []string{report.JobPrices} }
 
 // Version is the version of the job's rows (see aggregator.Job).
-func (Liquidity) Version() string { return "1" }
+// Version 2 keeps report.PoolReservesLatest.
+func (Liquidity) Version() string { return "2" }
 
 // Tables are the tables the job writes: its own, the dex chain's rows only.
 func (j Liquidity) Tables() aggregator.Tables {
-	return aggregator.Tables{Owned: []string{"osmosis_pool_liquidity_daily", "osmosis_pool_reserves_hourly"}, ChainID: j.Market.ChainID}
+	return aggregator.Tables{Owned: []string{"osmosis_pool_liquidity_daily", report.PoolReserves, report.PoolReservesLatest}, ChainID: j.Market.ChainID}
 }
 
 // changes are every reserve movement with its block time, and the
@@ -126,6 +127,9 @@ func (j Liquidity) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, 
 		return 0, 0, fmt.Errorf("insert reserves: %w", err)
 	}
 	reserveRows, _ := res.RowsAffected()
+	if err := report.KeepLatestReserves(ctx, tx, chain, h0); err != nil {
+		return 0, 0, err
+	}
 	days, err := j.daily(ctx, tx, h0.Truncate(24*time.Hour), tip)
 	if err != nil {
 		return 0, 0, err

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/uptrace/bun"
+
 	"github.com/chainlens/chainlens/internal/testdb"
 	report "github.com/chainlens/chainlens/report/dex"
 )
@@ -39,6 +41,14 @@ func TestReadsAtTimes(t *testing.T) {
 		exec("INSERT INTO "+report.PoolReserves+" (chain_id, pool_id, denom, hour, amount) VALUES (?, ?, ?, ?, ?)", r.chain, r.pool, r.denom, h(r.hour), r.amount)
 		exec("INSERT INTO "+report.AssetPrices+" (chain_id, denom, hour, price_usd) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING", r.chain, r.denom, h(r.hour), r.amount+".5")
 	}
+	keep := func(chain string, h0 time.Time) {
+		t.Helper()
+		if err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error { return report.KeepLatestReserves(ctx, tx, chain, h0) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	keep("c", h(0))
+	keep("other", h(0))
 	ts := []time.Time{h(0), h(2), h(3).Add(30 * time.Minute), h(9)}
 	reserves, err := report.ReservesAt(ctx, db, "c", ts)
 	if err != nil {
@@ -54,6 +64,19 @@ func TestReadsAtTimes(t *testing.T) {
 	}
 	if !reflect.DeepEqual(reserves, wantReserves) {
 		t.Errorf("ReservesAt = %v\nwant %v", reserves, wantReserves)
+	}
+	// The job rewrites from hour 3: pool 1's uosmo loses its row of hour
+	// 3 (back to hour 1's), its uatom gains one at hour 4, pool 2's only
+	// row goes; the latest rows follow.
+	exec("DELETE FROM "+report.PoolReserves+" WHERE chain_id = 'c' AND hour >= ?", h(3))
+	exec("INSERT INTO "+report.PoolReserves+" (chain_id, pool_id, denom, hour, amount) VALUES ('c', 1, 'uatom', ?, 8)", h(4))
+	keep("c", h(3))
+	again, err := report.ReservesAt(ctx, db, "c", []time.Time{h(3), h(9)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []report.Reserve{{0, 1, "uatom", "7"}, {1, 1, "uatom", "8"}, {0, 1, "uosmo", "100"}, {1, 1, "uosmo", "100"}}; !reflect.DeepEqual(again, want) {
+		t.Errorf("after a rewrite from hour 3: ReservesAt = %v\nwant %v", again, want)
 	}
 	prices, err := report.PricesAt(ctx, db, "c", ts)
 	if err != nil {
