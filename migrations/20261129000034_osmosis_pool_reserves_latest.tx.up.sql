@@ -2,7 +2,8 @@
 -- osmosis_pool_reserves_hourly, in the same transaction): "the reserves
 -- now" is a read of this table, and it lists the (pool, denom) keys that a
 -- read at an earlier time probes, instead of a skip scan of the hourly
--- table. Filled by the job's version 2 rebuild.
+-- table. Filled here from the hourly rows (one pass, in key order), so that
+-- no job rebuilds.
 CREATE TABLE osmosis_pool_reserves_latest (
     chain_id text        NOT NULL,
     pool_id  bigint      NOT NULL,
@@ -15,3 +16,9 @@ CREATE TABLE osmosis_pool_reserves_latest (
 --bun:split
 
 CREATE INDEX osmosis_pool_reserves_latest_hour ON osmosis_pool_reserves_latest (chain_id, hour);
+
+--bun:split
+
+INSERT INTO osmosis_pool_reserves_latest (chain_id, pool_id, denom, hour, amount)
+SELECT DISTINCT ON (chain_id, pool_id, denom) chain_id, pool_id, denom, hour, amount
+FROM osmosis_pool_reserves_hourly ORDER BY chain_id, pool_id, denom, hour DESC;

@@ -40,8 +40,7 @@ func (Liquidity) Name() string { return report.JobLiquidity }
 func (Liquidity) Upstream() []string { return []string{report.JobPrices} }
 
 // Version is the version of the job's rows (see aggregator.Job).
-// Version 2 keeps report.PoolReservesLatest.
-func (Liquidity) Version() string { return "2" }
+func (Liquidity) Version() string { return "1" }
 
 // Tables are the tables the job writes: its own, the dex chain's rows only.
 func (j Liquidity) Tables() aggregator.Tables {

@@ -186,7 +186,7 @@ func (Prices) Version() string { return "1" }
 
 // Tables are the tables the job writes: its own, the dex chain's rows only.
 func (j Prices) Tables() aggregator.Tables {
-	return aggregator.Tables{Owned: []string{"osmosis_asset_prices", "osmosis_pair_last_swaps", "osmosis_price_state"}, ChainID: j.Market.ChainID}
+	return aggregator.Tables{Owned: []string{report.AssetPrices, report.AssetPricesLatest, "osmosis_pair_last_swaps", "osmosis_price_state"}, ChainID: j.Market.ChainID}
 }
 
 // Run advances the prices to the indexed tip.
@@ -226,6 +226,9 @@ func (j Prices) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, int
 	}
 	if err := insertBatches(ctx, tx, rows); err != nil {
 		return 0, 0, fmt.Errorf("insert prices: %w", err)
+	}
+	if err := report.KeepLatestPrices(ctx, tx, j.Market.ChainID, h0); err != nil {
+		return 0, 0, err
 	}
 	return tip, int64(len(rows)), nil
 }

@@ -20,22 +20,33 @@ type Price struct {
 	USD   string `bun:"price_usd"`
 }
 
+// AssetPricesLatest holds each denom's latest row of AssetPrices, kept with
+// it by the dex_prices job (KeepLatestPrices).
+const AssetPricesLatest = "osmosis_asset_prices_latest"
+
 // PricesAt is every denom's USD price at each of ts: its close of the
-// latest hour at or before t (a denom not priced by then has none). A
-// skip scan over the denoms, then one backward probe of the primary key
-// per denom and time: the cost follows the denoms, never the hours.
+// latest hour at or before t (a denom not priced by then has none), in the
+// order of denom and time. The denoms and their latest closes are
+// AssetPricesLatest's; a time before a denom's latest close is one
+// backward probe of the primary key: the cost follows the denoms, never
+// the hours.
 func PricesAt(ctx context.Context, db bun.IDB, chainID string, ts []time.Time) ([]Price, error) {
 	var out []Price
-	if err := db.NewRaw(`WITH RECURSIVE d AS (
-			(SELECT denom FROM `+AssetPrices+` WHERE chain_id = ?0 ORDER BY denom LIMIT 1)
-			UNION ALL
-			SELECT (SELECT denom FROM `+AssetPrices+` WHERE chain_id = ?0 AND denom > d.denom ORDER BY denom LIMIT 1)
-			FROM d WHERE d.denom IS NOT NULL)
-		SELECT t.i - 1 AS i, d.denom, p.price_usd::text AS price_usd FROM d CROSS JOIN unnest(?1::timestamptz[]) WITH ORDINALITY t(at, i)
-		CROSS JOIN LATERAL (SELECT price_usd FROM `+AssetPrices+` WHERE chain_id = ?0 AND denom = d.denom AND hour <= t.at
-			ORDER BY hour DESC LIMIT 1) p
-		WHERE d.denom IS NOT NULL`, chainID, pgdialect.Array(ts)).Scan(ctx, &out); err != nil {
+	if err := db.NewRaw(`SELECT i, denom, price_usd FROM (
+			SELECT t.i - 1 AS i, l.denom, CASE WHEN l.hour <= t.at THEN l.price_usd::text
+				ELSE (SELECT p.price_usd::text FROM `+AssetPrices+` p WHERE p.chain_id = l.chain_id AND p.denom = l.denom AND p.hour <= t.at
+					ORDER BY p.hour DESC LIMIT 1) END AS price_usd
+			FROM `+AssetPricesLatest+` l CROSS JOIN unnest(?1::timestamptz[]) WITH ORDINALITY t(at, i)
+			WHERE l.chain_id = ?0) x
+		WHERE price_usd IS NOT NULL ORDER BY denom, i`, chainID, pgdialect.Array(ts)).Scan(ctx, &out); err != nil {
 		return nil, fmt.Errorf("asset prices: %w", err)
 	}
 	return out, nil
+}
+
+// KeepLatestPrices brings AssetPricesLatest up to date with AssetPrices
+// after the job rewrote its rows from hour h0 on, in the job's
+// transaction (keepLatest).
+func KeepLatestPrices(ctx context.Context, tx bun.Tx, chainID string, h0 time.Time) error {
+	return keepLatest(ctx, tx, AssetPrices, AssetPricesLatest, []string{"denom"}, []string{"text"}, "price_usd", chainID, h0)
 }

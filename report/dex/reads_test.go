@@ -43,7 +43,12 @@ func TestReadsAtTimes(t *testing.T) {
 	}
 	keep := func(chain string, h0 time.Time) {
 		t.Helper()
-		if err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error { return report.KeepLatestReserves(ctx, tx, chain, h0) }); err != nil {
+		if err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			if err := report.KeepLatestReserves(ctx, tx, chain, h0); err != nil {
+				return err
+			}
+			return report.KeepLatestPrices(ctx, tx, chain, h0)
+		}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -3,6 +3,7 @@ package dex
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -48,30 +49,94 @@ func ReservesAt(ctx context.Context, db bun.IDB, chainID string, ts []time.Time)
 
 // KeepLatestReserves brings PoolReservesLatest up to date with
 // PoolReserves after the job rewrote its rows from hour h0 on, in the
-// job's transaction: the keys whose latest row was at or after h0, and
-// those with rows from h0, take their latest row again.
+// job's transaction (keepLatest).
 func KeepLatestReserves(ctx context.Context, tx bun.Tx, chainID string, h0 time.Time) error {
-	var gone []struct {
-		PoolID int64  `bun:"pool_id"`
-		Denom  string `bun:"denom"`
+	return keepLatest(ctx, tx, PoolReserves, PoolReservesLatest, []string{"pool_id", "denom"}, []string{"bigint", "text"}, "amount", chainID, h0)
+}
+
+// keepLatest brings latest (a row per key: the key's latest row of
+// hourly, with its hour and value) up to date after hourly was rewritten
+// from hour h0 on: the keys whose latest row was at or after h0, and those
+// with rows from h0, take their latest row again (none left: no row).
+// keys are the key columns (after chain_id) and their SQL types.
+func keepLatest(ctx context.Context, tx bun.Tx, hourly, latest string, keys, types []string, value, chainID string, h0 time.Time) error {
+	cols := strings.Join(keys, ", ")
+	rows, err := tx.QueryContext(ctx, "DELETE FROM "+latest+" WHERE chain_id = ? AND hour >= ? RETURNING "+castAll(keys, "text"), chainID, h0)
+	if err != nil {
+		return fmt.Errorf("%s: %w", latest, err)
 	}
-	if err := tx.NewRaw("DELETE FROM "+PoolReservesLatest+" WHERE chain_id = ? AND hour >= ? RETURNING pool_id, denom",
-		chainID, h0).Scan(ctx, &gone); err != nil {
-		return fmt.Errorf("latest reserves: %w", err)
+	gone := make([][]string, len(keys))
+	for rows.Next() {
+		vals := make([]string, len(keys))
+		ptrs := make([]any, len(keys))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			rows.Close()
+			return fmt.Errorf("%s: %w", latest, err)
+		}
+		for i, v := range vals {
+			gone[i] = append(gone[i], v)
+		}
 	}
-	pools, denoms := make([]int64, len(gone)), make([]string, len(gone))
-	for i, g := range gone {
-		pools[i], denoms[i] = g.PoolID, g.Denom
+	if err := rows.Close(); err != nil {
+		return fmt.Errorf("%s: %w", latest, err)
 	}
-	if _, err := tx.NewRaw(`INSERT INTO `+PoolReservesLatest+` (chain_id, pool_id, denom, hour, amount)
-		SELECT ?0, k.pool_id, k.denom, r.hour, r.amount FROM (
-			SELECT DISTINCT pool_id, denom FROM `+PoolReserves+` WHERE chain_id = ?0 AND hour >= ?1
-			UNION SELECT * FROM unnest(?2::bigint[], ?3::text[])) AS k(pool_id, denom)
-		CROSS JOIN LATERAL (SELECT hour, amount FROM `+PoolReserves+` WHERE chain_id = ?0 AND pool_id = k.pool_id AND denom = k.denom
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("%s: %w", latest, err)
+	}
+	args := []any{chainID, h0}
+	unnest := make([]string, len(keys))
+	match := make([]string, len(keys))
+	for i, k := range keys {
+		args = append(args, pgdialect.Array(gone[i]))
+		unnest[i] = fmt.Sprintf("?%d::text[]", i+2)
+		match[i] = fmt.Sprintf("h.%s = k.%s", k, k)
+	}
+	if _, err := tx.NewRaw(`INSERT INTO `+latest+` (chain_id, `+cols+`, hour, `+value+`)
+		SELECT ?0, `+prefixAll("k.", keys)+`, r.hour, r.`+value+` FROM (
+			SELECT DISTINCT `+cols+` FROM `+hourly+` WHERE chain_id = ?0 AND hour >= ?1
+			UNION SELECT `+castUnnest(len(keys), types)+` FROM unnest(`+strings.Join(unnest, ", ")+`) AS g(`+unnestCols(len(keys))+`)) AS k(`+cols+`)
+		CROSS JOIN LATERAL (SELECT hour, `+value+` FROM `+hourly+` h WHERE h.chain_id = ?0 AND `+strings.Join(match, " AND ")+`
 			ORDER BY hour DESC LIMIT 1) r
-		ON CONFLICT (chain_id, pool_id, denom) DO UPDATE SET hour = EXCLUDED.hour, amount = EXCLUDED.amount`,
-		chainID, h0, pgdialect.Array(pools), pgdialect.Array(denoms)).Exec(ctx); err != nil {
-		return fmt.Errorf("latest reserves: %w", err)
+		ON CONFLICT (chain_id, `+cols+`) DO UPDATE SET hour = EXCLUDED.hour, `+value+` = EXCLUDED.`+value,
+		args...).Exec(ctx); err != nil {
+		return fmt.Errorf("%s: %w", latest, err)
 	}
 	return nil
+}
+
+func castAll(cols []string, typ string) string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = c + "::" + typ
+	}
+	return strings.Join(out, ", ")
+}
+
+func prefixAll(prefix string, cols []string) string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = prefix + c
+	}
+	return strings.Join(out, ", ")
+}
+
+// unnestCols names the columns of an unnest of n arrays g1..gn, and
+// castUnnest casts them back to the key types.
+func unnestCols(n int) string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("g%d", i+1)
+	}
+	return strings.Join(out, ", ")
+}
+
+func castUnnest(n int, types []string) string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("g%d::%s", i+1, types[i])
+	}
+	return strings.Join(out, ", ")
 }

@@ -1,0 +1,1 @@
+DROP TABLE IF EXISTS osmosis_asset_prices_latest;
