@@ -43,7 +43,7 @@ func (s *syncBuffer) String() string {
 }
 
 // TestStreamedHeightsIndexExactly indexes a synthetic chain whose height 7
-// has a ~30 MB /block_results (sent with a Content-Length; its first two
+// has a ~12 MB /block_results (sent with a Content-Length; its first two
 // answers break after 5 MB) and height 10 a ~6 MB one (sent without
 // Content-Length), among small heights, through a real HTTP server and
 // client: once with every height read into memory, once with a 4 MB
@@ -53,13 +53,13 @@ func (s *syncBuffer) String() string {
 func TestStreamedHeightsIndexExactly(t *testing.T) {
 	// Not parallel: it counts the spill files the whole process holds open.
 	if testing.Short() {
-		t.Skip("generates and indexes 36 MB of block_results twice")
+		t.Skip("generates and indexes 18 MB of block_results twice")
 	}
 	db, _ := testdb.New(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	const last = 12
-	mem := newSynthChain(t, t.TempDir(), "synth-memory", last, map[int64]int{7: 30 << 20, 10: 6 << 20})
+	mem := newSynthChain(t, t.TempDir(), "synth-memory", last, map[int64]int{7: 12 << 20, 10: 6 << 20})
 	str := mem.as("synth-stream")
 	str.chunked[10] = true
 	str.breaks[7] = &breakPlan{after: 5 << 20}
