@@ -58,12 +58,17 @@ func (s *Service) token(ctx context.Context, req *api.Request) (*api.Response, e
 	if err != nil {
 		return nil, err
 	}
-	reserves, err := s.decMaps(ctx, 2, `SELECT t.i - 1 AS i, pd.denom AS k, sum(r.amount)::text AS v
-		FROM (SELECT DISTINCT pool_id, unnest(denoms) AS denom FROM osmosis_known_pools WHERE chain_id = ?0) pd
-		CROSS JOIN unnest(?1::timestamptz[]) WITH ORDINALITY t(at, i)
-		CROSS JOIN LATERAL (SELECT amount FROM osmosis_pool_reserves_hourly
-			WHERE chain_id = ?0 AND pool_id = pd.pool_id AND denom = pd.denom AND hour <= t.at ORDER BY hour DESC LIMIT 1) r
-		GROUP BY t.i, pd.denom`, s.market.ChainID, pgdialect.Array([]time.Time{at[0], at[2]}))
+	// The reserves of the catalog's (pool, denom) keys: each key's latest
+	// row (report.PoolReservesLatest) when it is at or before t, else a
+	// probe; a key without a row by t adds nothing.
+	reserves, err := s.decMaps(ctx, 2, `SELECT i, k, sum(amount)::text AS v FROM (
+			SELECT t.i - 1 AS i, l.denom AS k, CASE WHEN l.hour <= t.at THEN l.amount
+				ELSE (SELECT r.amount FROM `+report.PoolReserves+` r WHERE r.chain_id = l.chain_id AND r.pool_id = l.pool_id AND r.denom = l.denom
+					AND r.hour <= t.at ORDER BY r.hour DESC LIMIT 1) END AS amount
+			FROM (SELECT DISTINCT pool_id, unnest(denoms) AS denom FROM osmosis_known_pools WHERE chain_id = ?0) pd
+			JOIN `+report.PoolReservesLatest+` l ON l.chain_id = ?0 AND l.pool_id = pd.pool_id AND l.denom = pd.denom
+			CROSS JOIN unnest(?1::timestamptz[]) WITH ORDINALITY t(at, i) OFFSET 0) x -- each probe once (a fence)
+		WHERE amount IS NOT NULL GROUP BY i, k`, s.market.ChainID, pgdialect.Array([]time.Time{at[0], at[2]}))
 	if err != nil {
 		return nil, err
 	}

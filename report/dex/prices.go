@@ -37,7 +37,7 @@ func PricesAt(ctx context.Context, db bun.IDB, chainID string, ts []time.Time) (
 				ELSE (SELECT p.price_usd::text FROM `+AssetPrices+` p WHERE p.chain_id = l.chain_id AND p.denom = l.denom AND p.hour <= t.at
 					ORDER BY p.hour DESC LIMIT 1) END AS price_usd
 			FROM `+AssetPricesLatest+` l CROSS JOIN unnest(?1::timestamptz[]) WITH ORDINALITY t(at, i)
-			WHERE l.chain_id = ?0) x
+			WHERE l.chain_id = ?0 OFFSET 0) x -- the fence: each probe runs once, not again in the filter
 		WHERE price_usd IS NOT NULL ORDER BY denom, i`, chainID, pgdialect.Array(ts)).Scan(ctx, &out); err != nil {
 		return nil, fmt.Errorf("asset prices: %w", err)
 	}

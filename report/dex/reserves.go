@@ -40,7 +40,7 @@ func ReservesAt(ctx context.Context, db bun.IDB, chainID string, ts []time.Time)
 				ELSE (SELECT r.amount::text FROM `+PoolReserves+` r WHERE r.chain_id = l.chain_id AND r.pool_id = l.pool_id AND r.denom = l.denom
 					AND r.hour <= t.at ORDER BY r.hour DESC LIMIT 1) END AS amount
 			FROM `+PoolReservesLatest+` l CROSS JOIN unnest(?1::timestamptz[]) WITH ORDINALITY t(at, i)
-			WHERE l.chain_id = ?0) x
+			WHERE l.chain_id = ?0 OFFSET 0) x -- the fence: each probe runs once, not again in the filter
 		WHERE amount IS NOT NULL ORDER BY pool_id, denom, i`, chainID, pgdialect.Array(ts)).Scan(ctx, &out); err != nil {
 		return nil, fmt.Errorf("pool reserves: %w", err)
 	}
