@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	report "github.com/chainlens/chainlens/report/dex"
@@ -20,6 +21,7 @@ import (
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
 	"github.com/chainlens/chainlens/api/route"
+	"github.com/chainlens/chainlens/chains/osmosis"
 	"github.com/chainlens/chainlens/config"
 )
 
@@ -29,6 +31,23 @@ type Service struct {
 	market report.Market
 	chain  config.Chain
 	ok     bool // a dex chain is configured
+	// addrs remembers each pool's address (pool id → string): a
+	// derivation (a hash and bech32) the same for ever, which the pool
+	// lists would otherwise repeat for every pool on every answer.
+	addrs sync.Map
+}
+
+// poolAddress is osmosis.PoolAddress of pool id on the dex chain.
+func (s *Service) poolAddress(id int64) (string, error) {
+	if a, ok := s.addrs.Load(id); ok {
+		return a.(string), nil
+	}
+	a, err := osmosis.PoolAddress(s.market.Prefix, uint64(id))
+	if err != nil {
+		return "", err
+	}
+	s.addrs.Store(id, a)
+	return a, nil
 }
 
 // New returns the service for the first configured chain of kind osmosis;

@@ -13,7 +13,6 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/chainlens/chainlens/api"
-	"github.com/chainlens/chainlens/chains/osmosis"
 )
 
 // PairSummary is one pool pair of the summary.
@@ -152,7 +151,7 @@ pages:
 			return nil, fmt.Errorf("pair %d %s/%s: no bars", k.PoolID, k.Base, k.Quote)
 		}
 		p := pairs[i]
-		addr, err := osmosis.PoolAddress(s.market.Prefix, uint64(k.PoolID))
+		addr, err := s.poolAddress(k.PoolID)
 		if err != nil {
 			return nil, fmt.Errorf("address of pool %d: %w", k.PoolID, err)
 		}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
-	"github.com/chainlens/chainlens/chains/osmosis"
 	report "github.com/chainlens/chainlens/report/dex"
 )
 
@@ -307,7 +306,7 @@ func (s *Service) streamRows(ctx context.Context, now, dayAgo time.Time) ([]stre
 		if !ok {
 			continue
 		}
-		addr, err := osmosis.PoolAddress(s.market.Prefix, uint64(p.PoolID))
+		addr, err := s.poolAddress(p.PoolID)
 		if err != nil {
 			return nil, fmt.Errorf("address of pool %d: %w", p.PoolID, err)
 		}
