@@ -152,6 +152,9 @@ func newSynthNodeCmd() *cobra.Command {
 			if blockTime < 0 || startHeight < 0 {
 				return fmt.Errorf("--block-time and --start-height must not be negative")
 			}
+			if latestStores && profile != "osmosis" {
+				return fmt.Errorf("--latest-store-reads: only the osmosis profile answers store reads")
+			}
 			endTime := time.Now()
 			if end != "" {
 				t, err := time.Parse(time.RFC3339, end)
