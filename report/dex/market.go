@@ -1,6 +1,7 @@
 package dex
 
 import (
+	"math/big"
 	"strings"
 
 	"cosmossdk.io/math"
@@ -61,10 +62,50 @@ func (m Market) Scale(denom string, raw math.LegacyDec) math.LegacyDec {
 	return raw
 }
 
-// USDValue is amount base units of denom at priceUSD per display unit.
+// USDValue is amount base units of denom at priceUSD per display unit:
+// LegacyNewDecFromInt(amount).Mul(priceUSD).Quo(10^exponent), to the last
+// digit. An answer values every reserve of every pool with it, and that
+// expression costs three big products and three big divisions; as the
+// Mul of a whole amount never rounds, it equals amount × price's 18-digit
+// integer divided by 10^exponent, rounded half to even (LegacyDec's
+// rounding): one product and one division. Negative values, exponents
+// outside the table and products near LegacyDec's range take the
+// expression itself.
 func (m Market) USDValue(denom string, amount math.Int, priceUSD math.LegacyDec) math.LegacyDec {
-	return math.LegacyNewDecFromInt(amount).Mul(priceUSD).Quo(pow10(m.Exponent(denom)))
+	exp := m.Exponent(denom)
+	if exp < 0 || exp >= len(pow10Ints) || amount.IsNegative() || priceUSD.IsNegative() {
+		return math.LegacyNewDecFromInt(amount).Mul(priceUSD).Quo(pow10(exp))
+	}
+	x := new(big.Int).Mul(amount.BigIntMut(), priceUSD.BigIntMut())
+	if x.BitLen() > math.MaxBitLen {
+		return math.LegacyNewDecFromInt(amount).Mul(priceUSD).Quo(pow10(exp))
+	}
+	if exp == 0 {
+		return math.LegacyNewDecFromBigIntWithPrec(x, math.LegacyPrecision)
+	}
+	unit := pow10Ints[exp]
+	q, r := x.QuoRem(x, unit, new(big.Int))
+	switch r.Lsh(r, 1).Cmp(unit) { // 2r against 10^exp: below, half, above
+	case 1:
+		q.Add(q, bigOne)
+	case 0:
+		if q.Bit(0) == 1 {
+			q.Add(q, bigOne)
+		}
+	}
+	return math.LegacyNewDecFromBigIntWithPrec(q, math.LegacyPrecision)
 }
+
+var bigOne = big.NewInt(1)
+
+// pow10Ints are 10^n as integers (read only), for USDValue.
+var pow10Ints = func() [19]*big.Int {
+	var t [19]*big.Int
+	for i := range t {
+		t[i] = new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(i)), nil)
+	}
+	return t
+}()
 
 // PairPrice is the display units of quote paid per display unit of base
 // in a trade of baseAmt for quoteAmt (base units).
