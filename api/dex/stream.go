@@ -86,11 +86,44 @@ var streamTypes = map[string]string{
 // weights of its create message (GuaranteedWeightPrecision, 2^30).
 var balancerWeightScale = math.NewInt(1 << 30)
 
-// streamRow is one pool with its sort keys.
+// streamPool is a pool of the stream's catalog (osmosis_known_pools).
+type streamPool struct {
+	PoolID  int64    `bun:"pool_id"`
+	Type    string   `bun:"type"`
+	Denoms  []string `bun:"denoms,array"`
+	Fee     *string  `bun:"fee"`
+	Weights []string `bun:"weights,array"`
+	Spacing *int64   `bun:"tick_spacing"`
+	ExitFee *string  `bun:"exit_fee"`
+}
+
+// streamVolume is a pool's volume over the last 24 hours, the 24 hours
+// before and the last 7 days, as Postgres summed them.
+type streamVolume struct {
+	PoolID int64  `bun:"pool_id"`
+	V24    string `bun:"v24"`
+	VPrev  string `bun:"vprev"`
+	V7     string `bun:"v7"`
+}
+
+// streamRow is one pool with its liquidity (nil when unpriced) and, once
+// the order needs it, its sort key.
 type streamRow struct {
-	pool                                   StreamPool
-	liquidity, liqChange, vol24, volChange *math.LegacyDec
-	hasLiquidity                           bool
+	pool      *streamPool
+	liquidity *math.LegacyDec
+	key       *math.LegacyDec
+}
+
+// streamData is what every pool's row is built from; the reserves 24 hours
+// back are read for the pools that need them (the page, or every pool when
+// the order is by liquidity change).
+type streamData struct {
+	now, dayAgo         time.Time
+	back                time.Time // the end of the hour holding dayAgo
+	pools               []streamPool
+	resNow, resBack     map[int64]map[string]math.Int
+	priceNow, priceBack map[string]math.LegacyDec
+	volumes             map[int64]streamVolume
 }
 
 // poolStream answers every pool of known type with its tokens, reserves,
@@ -108,6 +141,9 @@ type streamRow struct {
 // days, volume_24h_change compares volume_24h with the 24 hours before, in
 // percent. A change without a base is null. Pools below min_liquidity
 // (unpriced pools included) are left out unless named in pool_ids.
+//
+// Every pool's liquidity and the order's key are computed; the rest of a
+// pool (tokens, shares, state, changes) only for the pools of the page.
 func (s *Service) poolStream(ctx context.Context, req *api.Request) (*api.Response, error) {
 	fresh, err := s.begin(ctx)
 	if err != nil {
@@ -124,20 +160,24 @@ func (s *Service) poolStream(ctx context.Context, req *api.Request) (*api.Respon
 			wanted[id] = true
 		}
 	}
-	now := req.Now.UTC()
-	dayAgo := now.Add(-24 * time.Hour)
-	rows, err := s.streamRows(ctx, now, dayAgo)
-	if err != nil {
-		return nil, err
-	}
 	minLiq, err := math.LegacyNewDecFromStr(strconv.FormatFloat(req.Params.Float("min_liquidity"), 'f', -1, 64))
 	if err != nil {
 		return nil, problem.BadParam("min_liquidity", "must be a number")
 	}
+	now := req.Now.UTC()
+	d, err := s.streamData(ctx, now, now.Add(-24*time.Hour))
+	if err != nil {
+		return nil, err
+	}
 	var kept []streamRow
-	for _, r := range rows {
+	for i := range d.pools {
+		p := &d.pools[i]
+		r := streamRow{pool: p}
+		if liq, priced := s.poolValue(d.resNow[p.PoolID], d.priceNow); priced {
+			r.liquidity = &liq
+		}
 		if wanted != nil {
-			if wanted[r.pool.PoolID] {
+			if wanted[p.PoolID] {
 				kept = append(kept, r)
 			}
 			continue
@@ -146,20 +186,36 @@ func (s *Service) poolStream(ctx context.Context, req *api.Request) (*api.Respon
 			kept = append(kept, r)
 		}
 	}
-	key := func(r streamRow) *math.LegacyDec {
-		switch req.Params.String("order_key") {
-		case "volume_24h":
-			return r.vol24
-		case "volume_24h_change":
-			return r.volChange
-		case "liquidity_change":
-			return r.liqChange
+	orderKey := req.Params.String("order_key")
+	if orderKey == "liquidity_change" {
+		if err := s.readReservesBack(ctx, &d, nil); err != nil {
+			return nil, err
 		}
-		return r.liquidity
+	}
+	for i := range kept {
+		r := &kept[i]
+		switch orderKey {
+		case "volume_24h":
+			v, _, err := d.volume(r.pool.PoolID)
+			if err != nil {
+				return nil, err
+			}
+			r.key = &v.v24
+		case "volume_24h_change":
+			_, ch, err := d.volume(r.pool.PoolID)
+			if err != nil {
+				return nil, err
+			}
+			r.key = ch
+		case "liquidity_change":
+			r.key = s.liquidityChange(&d, r)
+		default:
+			r.key = r.liquidity
+		}
 	}
 	desc := req.Params.String("order_by") != "asc"
 	sort.SliceStable(kept, func(i, j int) bool {
-		a, b := key(kept[i]), key(kept[j])
+		a, b := kept[i].key, kept[j].key
 		switch {
 		case a == nil && b == nil:
 			return kept[i].pool.PoolID < kept[j].pool.PoolID
@@ -179,8 +235,12 @@ func (s *Service) poolStream(ctx context.Context, req *api.Request) (*api.Respon
 	if wanted != nil {
 		limit = int64(len(kept))
 	}
+	var page []streamRow
 	for i := offset; i < int64(len(kept)) && i < offset+limit; i++ {
-		out.Pools = append(out.Pools, kept[i].pool)
+		page = append(page, kept[i])
+	}
+	if out.Pools, err = s.streamPage(ctx, &d, page); err != nil {
+		return nil, err
 	}
 	if next := offset + int64(len(out.Pools)); next < int64(len(kept)) {
 		out.Pagination.NextOffset = &next
@@ -188,55 +248,39 @@ func (s *Service) poolStream(ctx context.Context, req *api.Request) (*api.Respon
 	return &api.Response{Body: out, Freshness: fresh}, nil
 }
 
-// streamRows builds every pool of a known type.
-func (s *Service) streamRows(ctx context.Context, now, dayAgo time.Time) ([]streamRow, error) {
+// streamData reads the catalog's pools of a known type, every pool's
+// reserves now, the prices now and at the end of the hour holding dayAgo,
+// and every pool's volumes.
+func (s *Service) streamData(ctx context.Context, now, dayAgo time.Time) (streamData, error) {
 	chain := s.market.ChainID
-	var pools []struct {
-		PoolID  int64    `bun:"pool_id"`
-		Type    string   `bun:"type"`
-		Denoms  []string `bun:"denoms,array"`
-		Fee     *string  `bun:"fee"`
-		Weights []string `bun:"weights,array"`
-		Spacing *int64   `bun:"tick_spacing"`
-		ExitFee *string  `bun:"exit_fee"`
-	}
+	d := streamData{now: now, dayAgo: dayAgo, back: dayAgo.Truncate(time.Hour).Add(time.Hour)}
+	var pools []streamPool
 	if err := api.Reader(ctx, s.db).NewRaw(`SELECT DISTINCT ON (pool_id) pool_id, type, denoms, swap_fee::text AS fee, coalesce(weights::text[], '{}') AS weights, tick_spacing,
 			exit_fee::text AS exit_fee
 		FROM osmosis_known_pools WHERE chain_id = ? ORDER BY pool_id, height DESC, tx_index DESC, event_index DESC`, chain).Scan(ctx, &pools); err != nil {
-		return nil, fmt.Errorf("pools: %w", err)
+		return d, fmt.Errorf("pools: %w", err)
 	}
-	// Reserves and prices now (every row) and at the end of the hour
-	// holding dayAgo: each "latest before" a backward index probe per key,
-	// not a scan of the history, both times in one walk of the keys.
-	back := dayAgo.Truncate(time.Hour).Add(time.Hour)
-	at := []time.Time{endOfTime.Add(-time.Microsecond), back.Add(-time.Microsecond)}
-	rs, err := report.ReservesAt(ctx, api.Reader(ctx, s.db), s.market.ChainID, at)
-	if err != nil {
-		return nil, err
-	}
-	res := []map[int64]map[string]math.Int{{}, {}}
-	for _, r := range rs {
-		a, ok := math.NewIntFromString(r.Amount)
-		if !ok {
-			return nil, fmt.Errorf("reserve %q", r.Amount)
+	for _, p := range pools {
+		if _, ok := streamTypes[p.Type]; !ok || (p.Type == "concentrated" && len(p.Denoms) != 2) {
+			continue
 		}
-		if res[r.I][r.PoolID] == nil {
-			res[r.I][r.PoolID] = map[string]math.Int{}
-		}
-		res[r.I][r.PoolID][r.Denom] = a
+		d.pools = append(d.pools, p)
 	}
-	resNow, resBack := res[0], res[1]
-	prices, err := s.pricesAtEach(ctx, at)
+	// Each "latest before" is a backward index probe per key, not a scan
+	// of the history.
+	rs, err := report.ReservesAt(ctx, api.Reader(ctx, s.db), chain, []time.Time{endOfTime.Add(-time.Microsecond)})
 	if err != nil {
-		return nil, err
+		return d, err
 	}
-	priceNow, priceBack := prices[0], prices[1]
-	var vols []struct {
-		PoolID int64  `bun:"pool_id"`
-		V24    string `bun:"v24"`
-		VPrev  string `bun:"vprev"`
-		V7     string `bun:"v7"`
+	if d.resNow, err = reservesByPool(rs); err != nil {
+		return d, err
 	}
+	prices, err := s.pricesAtEach(ctx, []time.Time{endOfTime.Add(-time.Microsecond), d.back.Add(-time.Microsecond)})
+	if err != nil {
+		return d, err
+	}
+	d.priceNow, d.priceBack = prices[0], prices[1]
+	var vols []streamVolume
 	day, prevDay, week := dayAgo.Truncate(time.Hour), now.Add(-48*time.Hour).Truncate(time.Hour), now.Add(-7*24*time.Hour).Truncate(time.Hour)
 	if err := api.Reader(ctx, s.db).NewRaw(`SELECT pool_id,
 			coalesce(sum(volume_usd) FILTER (WHERE hour >= ?), 0)::text AS v24,
@@ -244,27 +288,132 @@ func (s *Service) streamRows(ctx context.Context, now, dayAgo time.Time) ([]stre
 			coalesce(sum(volume_usd) FILTER (WHERE hour >= ?), 0)::text AS v7
 		FROM osmosis_pool_volume_hourly WHERE chain_id = ? AND hour >= least(?::timestamptz, ?::timestamptz) GROUP BY pool_id`,
 		day, prevDay, day, week, chain, prevDay, week).Scan(ctx, &vols); err != nil {
-		return nil, fmt.Errorf("pool volumes: %w", err)
+		return d, fmt.Errorf("pool volumes: %w", err)
 	}
-	type volume struct{ v24, prev, v7 math.LegacyDec }
-	volByPool := map[int64]volume{}
+	d.volumes = make(map[int64]streamVolume, len(vols))
 	for _, v := range vols {
-		a, err1 := math.LegacyNewDecFromStr(v.V24)
-		b, err2 := math.LegacyNewDecFromStr(v.VPrev)
-		c, err3 := math.LegacyNewDecFromStr(v.V7)
-		if err1 != nil || err2 != nil || err3 != nil {
-			return nil, fmt.Errorf("volume of pool %d: %q %q %q", v.PoolID, v.V24, v.VPrev, v.V7)
+		d.volumes[v.PoolID] = v
+	}
+	return d, nil
+}
+
+// reservesByPool is reserves (of one time) by pool and denom.
+func reservesByPool(rs []report.Reserve) (map[int64]map[string]math.Int, error) {
+	out := map[int64]map[string]math.Int{}
+	for _, r := range rs {
+		a, ok := math.NewIntFromString(r.Amount)
+		if !ok {
+			return nil, fmt.Errorf("reserve %q", r.Amount)
 		}
-		volByPool[v.PoolID] = volume{a, b, c}
+		if out[r.PoolID] == nil {
+			out[r.PoolID] = map[string]math.Int{}
+		}
+		out[r.PoolID][r.Denom] = a
+	}
+	return out, nil
+}
+
+// readReservesBack reads the reserves at d.back of pools (every pool:
+// nil) not read yet.
+func (s *Service) readReservesBack(ctx context.Context, d *streamData, pools []int64) error {
+	at := []time.Time{d.back.Add(-time.Microsecond)}
+	var rs []report.Reserve
+	var err error
+	if pools == nil {
+		rs, err = report.ReservesAt(ctx, api.Reader(ctx, s.db), s.market.ChainID, at)
+	} else {
+		rs, err = report.PoolReservesAt(ctx, api.Reader(ctx, s.db), s.market.ChainID, at, pools)
+	}
+	if err != nil {
+		return err
+	}
+	back, err := reservesByPool(rs)
+	if err != nil {
+		return err
+	}
+	if d.resBack == nil {
+		d.resBack = back
+		return nil
+	}
+	for id, r := range back {
+		d.resBack[id] = r
+	}
+	return nil
+}
+
+// poolValue is Σ reserves at their prices, and whether any was priced.
+func (s *Service) poolValue(res map[string]math.Int, px map[string]math.LegacyDec) (math.LegacyDec, bool) {
+	total, priced := math.LegacyZeroDec(), false
+	for d, a := range res {
+		if p, ok := px[d]; ok {
+			total = total.Add(s.market.USDValue(d, a, p))
+			priced = true
+		}
+	}
+	return total, priced
+}
+
+// liquidityChange is a pool's liquidity change over 24 hours in percent;
+// nil without a priced, positive liquidity then (or without one now).
+// d.resBack holds the pool's reserves then.
+func (s *Service) liquidityChange(d *streamData, r *streamRow) *math.LegacyDec {
+	if r.liquidity == nil {
+		return nil
+	}
+	before, ok := s.poolValue(d.resBack[r.pool.PoolID], d.priceBack)
+	if !ok || !before.IsPositive() {
+		return nil
+	}
+	ch := r.liquidity.Sub(before).MulInt64(100).Quo(before)
+	return &ch
+}
+
+// volume is a pool's volumes (zero without a row) and its 24-hour change
+// in percent (nil without volume the 24 hours before).
+func (d *streamData) volume(pool int64) (streamVolumes, *math.LegacyDec, error) {
+	v, ok := d.volumes[pool]
+	if !ok {
+		z := math.LegacyZeroDec()
+		return streamVolumes{z, z, z}, nil, nil
+	}
+	a, err1 := math.LegacyNewDecFromStr(v.V24)
+	b, err2 := math.LegacyNewDecFromStr(v.VPrev)
+	c, err3 := math.LegacyNewDecFromStr(v.V7)
+	if err1 != nil || err2 != nil || err3 != nil {
+		return streamVolumes{}, nil, fmt.Errorf("volume of pool %d: %q %q %q", pool, v.V24, v.VPrev, v.V7)
+	}
+	out := streamVolumes{a, b, c}
+	if !b.IsPositive() {
+		return out, nil, nil
+	}
+	ch := a.Sub(b).MulInt64(100).Quo(b)
+	return out, &ch, nil
+}
+
+// streamVolumes are a pool's parsed volumes.
+type streamVolumes struct{ v24, prev, v7 math.LegacyDec }
+
+// streamPage builds the page's pools: their shares and concentrated
+// states, and their reserves 24 hours back, read for these pools only.
+func (s *Service) streamPage(ctx context.Context, d *streamData, page []streamRow) ([]StreamPool, error) {
+	out := make([]StreamPool, 0, len(page))
+	if len(page) == 0 {
+		return out, nil
+	}
+	chain := s.market.ChainID
+	ids := make([]int64, len(page))
+	for i, r := range page {
+		ids[i] = r.pool.PoolID
+	}
+	if d.resBack == nil {
+		if err := s.readReservesBack(ctx, d, ids); err != nil {
+			return nil, err
+		}
 	}
 	shares := map[int64]string{}
 	var sh []struct {
 		PoolID int64  `bun:"pool_id"`
 		Total  string `bun:"total"`
-	}
-	ids := make([]int64, len(pools))
-	for i, p := range pools {
-		ids[i] = p.PoolID
 	}
 	if err := api.Reader(ctx, s.db).NewRaw(`SELECT p.id AS pool_id, t.total::text AS total FROM unnest(?::bigint[]) p(id)
 		CROSS JOIN LATERAL (SELECT total_shares AS total FROM osmosis_pool_shares_hourly WHERE chain_id = ? AND pool_id = p.id
@@ -289,59 +438,40 @@ func (s *Service) streamRows(ctx context.Context, now, dayAgo time.Time) ([]stre
 	for i, c := range cls {
 		clByPool[c.PoolID] = i
 	}
-
-	value := func(res map[string]math.Int, px map[string]math.LegacyDec) (math.LegacyDec, bool) {
-		total, priced := math.LegacyZeroDec(), false
-		for d, a := range res {
-			if p, ok := px[d]; ok {
-				total = total.Add(s.market.USDValue(d, a, p))
-				priced = true
-			}
-		}
-		return total, priced
-	}
-	var out []streamRow
-	for _, p := range pools {
-		typ, ok := streamTypes[p.Type]
-		if !ok {
-			continue
-		}
+	for _, row := range page {
+		p := row.pool
 		addr, err := s.poolAddress(p.PoolID)
 		if err != nil {
 			return nil, fmt.Errorf("address of pool %d: %w", p.PoolID, err)
 		}
-		r := streamRow{pool: StreamPool{Type: typ, PoolID: p.PoolID, ExitFees: "0", TotalWeightOrScaling: "0", Address: addr, Main: true}}
+		sp := StreamPool{Type: streamTypes[p.Type], PoolID: p.PoolID, ExitFees: "0", TotalWeightOrScaling: "0", Address: addr, Main: true}
 		if p.Fee != nil {
-			r.pool.SwapFees = api.Number(*p.Fee)
+			sp.SwapFees = api.Number(*p.Fee)
 		} else {
-			r.pool.SwapFees = "0"
+			sp.SwapFees = "0"
 		}
 		if p.ExitFee != nil {
-			r.pool.ExitFees = api.Number(*p.ExitFee)
+			sp.ExitFees = api.Number(*p.ExitFee)
 		}
-		liq, priced := value(resNow[p.PoolID], priceNow)
-		if priced {
-			r.liquidity, r.hasLiquidity = &liq, true
+		liq := math.LegacyZeroDec()
+		if row.liquidity != nil {
+			liq = *row.liquidity
 			n := api.Number(liq.String())
-			r.pool.Liquidity = &n
-			if before, ok := value(resBack[p.PoolID], priceBack); ok && before.IsPositive() {
-				ch := liq.Sub(before).MulInt64(100).Quo(before)
-				r.liqChange = &ch
+			sp.Liquidity = &n
+			if ch := s.liquidityChange(d, &row); ch != nil {
 				n := api.Number(ch.String())
-				r.pool.Liquidity24hChange = &n
+				sp.Liquidity24hChange = &n
 			}
 		}
-		v := volByPool[p.PoolID]
-		if v.v24.IsNil() {
-			v = volume{math.LegacyZeroDec(), math.LegacyZeroDec(), math.LegacyZeroDec()}
+		v, vch, err := d.volume(p.PoolID)
+		if err != nil {
+			return nil, err
 		}
 		v24, v7 := api.Number(v.v24.String()), api.Number(v.v7.String())
-		r.vol24, r.pool.Volume24h, r.pool.Volume7d = &v.v24, &v24, &v7
-		if v.prev.IsPositive() {
-			ch := v.v24.Sub(v.prev).MulInt64(100).Quo(v.prev)
-			r.volChange = &ch
-			n := api.Number(ch.String())
-			r.pool.Volume24hChange = &n
+		sp.Volume24h, sp.Volume7d = &v24, &v7
+		if vch != nil {
+			n := api.Number(vch.String())
+			sp.Volume24hChange = &n
 		}
 		token := func(denom string, amount math.Int, weight *string) StreamToken {
 			t := StreamToken{Denom: denom, Amount: amount.String(), WeightOrScaling: weight}
@@ -352,21 +482,21 @@ func (s *Service) streamRows(ctx context.Context, now, dayAgo time.Time) ([]stre
 					t.MarketDataID = strPtr(a.MarketDataID)
 				}
 			} else {
-				r.pool.Main = false // a token without metadata
+				sp.Main = false // a token without metadata
 			}
-			if px, ok := priceNow[denom]; ok {
+			if px, ok := d.priceNow[denom]; ok {
 				t.Price = strPtr(string(api.Number(px.String())))
-				if r.hasLiquidity && liq.IsPositive() {
+				if row.liquidity != nil && liq.IsPositive() {
 					pct := s.market.USDValue(denom, amount, px).MulInt64(100).Quo(liq)
 					t.Percent = strPtr(string(api.Number(pct.String())))
 				}
-				if old, ok := priceBack[denom]; ok && old.IsPositive() {
+				if old, ok := d.priceBack[denom]; ok && old.IsPositive() {
 					t.Price24hChange = strPtr(string(api.Number(px.Sub(old).MulInt64(100).Quo(old).String())))
 				}
 			}
 			return t
 		}
-		res := resNow[p.PoolID]
+		res := d.resNow[p.PoolID]
 		amountOf := func(d string) math.Int {
 			if a, ok := res[d]; ok {
 				return a
@@ -375,37 +505,34 @@ func (s *Service) streamRows(ctx context.Context, now, dayAgo time.Time) ([]stre
 		}
 		switch p.Type {
 		case "concentrated":
-			if len(p.Denoms) != 2 {
-				continue
-			}
-			r.pool.PoolTokens = map[string]StreamToken{
+			sp.PoolTokens = map[string]StreamToken{
 				"asset0": token(p.Denoms[0], amountOf(p.Denoms[0]), nil),
 				"asset1": token(p.Denoms[1], amountOf(p.Denoms[1]), nil),
 			}
-			r.pool.TotalShares = StreamShares{}
-			r.pool.ExponentAtPriceOne = strPtr("-6")
+			sp.TotalShares = StreamShares{}
+			sp.ExponentAtPriceOne = strPtr("-6")
 			if p.Spacing != nil {
-				r.pool.TickSpacing = strPtr(strconv.FormatInt(*p.Spacing, 10))
+				sp.TickSpacing = strPtr(strconv.FormatInt(*p.Spacing, 10))
 			}
 			if p.Fee != nil {
-				r.pool.SpreadFactor = strPtr(*p.Fee)
+				sp.SpreadFactor = strPtr(*p.Fee)
 			}
 			if i, ok := clByPool[p.PoolID]; ok {
 				c := cls[i]
 				tick := strconv.FormatInt(c.Tick, 10)
-				r.pool.CurrentSqrtPrice, r.pool.CurrentTick, r.pool.CurrentTickLiquidity = strPtr(c.SqrtPrice), &tick, strPtr(c.Liquidity)
+				sp.CurrentSqrtPrice, sp.CurrentTick, sp.CurrentTickLiquidity = strPtr(c.SqrtPrice), &tick, strPtr(c.Liquidity)
 			}
 		case "cosmwasm":
 			tokens := []StreamToken{}
 			for _, d := range sortedDenoms(p.Denoms) {
 				tokens = append(tokens, token(d, amountOf(d), nil))
 			}
-			r.pool.PoolTokens = tokens
+			sp.PoolTokens = tokens
 		default: // balancer, stableswap: tokens by denom, as the pool keeps them
 			denom := "gamm/pool/" + strconv.FormatInt(p.PoolID, 10)
-			r.pool.TotalShares = StreamShares{Denom: &denom}
+			sp.TotalShares = StreamShares{Denom: &denom}
 			if t, ok := shares[p.PoolID]; ok {
-				r.pool.TotalShares.Amount = strPtr(t)
+				sp.TotalShares.Amount = strPtr(t)
 			}
 			weightOf := map[string]string{}
 			total := math.ZeroInt()
@@ -423,7 +550,7 @@ func (s *Service) streamRows(ctx context.Context, now, dayAgo time.Time) ([]stre
 				weightOf[d] = w.String()
 				total = total.Add(w)
 			}
-			r.pool.TotalWeightOrScaling = json.Number(total.String())
+			sp.TotalWeightOrScaling = json.Number(total.String())
 			tokens := []StreamToken{}
 			for _, d := range sortedDenoms(p.Denoms) {
 				var w *string
@@ -432,9 +559,9 @@ func (s *Service) streamRows(ctx context.Context, now, dayAgo time.Time) ([]stre
 				}
 				tokens = append(tokens, token(d, amountOf(d), w))
 			}
-			r.pool.PoolTokens = tokens
+			sp.PoolTokens = tokens
 		}
-		out = append(out, r)
+		out = append(out, sp)
 	}
 	return out, nil
 }

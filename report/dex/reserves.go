@@ -34,14 +34,32 @@ const PoolReservesLatest = "osmosis_pool_reserves_latest"
 // is one backward probe of the primary key: the cost follows the pools,
 // never the hours of history.
 func ReservesAt(ctx context.Context, db bun.IDB, chainID string, ts []time.Time) ([]Reserve, error) {
+	return reservesAt(ctx, db, chainID, ts, nil)
+}
+
+// PoolReservesAt is ReservesAt for the given pools only: an answer that
+// shows a page of pools reads the page's reserves, not every pool's.
+func PoolReservesAt(ctx context.Context, db bun.IDB, chainID string, ts []time.Time, pools []int64) ([]Reserve, error) {
+	if len(pools) == 0 {
+		return nil, nil
+	}
+	return reservesAt(ctx, db, chainID, ts, pools)
+}
+
+// reservesAt reads the reserves of every pool (pools nil) or of pools.
+func reservesAt(ctx context.Context, db bun.IDB, chainID string, ts []time.Time, pools []int64) ([]Reserve, error) {
+	filter := ""
+	if pools != nil {
+		filter = " AND l.pool_id = ANY(?2::bigint[])"
+	}
 	var out []Reserve
 	if err := db.NewRaw(`SELECT i, pool_id, denom, amount FROM (
 			SELECT t.i - 1 AS i, l.pool_id, l.denom, CASE WHEN l.hour <= t.at THEN l.amount::text
 				ELSE (SELECT r.amount::text FROM `+PoolReserves+` r WHERE r.chain_id = l.chain_id AND r.pool_id = l.pool_id AND r.denom = l.denom
 					AND r.hour <= t.at ORDER BY r.hour DESC LIMIT 1) END AS amount
 			FROM `+PoolReservesLatest+` l CROSS JOIN unnest(?1::timestamptz[]) WITH ORDINALITY t(at, i)
-			WHERE l.chain_id = ?0 OFFSET 0) x -- the fence: each probe runs once, not again in the filter
-		WHERE amount IS NOT NULL ORDER BY pool_id, denom, i`, chainID, pgdialect.Array(ts)).Scan(ctx, &out); err != nil {
+			WHERE l.chain_id = ?0`+filter+` OFFSET 0) x -- the fence: each probe runs once, not again in the filter
+		WHERE amount IS NOT NULL ORDER BY pool_id, denom, i`, chainID, pgdialect.Array(ts), pgdialect.Array(pools)).Scan(ctx, &out); err != nil {
 		return nil, fmt.Errorf("pool reserves: %w", err)
 	}
 	return out, nil
