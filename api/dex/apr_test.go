@@ -124,7 +124,7 @@ func TestAPROnLocalnet(t *testing.T) {
 		{"CL APR v2, ticks required", "/cl/v2/apr/rewards/5?lower_tick=1", 400, "upper_tick"},
 		{"CL APR v2, upper below lower", "/cl/v2/apr/rewards/5?lower_tick=10&upper_tick=5", 400, "upper_tick"},
 		{"CL APR v2, tick out of bounds", "/cl/v2/apr/rewards/5?lower_tick=-200000000&upper_tick=5", 400, "lower_tick"},
-		{"CL APR v2, not a CL pool", "/cl/v2/apr/rewards/3?lower_tick=0&upper_tick=100", 400, "not a concentrated-liquidity pool"},
+		{"CL APR v2, not a CL pool", "/cl/v2/apr/rewards/3?lower_tick=0&upper_tick=100", 400, `"detail":"pool must be a concentrated-liquidity pool: 3 is a balancer pool"`},
 		{"CL APR v1, unknown pool", "/cl/v1/apr/rewards/99", 404, "pool 99 not found"},
 		{"CL APR v1, bad pool", "/cl/v1/apr/rewards/x", 400, "pool"},
 		// Rewards received (actions.md, block_results): bob's position 1

@@ -249,14 +249,28 @@ func (s *Service) aprPools(ctx context.Context, w aprContext, id int64) ([]*aprP
 // parseRewards reads a pool's USD earnings per source (decimal strings):
 // swap fees, native and boost incentives, superfluid rewards.
 func parseRewards(fees, native, boost, superfluid string) (aprSources, *big.Rat, error) {
-	f, ok1 := new(big.Rat).SetString(fees)
-	n, ok2 := new(big.Rat).SetString(native)
-	b, ok3 := new(big.Rat).SetString(boost)
-	sf, ok4 := new(big.Rat).SetString(superfluid)
+	f, ok1 := parseRat(fees)
+	n, ok2 := parseRat(native)
+	b, ok3 := parseRat(boost)
+	sf, ok4 := parseRat(superfluid)
 	if !ok1 || !ok2 || !ok3 || !ok4 {
 		return aprSources{}, nil, fmt.Errorf("rewards %q %q %q %q", fees, native, boost, superfluid)
 	}
 	return aprSources{f, n, b}, sf, nil
+}
+
+// parseRat parses a decimal (a numeric's text). Most of a pool's sources
+// earn nothing: a zero is made without SetString's reduction of the
+// fraction.
+func parseRat(s string) (*big.Rat, bool) {
+	zero := s != ""
+	for i := 0; i < len(s) && zero; i++ {
+		zero = s[i] == '0' || s[i] == '.' || (i == 0 && s[i] == '-')
+	}
+	if zero && strings.ContainsRune(s, '0') {
+		return new(big.Rat), true
+	}
+	return new(big.Rat).SetString(s)
 }
 
 // clIDs lists the concentrated-liquidity pools' ids (0 when there is none:
@@ -278,7 +292,7 @@ func (p *aprPool) sum() aprSources {
 
 // annualised is earnings ÷ value × year ÷ window × 100 (percent).
 func (w aprContext) annualised(earned, value *big.Rat) *big.Rat {
-	if value.Sign() <= 0 || w.seconds.Sign() <= 0 {
+	if value.Sign() <= 0 || w.seconds.Sign() <= 0 || earned.Sign() == 0 {
 		return new(big.Rat)
 	}
 	r := new(big.Rat).Quo(earned, value)
@@ -330,7 +344,9 @@ func total(parts ...*big.Rat) *big.Rat {
 		if p == nil {
 			return nil
 		}
-		t.Add(t, p)
+		if p.Sign() != 0 { // adding zero would still reduce the sum
+			t.Add(t, p)
+		}
 	}
 	return t
 }
@@ -429,10 +445,22 @@ func (s *Service) poolsAPRRange(ctx context.Context, req *api.Request) (*api.Res
 			lo, hi = [3]*big.Rat{f, n, b}, [3]*big.Rat{f, n, b}
 		}
 		sf := w.superfluidAPR(p)
-		rng := func(a, b *big.Rat) aprRange { return aprRange{Lower: optNumber(a), Upper: optNumber(b)} }
+		// A classic pool's range is one value: rendered (and summed) once.
+		rng := func(a, b *big.Rat) aprRange {
+			n := optNumber(a)
+			if a == b {
+				return aprRange{Lower: n, Upper: n}
+			}
+			return aprRange{Lower: n, Upper: optNumber(b)}
+		}
+		totLo := total(lo[0], lo[1], lo[2], sf)
+		totHi := totLo
+		if lo != hi {
+			totHi = total(hi[0], hi[1], hi[2], sf)
+		}
 		out = append(out, poolAPRRangeRow{PoolID: strconv.FormatInt(p.ID, 10),
 			SwapFees: rng(lo[0], hi[0]), Superfluid: rng(sf, sf), Native: rng(lo[1], hi[1]), Boost: rng(lo[2], hi[2]),
-			TotalAPR: rng(total(lo[0], lo[1], lo[2], sf), total(hi[0], hi[1], hi[2], sf))})
+			TotalAPR: rng(totLo, totHi)})
 	}
 	return &api.Response{Body: out, Freshness: fresh}, nil
 }
@@ -477,7 +505,7 @@ func (s *Service) positionAPR(ctx context.Context, req *api.Request) (*api.Respo
 		return nil, problem.Status(http.StatusNotFound, "pool %d not found", id)
 	}
 	if pools[0].Type != "concentrated" {
-		return nil, problem.BadParam("pool", fmt.Sprintf("pool %d is not a concentrated-liquidity pool", id))
+		return nil, problem.BadParam("pool", fmt.Sprintf("must be a concentrated-liquidity pool: %d is a %s pool", id, pools[0].Type))
 	}
 	cl, ok, err := s.clPool(ctx, pools[0])
 	if err != nil {
@@ -695,11 +723,19 @@ func (cl *clState) earnedPerLiquidity(lower, upper int64) aprSources {
 		if active.Sign() <= 0 || cl.hourTick[i] < lower || cl.hourTick[i] >= upper {
 			continue
 		}
-		earned.fees.Add(earned.fees, new(big.Rat).Quo(h.fees, active))
-		earned.native.Add(earned.native, new(big.Rat).Quo(h.native, active))
-		earned.boost.Add(earned.boost, new(big.Rat).Quo(h.boost, active))
+		addQuo(earned.fees, h.fees, active)
+		addQuo(earned.native, h.native, active)
+		addQuo(earned.boost, h.boost, active)
 	}
 	return earned
+}
+
+// addQuo adds x ÷ d to sum; nothing for a zero x (whose quotient and sum
+// would each reduce a fraction for nothing).
+func addQuo(sum, x, d *big.Rat) {
+	if x.Sign() != 0 {
+		sum.Add(sum, new(big.Rat).Quo(x, d))
+	}
 }
 
 func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
