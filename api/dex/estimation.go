@@ -77,6 +77,43 @@ func (s *Service) lpEstimation(ctx context.Context, req *api.Request) (*api.Resp
 		WHERE chain_id = ? AND address = ? ORDER BY position_id`, s.market.ChainID, addr).Scan(ctx, &positions); err != nil {
 		return nil, fmt.Errorf("open positions: %w", err)
 	}
+	// Every pool held or positioned in, read at once (with the
+	// concentrated pools' states): a statement per kind of data, not per
+	// pool — a provider in 40 pools took 40 rounds of them.
+	var ids []int64
+	seen := map[int64]bool{}
+	add := func(id int64) {
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	for _, h := range shares {
+		add(h.Pool)
+	}
+	for _, p := range positions {
+		add(p.Pool)
+	}
+	pools, err := s.aprPools(ctx, w, ids)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[int64]*aprPool, len(pools))
+	for _, p := range pools {
+		byID[p.ID] = p
+	}
+	var clOnes []*aprPool // the pools of the positions
+	inCL := map[int64]bool{}
+	for _, p := range positions {
+		if pl, ok := byID[p.Pool]; ok && !inCL[p.Pool] {
+			inCL[p.Pool] = true
+			clOnes = append(clOnes, pl)
+		}
+	}
+	cls, err := s.clPools(ctx, clOnes)
+	if err != nil {
+		return nil, err
+	}
 	yearly := map[int64]*big.Rat{}
 	var order []int64
 	credit := func(pool int64, usd *big.Rat) {
@@ -89,45 +126,30 @@ func (s *Service) lpEstimation(ctx context.Context, req *api.Request) (*api.Resp
 	}
 	annual := new(big.Rat).Quo(big.NewRat(secondsPerYear, 1), w.seconds)
 	for _, h := range shares {
-		pools, err := s.aprPools(ctx, w, h.Pool)
-		if err != nil {
-			return nil, err
-		}
+		pool, found := byID[h.Pool]
 		sh, ok1 := new(big.Rat).SetString(h.Shares)
 		tot, ok2 := new(big.Rat).SetString(h.Total)
 		staked, ok3 := new(big.Rat).SetString(h.Staked)
 		allStaked, ok4 := new(big.Rat).SetString(h.AllSF)
-		if !ok1 || !ok2 || !ok3 || !ok4 || len(pools) == 0 {
+		if !ok1 || !ok2 || !ok3 || !ok4 || !found {
 			return nil, fmt.Errorf("pool %d shares %q of %q", h.Pool, h.Shares, h.Total)
 		}
-		e := pools[0].sum()
+		e := pool.sum()
 		usd := total(e.fees, e.native, e.boost)
 		usd.Mul(usd, sh).Quo(usd, tot)
 		if staked.Sign() > 0 && allStaked.Sign() > 0 {
-			sf := new(big.Rat).Set(pools[0].SFEarned)
+			sf := new(big.Rat).Set(pool.SFEarned)
 			usd.Add(usd, sf.Mul(sf, staked).Quo(sf, allStaked))
 		}
 		credit(h.Pool, usd.Mul(usd, annual))
 	}
-	cls := map[int64]*clState{}
 	for _, p := range positions {
+		if _, ok := byID[p.Pool]; !ok {
+			return nil, fmt.Errorf("pool %d of position %d not found", p.Pool, p.Position)
+		}
 		cl, ok := cls[p.Pool]
 		if !ok {
-			pools, err := s.aprPools(ctx, w, p.Pool)
-			if err != nil {
-				return nil, err
-			}
-			if len(pools) == 0 {
-				return nil, fmt.Errorf("pool %d of position %d not found", p.Pool, p.Position)
-			}
-			var found bool
-			if cl, found, err = s.clPool(ctx, pools[0]); err != nil {
-				return nil, err
-			}
-			if !found {
-				return nil, fmt.Errorf("pool %d has no replayed state yet: %w", p.Pool, problem.ErrNotIndexed)
-			}
-			cls[p.Pool] = cl
+			return nil, fmt.Errorf("pool %d has no replayed state yet: %w", p.Pool, problem.ErrNotIndexed)
 		}
 		liq, ok := new(big.Rat).SetString(p.Liquidity)
 		if !ok {
