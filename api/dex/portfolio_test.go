@@ -18,6 +18,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/chainlens/chainlens/aggregator"
+	"github.com/chainlens/chainlens/api/dex"
 	"github.com/chainlens/chainlens/config"
 	"github.com/chainlens/chainlens/internal/app"
 	"github.com/chainlens/chainlens/internal/osmosistest"
@@ -237,4 +238,106 @@ func TestPortfolioOnLocalnet(t *testing.T) {
 			t.Errorf("%s without genesis: %d %s", path, resp.StatusCode, body)
 		}
 	}
+}
+
+// TestPortfolioReadsFromItsFirstTime: an answer reads each series' last
+// row before its first time and the rows after, not whole histories; the
+// values at every hour from there on equal those of the whole history's,
+// for every address with holdings and every first time across the
+// recording (hour by hour, and the latest state alone).
+func TestPortfolioReadsFromItsFirstTime(t *testing.T) {
+	t.Parallel()
+	db, ch := osmosistest.New(t)
+	cfg := &config.Config{Chains: []config.Chain{ch}}
+	sched, err := aggregator.New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, app.Jobs(cfg)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := sched.RunOnce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The recording's report rows span an hour or two: give every series
+	// a history of 40 earlier hours, rows copied back with other amounts
+	// and prices, one hour in three left without a row (a value then is
+	// the row before's). The kept latest rows stay the latest.
+	for _, q := range []string{
+		`INSERT INTO osmosis_balances_hourly SELECT chain_id, address, denom, hour - k * interval '1 hour', amount * (k + 1) FROM osmosis_balances_hourly, generate_series(1, 40) k WHERE k % 3 <> 0`,
+		`INSERT INTO osmosis_locked_hourly SELECT chain_id, address, denom, hour - k * interval '1 hour', amount * (k + 2) FROM osmosis_locked_hourly, generate_series(1, 40) k WHERE k % 3 <> 1`,
+		`INSERT INTO osmosis_cl_position_liquidity_hourly SELECT chain_id, position_id, hour - k * interval '1 hour', pool_id, address, lower_tick, upper_tick, liquidity * (k + 1)
+			FROM osmosis_cl_position_liquidity_hourly, generate_series(1, 40) k WHERE k % 3 <> 2`,
+		`INSERT INTO osmosis_pool_shares_hourly SELECT chain_id, pool_id, hour - k * interval '1 hour', total_shares * (k + 3) FROM osmosis_pool_shares_hourly, generate_series(1, 40) k WHERE k % 3 <> 0`,
+		`INSERT INTO osmosis_pool_reserves_hourly SELECT chain_id, pool_id, denom, hour - k * interval '1 hour', amount * (k + 1) FROM osmosis_pool_reserves_hourly, generate_series(1, 40) k WHERE k % 3 <> 1`,
+		`INSERT INTO osmosis_cl_state_hourly SELECT chain_id, pool_id, hour - k * interval '1 hour', sqrt_price, tick, liquidity FROM osmosis_cl_state_hourly, generate_series(1, 40) k WHERE k % 3 <> 2`,
+		`INSERT INTO osmosis_asset_prices SELECT chain_id, denom, hour - k * interval '1 hour', round(price_usd * (1 + k / 7.0), 18) FROM osmosis_asset_prices, generate_series(1, 40) k WHERE k % 3 <> 0`,
+	} {
+		if _, err := db.ExecContext(ctx, q+" ON CONFLICT DO NOTHING"); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	s := dex.New(cfg, db)
+	var addrs []string
+	if err := db.NewRaw(`SELECT address FROM (SELECT address FROM osmosis_balances_hourly UNION SELECT address FROM osmosis_cl_position_liquidity_hourly
+		UNION SELECT address FROM osmosis_locked_hourly) a ORDER BY 1`).Scan(ctx, &addrs); err != nil {
+		t.Fatal(err)
+	}
+	var first, last time.Time
+	if err := db.NewRaw(`SELECT min(hour), max(hour) FROM (SELECT hour FROM osmosis_balances_hourly UNION ALL SELECT hour FROM osmosis_asset_prices
+		UNION ALL SELECT hour FROM osmosis_cl_position_liquidity_hourly) h`).Scan(ctx, &first, &last); err != nil {
+		t.Fatal(err)
+	}
+	var hours []time.Time // every hour from before the first row to after the last
+	for h := first.UTC().Add(-time.Hour); !h.After(last.Add(2 * time.Hour)); h = h.Add(time.Hour) {
+		hours = append(hours, h)
+	}
+	if len(addrs) < 6 || len(hours) < 40 {
+		t.Fatalf("%d addresses, %d hours: the recording is not what this test needs", len(addrs), len(hours))
+	}
+	checked, nonzero := 0, 0
+	for _, addr := range addrs {
+		whole, err := s.PortfolioValues(ctx, addr, time.Time{}, hours)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range whole {
+			if v.IsPositive() {
+				nonzero++
+			}
+		}
+		latest, err := s.PortfolioValues(ctx, addr, dex.EndOfTime, []time.Time{dex.EndOfTime})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := whole[len(whole)-1]; !latest[0].Equal(want) {
+			t.Errorf("%s now: %s, the whole history gives %s", addr, latest[0], want)
+		}
+		// From every hour, and from the middle of every seventh.
+		var froms []time.Time
+		for i, h := range hours {
+			froms = append(froms, h)
+			if i%7 == 0 {
+				froms = append(froms, h.Add(30*time.Minute))
+			}
+		}
+		for _, from := range froms {
+			i := 0
+			for i < len(hours) && hours[i].Before(from) {
+				i++
+			}
+			got, err := s.PortfolioValues(ctx, addr, from, hours[i:])
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k, v := range got {
+				checked++
+				if !v.Equal(whole[i+k]) {
+					t.Fatalf("%s at %s read from %s: %s, the whole history gives %s", addr, hours[i+k], from, v, whole[i+k])
+				}
+			}
+		}
+	}
+	if nonzero < len(hours) {
+		t.Fatalf("only %d non-zero values: nothing was compared", nonzero)
+	}
+	t.Logf("%d values compared over %d addresses and %d hours", checked, len(addrs), len(hours))
 }
