@@ -199,6 +199,40 @@ type portfolio struct {
 	positions  map[int64][]positionPoint
 	clStates   map[int64][]clPoint
 	poolDenoms map[int64][]string
+	// The values parsed so far: a chart values the same rows at many of
+	// its steps.
+	ints map[string]math.Int
+	decs map[string]math.LegacyDec
+}
+
+// int parses an integer (amounts), once per text.
+func (p *portfolio) int(s string) (math.Int, bool) {
+	if v, ok := p.ints[s]; ok {
+		return v, true
+	}
+	v, ok := math.NewIntFromString(s)
+	if ok {
+		if p.ints == nil {
+			p.ints = map[string]math.Int{}
+		}
+		p.ints[s] = v
+	}
+	return v, ok
+}
+
+// dec parses a decimal (prices), once per text.
+func (p *portfolio) dec(s string) (math.LegacyDec, error) {
+	if v, ok := p.decs[s]; ok {
+		return v, nil
+	}
+	v, err := math.LegacyNewDecFromStr(s)
+	if err == nil {
+		if p.decs == nil {
+			p.decs = map[string]math.LegacyDec{}
+		}
+		p.decs[s] = v
+	}
+	return v, err
 }
 
 // boundedHistory is the query of an hourly series per key bounded by a
@@ -415,7 +449,7 @@ func (p *portfolio) usd(denom string, amount math.Int, end time.Time) (math.Lega
 	if ps == "" || amount.IsZero() {
 		return math.LegacyZeroDec(), nil
 	}
-	price, err := math.LegacyNewDecFromStr(ps)
+	price, err := p.dec(ps)
 	if err != nil {
 		return math.LegacyDec{}, fmt.Errorf("price of %s: %q", denom, ps)
 	}
@@ -474,7 +508,7 @@ func (p *portfolio) valueAt(end time.Time) (math.LegacyDec, error) {
 func (p *portfolio) coinsValue(held map[string]series, end time.Time) (math.LegacyDec, error) {
 	total := math.LegacyZeroDec()
 	for denom, s := range held {
-		amt, ok := math.NewIntFromString(s.at(end))
+		amt, ok := p.int(s.at(end))
 		if !ok || amt.IsZero() {
 			continue
 		}
@@ -498,13 +532,13 @@ func (p *portfolio) coinsValue(held map[string]series, end time.Time) (math.Lega
 // sharesValue is shares of pool id: its reserves' USD value × shares /
 // total shares.
 func (p *portfolio) sharesValue(id int64, shares math.Int, end time.Time) (math.LegacyDec, error) {
-	totalShares, ok := math.NewIntFromString(p.shares[id].at(end))
+	totalShares, ok := p.int(p.shares[id].at(end))
 	if !ok || !totalShares.IsPositive() {
 		return math.LegacyZeroDec(), nil
 	}
 	pool := math.LegacyZeroDec()
 	for denom, s := range p.reserves[id] {
-		amt, ok := math.NewIntFromString(s.at(end))
+		amt, ok := p.int(s.at(end))
 		if !ok {
 			continue
 		}
