@@ -423,147 +423,172 @@ func (s *Service) streamPage(ctx context.Context, d *streamData, page []streamRo
 	for _, r := range sh {
 		shares[r.PoolID] = r.Total
 	}
-	var cls []struct {
-		PoolID    int64  `bun:"pool_id"`
-		SqrtPrice string `bun:"sqrt_price"`
-		Tick      int64  `bun:"tick"`
-		Liquidity string `bun:"liquidity"`
-	}
+	var cls []streamCL
 	if err := api.Reader(ctx, s.db).NewRaw(`SELECT p.id AS pool_id, c.sqrt_price::text AS sqrt_price, c.tick, c.liquidity::text AS liquidity
 		FROM unnest(?::bigint[]) p(id) CROSS JOIN LATERAL (SELECT sqrt_price, tick, liquidity FROM osmosis_cl_state_hourly
 			WHERE chain_id = ? AND pool_id = p.id ORDER BY hour DESC LIMIT 1) c`, pgdialect.Array(ids), chain).Scan(ctx, &cls); err != nil {
 		return nil, fmt.Errorf("pool states: %w", err)
 	}
-	clByPool := map[int64]int{}
-	for i, c := range cls {
-		clByPool[c.PoolID] = i
+	clByPool := map[int64]*streamCL{}
+	for i := range cls {
+		clByPool[cls[i].PoolID] = &cls[i]
 	}
 	for _, row := range page {
-		p := row.pool
-		addr, err := s.poolAddress(p.PoolID)
-		if err != nil {
-			return nil, fmt.Errorf("address of pool %d: %w", p.PoolID, err)
-		}
-		sp := StreamPool{Type: streamTypes[p.Type], PoolID: p.PoolID, ExitFees: "0", TotalWeightOrScaling: "0", Address: addr, Main: true}
-		if p.Fee != nil {
-			sp.SwapFees = api.Number(*p.Fee)
-		} else {
-			sp.SwapFees = "0"
-		}
-		if p.ExitFee != nil {
-			sp.ExitFees = api.Number(*p.ExitFee)
-		}
-		liq := math.LegacyZeroDec()
-		if row.liquidity != nil {
-			liq = *row.liquidity
-			n := api.Number(liq.String())
-			sp.Liquidity = &n
-			if ch := s.liquidityChange(d, &row); ch != nil {
-				n := api.Number(ch.String())
-				sp.Liquidity24hChange = &n
-			}
-		}
-		v, vch, err := d.volume(p.PoolID)
+		sp, err := s.streamPool(d, row, shares, clByPool[row.pool.PoolID])
 		if err != nil {
 			return nil, err
-		}
-		v24, v7 := api.Number(v.v24.String()), api.Number(v.v7.String())
-		sp.Volume24h, sp.Volume7d = &v24, &v7
-		if vch != nil {
-			n := api.Number(vch.String())
-			sp.Volume24hChange = &n
-		}
-		token := func(denom string, amount math.Int, weight *string) StreamToken {
-			t := StreamToken{Denom: denom, Amount: amount.String(), WeightOrScaling: weight}
-			if a, ok := s.market.Assets[denom]; ok {
-				exp := strconv.Itoa(a.Exponent)
-				t.Name, t.Symbol, t.Display, t.Exponent = strPtr(a.Name), strPtr(a.Symbol), strPtr(a.Display), &exp
-				if a.MarketDataID != "" {
-					t.MarketDataID = strPtr(a.MarketDataID)
-				}
-			} else {
-				sp.Main = false // a token without metadata
-			}
-			if px, ok := d.priceNow[denom]; ok {
-				t.Price = strPtr(string(api.Number(px.String())))
-				if row.liquidity != nil && liq.IsPositive() {
-					pct := s.market.USDValue(denom, amount, px).MulInt64(100).Quo(liq)
-					t.Percent = strPtr(string(api.Number(pct.String())))
-				}
-				if old, ok := d.priceBack[denom]; ok && old.IsPositive() {
-					t.Price24hChange = strPtr(string(api.Number(px.Sub(old).MulInt64(100).Quo(old).String())))
-				}
-			}
-			return t
-		}
-		res := d.resNow[p.PoolID]
-		amountOf := func(d string) math.Int {
-			if a, ok := res[d]; ok {
-				return a
-			}
-			return math.ZeroInt()
-		}
-		switch p.Type {
-		case "concentrated":
-			sp.PoolTokens = map[string]StreamToken{
-				"asset0": token(p.Denoms[0], amountOf(p.Denoms[0]), nil),
-				"asset1": token(p.Denoms[1], amountOf(p.Denoms[1]), nil),
-			}
-			sp.TotalShares = StreamShares{}
-			sp.ExponentAtPriceOne = strPtr("-6")
-			if p.Spacing != nil {
-				sp.TickSpacing = strPtr(strconv.FormatInt(*p.Spacing, 10))
-			}
-			if p.Fee != nil {
-				sp.SpreadFactor = strPtr(*p.Fee)
-			}
-			if i, ok := clByPool[p.PoolID]; ok {
-				c := cls[i]
-				tick := strconv.FormatInt(c.Tick, 10)
-				sp.CurrentSqrtPrice, sp.CurrentTick, sp.CurrentTickLiquidity = strPtr(c.SqrtPrice), &tick, strPtr(c.Liquidity)
-			}
-		case "cosmwasm":
-			tokens := []StreamToken{}
-			for _, d := range sortedDenoms(p.Denoms) {
-				tokens = append(tokens, token(d, amountOf(d), nil))
-			}
-			sp.PoolTokens = tokens
-		default: // balancer, stableswap: tokens by denom, as the pool keeps them
-			denom := "gamm/pool/" + strconv.FormatInt(p.PoolID, 10)
-			sp.TotalShares = StreamShares{Denom: &denom}
-			if t, ok := shares[p.PoolID]; ok {
-				sp.TotalShares.Amount = strPtr(t)
-			}
-			weightOf := map[string]string{}
-			total := math.ZeroInt()
-			for i, d := range p.Denoms {
-				if i >= len(p.Weights) {
-					break
-				}
-				w, ok := math.NewIntFromString(api.Number(p.Weights[i]).String())
-				if !ok {
-					return nil, fmt.Errorf("weight %q of pool %d", p.Weights[i], p.PoolID)
-				}
-				if p.Type == "balancer" {
-					w = w.Mul(balancerWeightScale)
-				}
-				weightOf[d] = w.String()
-				total = total.Add(w)
-			}
-			sp.TotalWeightOrScaling = json.Number(total.String())
-			tokens := []StreamToken{}
-			for _, d := range sortedDenoms(p.Denoms) {
-				var w *string
-				if x, ok := weightOf[d]; ok {
-					w = &x
-				}
-				tokens = append(tokens, token(d, amountOf(d), w))
-			}
-			sp.PoolTokens = tokens
 		}
 		out = append(out, sp)
 	}
 	return out, nil
+}
+
+// streamCL is a concentrated pool's latest state.
+type streamCL struct {
+	PoolID    int64  `bun:"pool_id"`
+	SqrtPrice string `bun:"sqrt_price"`
+	Tick      int64  `bun:"tick"`
+	Liquidity string `bun:"liquidity"`
+}
+
+// streamPool builds a pool of the page from its row, its total shares
+// (balancer and stableswap pools) and its state (concentrated pools; nil
+// before one was replayed).
+func (s *Service) streamPool(d *streamData, row streamRow, shares map[int64]string, cl *streamCL) (StreamPool, error) {
+	p := row.pool
+	addr, err := s.poolAddress(p.PoolID)
+	if err != nil {
+		return StreamPool{}, fmt.Errorf("address of pool %d: %w", p.PoolID, err)
+	}
+	sp := StreamPool{Type: streamTypes[p.Type], PoolID: p.PoolID, ExitFees: "0", TotalWeightOrScaling: "0", Address: addr, Main: true}
+	if p.Fee != nil {
+		sp.SwapFees = api.Number(*p.Fee)
+	} else {
+		sp.SwapFees = "0"
+	}
+	if p.ExitFee != nil {
+		sp.ExitFees = api.Number(*p.ExitFee)
+	}
+	if row.liquidity != nil {
+		n := api.Number(row.liquidity.String())
+		sp.Liquidity = &n
+		if ch := s.liquidityChange(d, &row); ch != nil {
+			n := api.Number(ch.String())
+			sp.Liquidity24hChange = &n
+		}
+	}
+	v, vch, err := d.volume(p.PoolID)
+	if err != nil {
+		return StreamPool{}, err
+	}
+	v24, v7 := api.Number(v.v24.String()), api.Number(v.v7.String())
+	sp.Volume24h, sp.Volume7d = &v24, &v7
+	if vch != nil {
+		n := api.Number(vch.String())
+		sp.Volume24hChange = &n
+	}
+	token := func(denom string, weight *string) StreamToken {
+		t, known := s.streamToken(d, row.liquidity, denom, weight, d.resNow[p.PoolID])
+		if !known {
+			sp.Main = false // a token without metadata
+		}
+		return t
+	}
+	switch p.Type {
+	case "concentrated":
+		sp.PoolTokens = map[string]StreamToken{"asset0": token(p.Denoms[0], nil), "asset1": token(p.Denoms[1], nil)}
+		sp.TotalShares = StreamShares{}
+		sp.ExponentAtPriceOne = strPtr("-6")
+		if p.Spacing != nil {
+			sp.TickSpacing = strPtr(strconv.FormatInt(*p.Spacing, 10))
+		}
+		if p.Fee != nil {
+			sp.SpreadFactor = strPtr(*p.Fee)
+		}
+		if cl != nil {
+			tick := strconv.FormatInt(cl.Tick, 10)
+			sp.CurrentSqrtPrice, sp.CurrentTick, sp.CurrentTickLiquidity = strPtr(cl.SqrtPrice), &tick, strPtr(cl.Liquidity)
+		}
+	case "cosmwasm":
+		tokens := []StreamToken{}
+		for _, d := range sortedDenoms(p.Denoms) {
+			tokens = append(tokens, token(d, nil))
+		}
+		sp.PoolTokens = tokens
+	default: // balancer, stableswap: tokens by denom, as the pool keeps them
+		denom := "gamm/pool/" + strconv.FormatInt(p.PoolID, 10)
+		sp.TotalShares = StreamShares{Denom: &denom}
+		if t, ok := shares[p.PoolID]; ok {
+			sp.TotalShares.Amount = strPtr(t)
+		}
+		weightOf, total, err := poolWeights(p)
+		if err != nil {
+			return StreamPool{}, err
+		}
+		sp.TotalWeightOrScaling = json.Number(total.String())
+		tokens := []StreamToken{}
+		for _, d := range sortedDenoms(p.Denoms) {
+			var w *string
+			if x, ok := weightOf[d]; ok {
+				w = &x
+			}
+			tokens = append(tokens, token(d, w))
+		}
+		sp.PoolTokens = tokens
+	}
+	return sp, nil
+}
+
+// streamToken is a pool's token with its metadata (known: the denom has
+// some), amount, price, share of the pool's liquidity (nil: unpriced) and
+// price change.
+func (s *Service) streamToken(d *streamData, liquidity *math.LegacyDec, denom string, weight *string, reserves map[string]math.Int) (t StreamToken, known bool) {
+	amount, ok := reserves[denom]
+	if !ok {
+		amount = math.ZeroInt()
+	}
+	t = StreamToken{Denom: denom, Amount: amount.String(), WeightOrScaling: weight}
+	a, known := s.market.Assets[denom]
+	if known {
+		exp := strconv.Itoa(a.Exponent)
+		t.Name, t.Symbol, t.Display, t.Exponent = strPtr(a.Name), strPtr(a.Symbol), strPtr(a.Display), &exp
+		if a.MarketDataID != "" {
+			t.MarketDataID = strPtr(a.MarketDataID)
+		}
+	}
+	if px, ok := d.priceNow[denom]; ok {
+		t.Price = strPtr(string(api.Number(px.String())))
+		if liquidity != nil && liquidity.IsPositive() {
+			pct := s.market.USDValue(denom, amount, px).MulInt64(100).Quo(*liquidity)
+			t.Percent = strPtr(string(api.Number(pct.String())))
+		}
+		if old, ok := d.priceBack[denom]; ok && old.IsPositive() {
+			t.Price24hChange = strPtr(string(api.Number(px.Sub(old).MulInt64(100).Quo(old).String())))
+		}
+	}
+	return t, known
+}
+
+// poolWeights are a balancer or stableswap pool's weights (scaled as the
+// pool keeps a balancer's) or scaling factors by denom, and their total.
+func poolWeights(p *streamPool) (map[string]string, math.Int, error) {
+	weightOf := map[string]string{}
+	total := math.ZeroInt()
+	for i, d := range p.Denoms {
+		if i >= len(p.Weights) {
+			break
+		}
+		w, ok := math.NewIntFromString(api.Number(p.Weights[i]).String())
+		if !ok {
+			return nil, math.Int{}, fmt.Errorf("weight %q of pool %d", p.Weights[i], p.PoolID)
+		}
+		if p.Type == "balancer" {
+			w = w.Mul(balancerWeightScale)
+		}
+		weightOf[d] = w.String()
+		total = total.Add(w)
+	}
+	return weightOf, total, nil
 }
 
 func sortedDenoms(ds []string) []string {
