@@ -254,11 +254,27 @@ func boundedHistory(table, keys, keyCols, match, cols, names string, latest bool
 // loadPortfolio reads what valueAt needs for times from from on (endOfTime:
 // the latest state only).
 func (s *Service) loadPortfolio(ctx context.Context, addr string, from time.Time) (*portfolio, error) {
-	chain := s.market.ChainID
-	latest := from.Equal(endOfTime)
 	p := &portfolio{market: s.market, address: addr, balances: map[string]series{}, locked: map[string]series{}, prices: map[string]series{},
 		shares: map[int64]series{}, reserves: map[int64]map[string]series{}, positions: map[int64][]positionPoint{},
 		clStates: map[int64][]clPoint{}, poolDenoms: map[int64][]string{}}
+	denoms, pools, clPools, err := s.loadHoldings(ctx, p, from)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.loadPools(ctx, p, from, pools, clPools, denoms); err != nil {
+		return nil, err
+	}
+	if err := s.loadPrices(ctx, p, from, denoms); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// loadHoldings reads the address's coins (held and locked) and the
+// positions it ever owned into p: the denoms to price, the pools whose
+// shares it holds and the concentrated pools of its positions.
+func (s *Service) loadHoldings(ctx context.Context, p *portfolio, from time.Time) (map[string]bool, map[int64]bool, map[int64]bool, error) {
+	chain, addr, latest := s.market.ChainID, p.address, from.Equal(endOfTime)
 	type coinRow struct {
 		Denom  string    `bun:"denom"`
 		Hour   time.Time `bun:"hour"`
@@ -278,11 +294,11 @@ func (s *Service) loadPortfolio(ctx context.Context, addr string, from time.Time
 	}
 	bal, err := coins("osmosis_balances_hourly")
 	if err != nil {
-		return nil, fmt.Errorf("balances of %s: %w", addr, err)
+		return nil, nil, nil, fmt.Errorf("balances of %s: %w", addr, err)
 	}
 	locked, err := coins("osmosis_locked_hourly")
 	if err != nil {
-		return nil, fmt.Errorf("locked coins of %s: %w", addr, err)
+		return nil, nil, nil, fmt.Errorf("locked coins of %s: %w", addr, err)
 	}
 	denoms := map[string]bool{}
 	pools := map[int64]bool{}
@@ -313,13 +329,21 @@ func (s *Service) loadPortfolio(ctx context.Context, addr string, from time.Time
 		"t.position_id = k.position_id",
 		"t.pool_id, t.address, t.lower_tick, t.upper_tick, t.liquidity::text AS liquidity", "x.pool_id, x.address, x.lower_tick, x.upper_tick, x.liquidity", latest),
 		chain, from, addr).Scan(ctx, &pos); err != nil {
-		return nil, fmt.Errorf("positions of %s: %w", addr, err)
+		return nil, nil, nil, fmt.Errorf("positions of %s: %w", addr, err)
 	}
 	clPools := map[int64]bool{}
 	for _, r := range pos {
 		p.positions[r.PositionID] = append(p.positions[r.PositionID], r.positionPoint)
 		clPools[r.PoolID] = true
 	}
+	return denoms, pools, clPools, nil
+}
+
+// loadPools reads into p the pools' denoms, and the series that value
+// shares (total shares, reserves) and positions (concentrated states);
+// the pools' denoms join denoms.
+func (s *Service) loadPools(ctx context.Context, p *portfolio, from time.Time, pools, clPools map[int64]bool, denoms map[string]bool) error {
+	chain, latest := s.market.ChainID, from.Equal(endOfTime)
 	var ids []int64
 	for id := range pools {
 		ids = append(ids, id)
@@ -334,7 +358,7 @@ func (s *Service) loadPortfolio(ctx context.Context, addr string, from time.Time
 		}
 		if err := api.Reader(ctx, s.db).NewRaw("SELECT DISTINCT ON (pool_id) pool_id, denoms FROM osmosis_known_pools WHERE chain_id = ? AND pool_id IN (?) ORDER BY pool_id, height DESC",
 			chain, bun.List(ids)).Scan(ctx, &pd); err != nil {
-			return nil, fmt.Errorf("pool denoms: %w", err)
+			return fmt.Errorf("pool denoms: %w", err)
 		}
 		for _, r := range pd {
 			p.poolDenoms[r.PoolID] = r.Denoms
@@ -356,7 +380,7 @@ func (s *Service) loadPortfolio(ctx context.Context, addr string, from time.Time
 		if err := api.Reader(ctx, s.db).NewRaw(boundedHistory("osmosis_pool_shares_hourly",
 			"SELECT unnest(?2::bigint[]) AS pool_id", "k.pool_id", "t.pool_id = k.pool_id", "t.total_shares::text AS total", "x.total", latest),
 			chain, from, pgdialect.Array(gammIDs)).Scan(ctx, &sh); err != nil {
-			return nil, fmt.Errorf("pool shares: %w", err)
+			return fmt.Errorf("pool shares: %w", err)
 		}
 		for _, r := range sh {
 			p.shares[r.PoolID] = append(p.shares[r.PoolID], point{r.Hour, r.Total})
@@ -376,7 +400,7 @@ func (s *Service) loadPortfolio(ctx context.Context, addr string, from time.Time
 				" WHERE chain_id = ?0 AND pool_id = ANY(?2::bigint[]) ORDER BY pool_id, denom"
 		}
 		if err := api.Reader(ctx, s.db).NewRaw(q, chain, from, pgdialect.Array(gammIDs)).Scan(ctx, &rs); err != nil {
-			return nil, fmt.Errorf("pool reserves: %w", err)
+			return fmt.Errorf("pool reserves: %w", err)
 		}
 		for _, r := range rs {
 			if p.reserves[r.PoolID] == nil {
@@ -401,12 +425,18 @@ func (s *Service) loadPortfolio(ctx context.Context, addr string, from time.Time
 			"SELECT unnest(?2::bigint[]) AS pool_id", "k.pool_id", "t.pool_id = k.pool_id",
 			"t.sqrt_price::text AS sqrt_price, t.tick", "x.sqrt_price, x.tick", latest),
 			chain, from, pgdialect.Array(clIDs)).Scan(ctx, &st); err != nil {
-			return nil, fmt.Errorf("pool states: %w", err)
+			return fmt.Errorf("pool states: %w", err)
 		}
 		for _, r := range st {
 			p.clStates[r.PoolID] = append(p.clStates[r.PoolID], clPoint{r.Hour, r.SqrtPrice, r.Tick})
 		}
 	}
+	return nil
+}
+
+// loadPrices reads the closes of denoms into p.
+func (s *Service) loadPrices(ctx context.Context, p *portfolio, from time.Time, denoms map[string]bool) error {
+	chain, latest := s.market.ChainID, from.Equal(endOfTime)
 	if len(denoms) > 0 {
 		var ds []string
 		for d := range denoms {
@@ -423,13 +453,13 @@ func (s *Service) loadPortfolio(ctx context.Context, addr string, from time.Time
 			q = "SELECT denom, hour, price_usd::text AS price FROM " + report.AssetPricesLatest + " WHERE chain_id = ?0 AND denom = ANY(?2::text[]) ORDER BY denom"
 		}
 		if err := api.Reader(ctx, s.db).NewRaw(q, chain, from, pgdialect.Array(ds)).Scan(ctx, &pr); err != nil {
-			return nil, fmt.Errorf("prices: %w", err)
+			return fmt.Errorf("prices: %w", err)
 		}
 		for _, r := range pr {
 			p.prices[r.Denom] = append(p.prices[r.Denom], point{r.Hour, r.Price})
 		}
 	}
-	return p, nil
+	return nil
 }
 
 // gammPool is the pool id of an LP share denom gamm/pool/N.
