@@ -63,15 +63,7 @@ const (
 // the ones aggregator/dex derives hop by hop from the swaps.
 func TestEndpointsOnLocalnet(t *testing.T) {
 	t.Parallel()
-	db, ch := osmosistest.New(t)
-	cfg := &config.Config{Chains: []config.Chain{ch}}
-	sched, err := aggregator.New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, app.Jobs(cfg)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sched.RunOnce(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	db, _, cfg := aggregatedLocalnet(t)
 	s := serve(t, db, cfg.Chains, time.Date(2026, 11, 21, 22, 30, 0, 0, time.UTC))
 
 	cases := []struct {
@@ -496,4 +488,21 @@ func checkTokens(t *testing.T, which, body string) {
 	if got.Sub(want).Abs().GT(math.LegacyNewDecWithPrec(1, 15)) {
 		t.Errorf("liquidity %s, want %s", got, want)
 	}
+}
+
+// aggregatedLocalnet is a database holding the recorded Osmosis localnet
+// (indexed once per test server) with every job of its configuration run
+// once.
+func aggregatedLocalnet(t *testing.T) (*bun.DB, config.Chain, *config.Config) {
+	t.Helper()
+	db, ch := osmosistest.New(t)
+	cfg := &config.Config{Chains: []config.Chain{ch}}
+	sched, err := aggregator.New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, app.Jobs(cfg)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sched.RunOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return db, ch, cfg
 }

@@ -3,7 +3,6 @@ package dex_test
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,10 +16,7 @@ import (
 	"cosmossdk.io/math"
 	"github.com/uptrace/bun"
 
-	"github.com/chainlens/chainlens/aggregator"
 	"github.com/chainlens/chainlens/api/dex"
-	"github.com/chainlens/chainlens/config"
-	"github.com/chainlens/chainlens/internal/app"
 	"github.com/chainlens/chainlens/internal/osmosistest"
 )
 
@@ -129,15 +125,7 @@ func truthPortfolio(t *testing.T, db *bun.DB, m report.Market, addr string) math
 // valued at the same prices, exactly.
 func TestPortfolioOnLocalnet(t *testing.T) {
 	t.Parallel()
-	db, ch := osmosistest.New(t)
-	cfg := &config.Config{Chains: []config.Chain{ch}}
-	sched, err := aggregator.New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, app.Jobs(cfg)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sched.RunOnce(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	db, ch, cfg := aggregatedLocalnet(t)
 	s := serve(t, db, cfg.Chains, time.Date(2026, 11, 21, 22, 30, 0, 0, time.UTC))
 	m := report.NewMarket(ch)
 
@@ -247,16 +235,8 @@ func TestPortfolioOnLocalnet(t *testing.T) {
 // recording (hour by hour, and the latest state alone).
 func TestPortfolioReadsFromItsFirstTime(t *testing.T) {
 	t.Parallel()
-	db, ch := osmosistest.New(t)
-	cfg := &config.Config{Chains: []config.Chain{ch}}
-	sched, err := aggregator.New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, app.Jobs(cfg)...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, _, cfg := aggregatedLocalnet(t)
 	ctx := context.Background()
-	if err := sched.RunOnce(ctx); err != nil {
-		t.Fatal(err)
-	}
 	// The recording's report rows span an hour or two: give every series
 	// a history of 40 earlier hours, rows copied back with other amounts
 	// and prices, one hour in three left without a row (a value then is

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -14,11 +13,6 @@ import (
 	"github.com/chainlens/chainlens/api"
 
 	"cosmossdk.io/math"
-
-	"github.com/chainlens/chainlens/aggregator"
-	"github.com/chainlens/chainlens/config"
-	"github.com/chainlens/chainlens/internal/app"
-	"github.com/chainlens/chainlens/internal/osmosistest"
 )
 
 type streamPage struct {
@@ -75,15 +69,7 @@ func (p streamPage) ids() string {
 // pagination, and the 24-hour changes a day later.
 func TestPoolStreamOnLocalnet(t *testing.T) {
 	t.Parallel()
-	db, ch := osmosistest.New(t)
-	cfg := &config.Config{Chains: []config.Chain{ch}}
-	sched, err := aggregator.New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, app.Jobs(cfg)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sched.RunOnce(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	db, ch, cfg := aggregatedLocalnet(t)
 	s := serve(t, db, cfg.Chains, time.Date(2026, 11, 21, 22, 30, 0, 0, time.UTC))
 	m := report.NewMarket(ch)
 	get := func(path string) streamPage {
