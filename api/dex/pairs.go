@@ -198,7 +198,7 @@ func (s *Service) poolLiquidityNow(ctx context.Context, t time.Time) (map[int64]
 // poolLiquidityAtEach is poolLiquidityNow at each of ts, the keys walked
 // once.
 func (s *Service) poolLiquidityAtEach(ctx context.Context, ts []time.Time) ([]map[int64]math.LegacyDec, []math.LegacyDec, error) {
-	prices, err := s.pricesAtEach(ctx, ts)
+	prices, err := s.pricesAtEach(ctx, ts, nil)
 	if err != nil {
 		return nil, nil, err
 	}

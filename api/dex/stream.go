@@ -275,7 +275,7 @@ func (s *Service) streamData(ctx context.Context, now, dayAgo time.Time) (stream
 	if d.resNow, err = reservesByPool(rs); err != nil {
 		return d, err
 	}
-	prices, err := s.pricesAtEach(ctx, []time.Time{endOfTime.Add(-time.Microsecond), d.back.Add(-time.Microsecond)})
+	prices, err := s.pricesAtEach(ctx, []time.Time{endOfTime.Add(-time.Microsecond), d.back.Add(-time.Microsecond)}, nil)
 	if err != nil {
 		return d, err
 	}

@@ -50,34 +50,66 @@ func (s *Service) token(ctx context.Context, req *api.Request) (*api.Response, e
 		return nil, err
 	}
 	now := req.Now.UTC()
+	// One asset reads its own rows only; `all` every denom's.
+	var only []string
+	if asset := req.Params.String("asset"); asset != "all" {
+		only = []string{s.denomOf(asset)}
+	}
 	// Each "latest at t" is one backward index probe per denom (or per pool
 	// and denom), not a scan of the history before t; the four price times,
 	// the two reserve times and the two volume windows are one query each.
 	at := []time.Time{now, now.Add(-time.Hour), now.Add(-24 * time.Hour), now.Add(-7 * 24 * time.Hour)}
-	prices, err := s.pricesAtEach(ctx, at)
+	prices, err := s.pricesAtEach(ctx, at, only)
 	if err != nil {
 		return nil, err
+	}
+	denoms := map[string]bool{}
+	for d := range s.market.Assets {
+		denoms[d] = true
+	}
+	for d := range prices[0] {
+		denoms[d] = true
+	}
+	var want []string
+	if only == nil {
+		for d := range denoms {
+			want = append(want, d)
+		}
+		sort.Strings(want)
+	} else {
+		if !denoms[only[0]] {
+			return nil, problem.Status(http.StatusNotFound, "asset %s not found", req.Params.String("asset"))
+		}
+		want = only
 	}
 	// The reserves of the catalog's (pool, denom) keys: each key's latest
 	// row (report.PoolReservesLatest) when it is at or before t, else a
 	// probe; a key without a row by t adds nothing.
+	filter := ""
+	if only != nil {
+		filter = " AND l.denom = ANY(?2::text[])"
+	}
 	reserves, err := s.decMaps(ctx, 2, `SELECT i, k, sum(amount)::text AS v FROM (
 			SELECT t.i - 1 AS i, l.denom AS k, CASE WHEN l.hour <= t.at THEN l.amount
 				ELSE (SELECT r.amount FROM `+report.PoolReserves+` r WHERE r.chain_id = l.chain_id AND r.pool_id = l.pool_id AND r.denom = l.denom
 					AND r.hour <= t.at ORDER BY r.hour DESC LIMIT 1) END AS amount
 			FROM (SELECT DISTINCT pool_id, unnest(denoms) AS denom FROM osmosis_known_pools WHERE chain_id = ?0) pd
-			JOIN `+report.PoolReservesLatest+` l ON l.chain_id = ?0 AND l.pool_id = pd.pool_id AND l.denom = pd.denom
+			JOIN `+report.PoolReservesLatest+` l ON l.chain_id = ?0 AND l.pool_id = pd.pool_id AND l.denom = pd.denom`+filter+`
 			CROSS JOIN unnest(?1::timestamptz[]) WITH ORDINALITY t(at, i) OFFSET 0) x -- each probe once (a fence)
-		WHERE amount IS NOT NULL GROUP BY i, k`, s.market.ChainID, pgdialect.Array([]time.Time{at[0], at[2]}))
+		WHERE amount IS NOT NULL GROUP BY i, k`, s.market.ChainID, pgdialect.Array([]time.Time{at[0], at[2]}), pgdialect.Array(only))
 	if err != nil {
 		return nil, err
 	}
 	day := now.Add(-24 * time.Hour).Truncate(time.Hour)
+	vfilter := ""
+	if only != nil {
+		vfilter = " AND denom = ANY(?3::text[])"
+	}
 	volumes, err := s.decMaps(ctx, 2, `SELECT 0 AS i, denom AS k, sum(volume_usd)::text AS v FROM osmosis_asset_volume_hourly
-			WHERE chain_id = ?0 AND hour >= ?1 GROUP BY denom
+			WHERE chain_id = ?0 AND hour >= ?1`+vfilter+` GROUP BY denom
 		UNION ALL
 		SELECT 1, denom, sum(volume_usd)::text FROM osmosis_asset_volume_hourly
-			WHERE chain_id = ?0 AND hour >= ?2 AND hour < ?1 GROUP BY denom`, s.market.ChainID, day, day.Add(-24*time.Hour))
+			WHERE chain_id = ?0 AND hour >= ?2 AND hour < ?1`+vfilter+` GROUP BY denom`, s.market.ChainID, day, day.Add(-24*time.Hour), pgdialect.Array(only))
 	if err != nil {
 		return nil, err
 	}
@@ -85,26 +117,6 @@ func (s *Service) token(ctx context.Context, req *api.Request) (*api.Response, e
 	r0, r24 := reserves[0], reserves[1]
 	v24, vPrev := volumes[0], volumes[1]
 
-	denoms := map[string]bool{}
-	for d := range s.market.Assets {
-		denoms[d] = true
-	}
-	for d := range p0 {
-		denoms[d] = true
-	}
-	var want []string
-	if asset := req.Params.String("asset"); asset == "all" {
-		for d := range denoms {
-			want = append(want, d)
-		}
-		sort.Strings(want)
-	} else {
-		d := s.denomOf(asset)
-		if !denoms[d] {
-			return nil, problem.Status(http.StatusNotFound, "asset %s not found", asset)
-		}
-		want = []string{d}
-	}
 	out := make([]Token, 0, len(want))
 	for _, d := range want {
 		a := s.market.Assets[d]
@@ -128,10 +140,16 @@ func (s *Service) token(ctx context.Context, req *api.Request) (*api.Response, e
 	return &api.Response{Body: out, Freshness: fresh}, nil
 }
 
-// pricesAtEach is every denom's latest USD price up to each of ts
-// (report.PricesAt), the i-th map of ts[i].
-func (s *Service) pricesAtEach(ctx context.Context, ts []time.Time) ([]map[string]math.LegacyDec, error) {
-	prices, err := report.PricesAt(ctx, api.Reader(ctx, s.db), s.market.ChainID, ts)
+// pricesAtEach is every denom's (only's, unless nil) latest USD price up
+// to each of ts (report.PricesAt), the i-th map of ts[i].
+func (s *Service) pricesAtEach(ctx context.Context, ts []time.Time, only []string) ([]map[string]math.LegacyDec, error) {
+	var prices []report.Price
+	var err error
+	if only == nil {
+		prices, err = report.PricesAt(ctx, api.Reader(ctx, s.db), s.market.ChainID, ts)
+	} else {
+		prices, err = report.DenomPricesAt(ctx, api.Reader(ctx, s.db), s.market.ChainID, ts, only)
+	}
 	if err != nil {
 		return nil, err
 	}

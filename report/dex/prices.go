@@ -31,14 +31,31 @@ const AssetPricesLatest = "osmosis_asset_prices_latest"
 // backward probe of the primary key: the cost follows the denoms, never
 // the hours.
 func PricesAt(ctx context.Context, db bun.IDB, chainID string, ts []time.Time) ([]Price, error) {
+	return pricesAt(ctx, db, chainID, ts, nil)
+}
+
+// DenomPricesAt is PricesAt for the given denoms only.
+func DenomPricesAt(ctx context.Context, db bun.IDB, chainID string, ts []time.Time, denoms []string) ([]Price, error) {
+	if len(denoms) == 0 {
+		return nil, nil
+	}
+	return pricesAt(ctx, db, chainID, ts, denoms)
+}
+
+// pricesAt reads the prices of every denom (denoms nil) or of denoms.
+func pricesAt(ctx context.Context, db bun.IDB, chainID string, ts []time.Time, denoms []string) ([]Price, error) {
+	filter := ""
+	if denoms != nil {
+		filter = " AND l.denom = ANY(?2::text[])"
+	}
 	var out []Price
 	if err := db.NewRaw(`SELECT i, denom, price_usd FROM (
 			SELECT t.i - 1 AS i, l.denom, CASE WHEN l.hour <= t.at THEN l.price_usd::text
 				ELSE (SELECT p.price_usd::text FROM `+AssetPrices+` p WHERE p.chain_id = l.chain_id AND p.denom = l.denom AND p.hour <= t.at
 					ORDER BY p.hour DESC LIMIT 1) END AS price_usd
 			FROM `+AssetPricesLatest+` l CROSS JOIN unnest(?1::timestamptz[]) WITH ORDINALITY t(at, i)
-			WHERE l.chain_id = ?0 OFFSET 0) x -- the fence: each probe runs once, not again in the filter
-		WHERE price_usd IS NOT NULL ORDER BY denom, i`, chainID, pgdialect.Array(ts)).Scan(ctx, &out); err != nil {
+			WHERE l.chain_id = ?0`+filter+` OFFSET 0) x -- the fence: each probe runs once, not again in the filter
+		WHERE price_usd IS NOT NULL ORDER BY denom, i`, chainID, pgdialect.Array(ts), pgdialect.Array(denoms)).Scan(ctx, &out); err != nil {
 		return nil, fmt.Errorf("asset prices: %w", err)
 	}
 	return out, nil

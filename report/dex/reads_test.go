@@ -98,6 +98,30 @@ func TestReadsAtTimes(t *testing.T) {
 	if !reflect.DeepEqual(prices, wantPrices) {
 		t.Errorf("PricesAt = %v\nwant %v", prices, wantPrices)
 	}
+	// The filtered reads: those keys' rows of the whole reads, nothing for
+	// no key.
+	osmo, err := report.DenomPricesAt(ctx, db, "c", ts, []string{"uosmo", "unknown"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []report.Price{{1, "uosmo", "100.5"}, {2, "uosmo", "150.5"}, {3, "uosmo", "9.5"}}; !reflect.DeepEqual(osmo, want) {
+		t.Errorf("DenomPricesAt(uosmo) = %v\nwant %v", osmo, want)
+	}
+	pool1, err := report.PoolReservesAt(ctx, db, "c", []time.Time{h(3), h(9)}, []int64{1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []report.Reserve{{0, 1, "uatom", "7"}, {1, 1, "uatom", "8"}, {0, 1, "uosmo", "100"}, {1, 1, "uosmo", "100"}}; !reflect.DeepEqual(pool1, want) {
+		t.Errorf("PoolReservesAt(1) = %v\nwant %v", pool1, want)
+	}
+	for _, none := range [][]int64{nil, {}, {7}} {
+		if rs, err := report.PoolReservesAt(ctx, db, "c", ts, none); err != nil || len(rs) != 0 {
+			t.Errorf("PoolReservesAt(%v) = %v, %v; want none", none, rs, err)
+		}
+	}
+	if ps, err := report.DenomPricesAt(ctx, db, "c", ts, nil); err != nil || len(ps) != 0 {
+		t.Errorf("DenomPricesAt(nil) = %v, %v; want none", ps, err)
+	}
 
 	// The running volume total of the days before a day.
 	exec("INSERT INTO " + report.VolumeDailyTotals + " (chain_id, day, volume_usd, cumulative_usd) VALUES ('c', '2026-11-01', 5, 5), ('c', '2026-11-03', 2.5, 7.5), ('other', '2026-10-01', 1, 1)")
