@@ -282,12 +282,26 @@ func (s *Service) streamData(ctx context.Context, now, dayAgo time.Time) (stream
 	d.priceNow, d.priceBack = prices[0], prices[1]
 	var vols []streamVolume
 	day, prevDay, week := dayAgo.Truncate(time.Hour), now.Add(-48*time.Hour).Truncate(time.Hour), now.Add(-7*24*time.Hour).Truncate(time.Hour)
-	if err := api.Reader(ctx, s.db).NewRaw(`SELECT pool_id,
-			coalesce(sum(volume_usd) FILTER (WHERE hour >= ?), 0)::text AS v24,
-			coalesce(sum(volume_usd) FILTER (WHERE hour >= ? AND hour < ?), 0)::text AS vprev,
-			coalesce(sum(volume_usd) FILTER (WHERE hour >= ?), 0)::text AS v7
-		FROM osmosis_pool_volume_hourly WHERE chain_id = ? AND hour >= least(?::timestamptz, ?::timestamptz) GROUP BY pool_id`,
-		day, prevDay, day, week, chain, prevDay, week).Scan(ctx, &vols); err != nil {
+	// The 7 days are the hours of the first day's remainder and of today,
+	// and the whole days between from their daily sums
+	// (osmosis_pool_volume_daily, the same job's): a pool's 54 rows at most,
+	// not 168.
+	today := now.Truncate(24 * time.Hour)
+	weekDays := week.Truncate(24 * time.Hour)
+	if weekDays.Before(week) {
+		weekDays = weekDays.Add(24 * time.Hour)
+	}
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT pool_id, sum(v24)::text AS v24, sum(vprev)::text AS vprev, sum(v7)::text AS v7 FROM (
+			SELECT pool_id,
+				coalesce(sum(volume_usd) FILTER (WHERE hour >= ?1), 0) AS v24,
+				coalesce(sum(volume_usd) FILTER (WHERE hour >= ?2 AND hour < ?1), 0) AS vprev,
+				coalesce(sum(volume_usd) FILTER (WHERE hour >= ?4 OR (hour >= ?3 AND hour < ?5)), 0) AS v7
+			FROM osmosis_pool_volume_hourly WHERE chain_id = ?0 AND (hour >= least(?2::timestamptz, ?4::timestamptz) OR (hour >= ?3 AND hour < ?5))
+			GROUP BY pool_id
+			UNION ALL
+			SELECT pool_id, 0, 0, sum(volume_usd) FROM osmosis_pool_volume_daily WHERE chain_id = ?0 AND day >= ?5 AND day < ?4 GROUP BY pool_id) v
+		GROUP BY pool_id`,
+		chain, day, prevDay, week, today, weekDays).Scan(ctx, &vols); err != nil {
 		return d, fmt.Errorf("pool volumes: %w", err)
 	}
 	d.volumes = make(map[int64]streamVolume, len(vols))
