@@ -94,8 +94,7 @@ func (s *Service) poolFees(ctx context.Context, req *api.Request) (*api.Response
 	if err != nil {
 		return nil, err
 	}
-	now := req.Now.UTC()
-	day, week := now.Add(-24*time.Hour).Truncate(time.Hour), now.Add(-7*24*time.Hour).Truncate(time.Hour)
+	w := volumeWindowsAt(req.Now.UTC())
 	var rows []struct {
 		PoolID int64   `bun:"pool_id"`
 		Fee    *string `bun:"fee"`
@@ -105,15 +104,15 @@ func (s *Service) poolFees(ctx context.Context, req *api.Request) (*api.Response
 		F7     *string `bun:"f7"`
 	}
 	if err := api.Reader(ctx, s.db).NewRaw(`SELECT p.pool_id, p.swap_fee::text AS fee,
-			coalesce(sum(v.volume_usd) FILTER (WHERE v.hour >= ?), 0)::text AS v24,
-			coalesce(sum(v.volume_usd), 0)::text AS v7,
-			round(coalesce(sum(v.volume_usd) FILTER (WHERE v.hour >= ?), 0) * p.swap_fee, 18)::text AS f24,
-			round(coalesce(sum(v.volume_usd), 0) * p.swap_fee, 18)::text AS f7
+			coalesce(sum(v.v24), 0)::text AS v24,
+			coalesce(sum(v.v7), 0)::text AS v7,
+			round(coalesce(sum(v.v24), 0) * p.swap_fee, 18)::text AS f24,
+			round(coalesce(sum(v.v7), 0) * p.swap_fee, 18)::text AS f7
 		FROM osmosis_known_pools p
-		LEFT JOIN osmosis_pool_volume_hourly v ON v.chain_id = p.chain_id AND v.pool_id = p.pool_id AND v.hour >= ?
-		WHERE p.chain_id = ?
+		LEFT JOIN (`+poolVolumeWindows+`) v ON v.pool_id = p.pool_id
+		WHERE p.chain_id = ?0
 		GROUP BY p.pool_id, p.swap_fee
-		ORDER BY p.pool_id`, day, day, week, s.market.ChainID).Scan(ctx, &rows); err != nil {
+		ORDER BY p.pool_id`, w.args(s.market.ChainID)...).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("pool fees: %w", err)
 	}
 	out := PoolFeesReport{Data: make([]PoolFees, 0, len(rows))}

@@ -281,27 +281,9 @@ func (s *Service) streamData(ctx context.Context, now, dayAgo time.Time) (stream
 	}
 	d.priceNow, d.priceBack = prices[0], prices[1]
 	var vols []streamVolume
-	day, prevDay, week := dayAgo.Truncate(time.Hour), now.Add(-48*time.Hour).Truncate(time.Hour), now.Add(-7*24*time.Hour).Truncate(time.Hour)
-	// The 7 days are the hours of the first day's remainder and of today,
-	// and the whole days between from their daily sums
-	// (osmosis_pool_volume_daily, the same job's): a pool's 54 rows at most,
-	// not 168.
-	today := now.Truncate(24 * time.Hour)
-	weekDays := week.Truncate(24 * time.Hour)
-	if weekDays.Before(week) {
-		weekDays = weekDays.Add(24 * time.Hour)
-	}
-	if err := api.Reader(ctx, s.db).NewRaw(`SELECT pool_id, sum(v24)::text AS v24, sum(vprev)::text AS vprev, sum(v7)::text AS v7 FROM (
-			SELECT pool_id,
-				coalesce(sum(volume_usd) FILTER (WHERE hour >= ?1), 0) AS v24,
-				coalesce(sum(volume_usd) FILTER (WHERE hour >= ?2 AND hour < ?1), 0) AS vprev,
-				coalesce(sum(volume_usd) FILTER (WHERE hour >= ?4 OR (hour >= ?3 AND hour < ?5)), 0) AS v7
-			FROM osmosis_pool_volume_hourly WHERE chain_id = ?0 AND (hour >= least(?2::timestamptz, ?4::timestamptz) OR (hour >= ?3 AND hour < ?5))
-			GROUP BY pool_id
-			UNION ALL
-			SELECT pool_id, 0, 0, sum(volume_usd) FROM osmosis_pool_volume_daily WHERE chain_id = ?0 AND day >= ?5 AND day < ?4 GROUP BY pool_id) v
-		GROUP BY pool_id`,
-		chain, day, prevDay, week, today, weekDays).Scan(ctx, &vols); err != nil {
+	w := volumeWindowsAt(now)
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT pool_id, v24::text AS v24, vprev::text AS vprev, v7::text AS v7 FROM (`+poolVolumeWindows+`) v`,
+		w.args(chain)...).Scan(ctx, &vols); err != nil {
 		return d, fmt.Errorf("pool volumes: %w", err)
 	}
 	d.volumes = make(map[int64]streamVolume, len(vols))
@@ -310,6 +292,46 @@ func (s *Service) streamData(ctx context.Context, now, dayAgo time.Time) (stream
 	}
 	return d, nil
 }
+
+// volumeWindows are the bounds of the volume windows of an answer at a
+// time: the hourly buckets of the last 24 hours (from day), of the 24
+// before (from prevDay) and of the last 7 days (from week), and the bounds
+// of the 7 days' whole UTC days [weekDays, today).
+type volumeWindows struct {
+	day, prevDay, week, today, weekDays time.Time
+}
+
+func volumeWindowsAt(now time.Time) volumeWindows {
+	w := volumeWindows{day: now.Add(-24 * time.Hour).Truncate(time.Hour), prevDay: now.Add(-48 * time.Hour).Truncate(time.Hour),
+		week: now.Add(-7 * 24 * time.Hour).Truncate(time.Hour), today: now.Truncate(24 * time.Hour)}
+	w.weekDays = w.week.Truncate(24 * time.Hour)
+	if w.weekDays.Before(w.week) {
+		w.weekDays = w.weekDays.Add(24 * time.Hour)
+	}
+	return w
+}
+
+// args are poolVolumeWindows' arguments.
+func (w volumeWindows) args(chain string) []any {
+	return []any{chain, w.day, w.prevDay, w.week, w.today, w.weekDays}
+}
+
+// poolVolumeWindows selects each pool's volume (numeric) over the last 24
+// hours (v24), the 24 before (vprev) and the last 7 days (v7) for the
+// arguments of volumeWindows.args. The 7 days are the hours of the first
+// day's remainder and of today, and the whole days between from their daily
+// sums (osmosis_pool_volume_daily, exact sums of the same hours by the same
+// job): 54 rows a pool at most instead of 168.
+const poolVolumeWindows = `SELECT pool_id, sum(v24) AS v24, sum(vprev) AS vprev, sum(v7) AS v7 FROM (
+		SELECT pool_id,
+			coalesce(sum(volume_usd) FILTER (WHERE hour >= ?1), 0) AS v24,
+			coalesce(sum(volume_usd) FILTER (WHERE hour >= ?2 AND hour < ?1), 0) AS vprev,
+			coalesce(sum(volume_usd) FILTER (WHERE hour >= ?4 OR (hour >= ?3 AND hour < ?5)), 0) AS v7
+		FROM osmosis_pool_volume_hourly WHERE chain_id = ?0 AND (hour >= least(?2::timestamptz, ?4::timestamptz) OR (hour >= ?3 AND hour < ?5))
+		GROUP BY pool_id
+		UNION ALL
+		SELECT pool_id, 0, 0, sum(volume_usd) FROM osmosis_pool_volume_daily WHERE chain_id = ?0 AND day >= ?5 AND day < ?4 GROUP BY pool_id) v
+	GROUP BY pool_id`
 
 // reservesByPool is reserves (of one time) by pool and denom.
 func reservesByPool(rs []report.Reserve) (map[int64]map[string]math.Int, error) {
