@@ -652,10 +652,14 @@ func (s *Service) clPools(ctx context.Context, pools []*aprPool) (map[int64]*clS
 	// The states from the last one at or before the first window hour.
 	var states []clStateRow
 	if !first.IsZero() {
-		if err := db.NewRaw(`SELECT s.pool_id, s.hour, s.tick, s.liquidity::text AS liquidity FROM unnest(?::bigint[]) AS p(id)
-			JOIN osmosis_cl_state_hourly s ON s.chain_id = ? AND s.pool_id = p.id
-				AND s.hour >= coalesce((SELECT b.hour FROM osmosis_cl_state_hourly b WHERE b.chain_id = s.chain_id AND b.pool_id = p.id AND b.hour <= ?
-					ORDER BY b.hour DESC LIMIT 1), '-infinity')
+		// Each pool's first hour is found once (a probe), then its states
+		// from there by the primary key: a bound written in the join's
+		// condition was evaluated again for every state row of the pool's
+		// history (176 ms at 14 days).
+		if err := db.NewRaw(`SELECT s.pool_id, s.hour, s.tick, s.liquidity::text AS liquidity FROM unnest(?0::bigint[]) AS p(id)
+			CROSS JOIN LATERAL (SELECT coalesce((SELECT b.hour FROM osmosis_cl_state_hourly b WHERE b.chain_id = ?1 AND b.pool_id = p.id AND b.hour <= ?2
+					ORDER BY b.hour DESC LIMIT 1), '-infinity') AS since) f
+			JOIN osmosis_cl_state_hourly s ON s.chain_id = ?1 AND s.pool_id = p.id AND s.hour >= f.since
 			ORDER BY s.pool_id, s.hour`, pgdialect.Array(ids), s.market.ChainID, first).Scan(ctx, &states); err != nil {
 			return nil, fmt.Errorf("concentrated pools' states: %w", err)
 		}
