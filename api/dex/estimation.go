@@ -49,68 +49,11 @@ func (s *Service) lpEstimation(ctx context.Context, req *api.Request) (*api.Resp
 	if err != nil {
 		return nil, err
 	}
-	var shares []struct {
-		Pool   int64  `bun:"pool_id"`
-		Shares string `bun:"shares"`
-		Total  string `bun:"total"`
-		Staked string `bun:"staked"` // through superfluid, by the address
-		AllSF  string `bun:"all_staked"`
-	}
-	if err := api.Reader(ctx, s.db).NewRaw(`SELECT h.pool_id, h.shares::text AS shares, t.total::text AS total,
-			coalesce((SELECT sum(l.shares) FROM osmosis_superfluid_locks l WHERE l.chain_id = h.chain_id
-				AND l.denom = 'gamm/pool/' || h.pool_id AND l.owner = h.address), 0)::text AS staked,
-			coalesce((SELECT sum(l.shares) FROM osmosis_superfluid_locks l WHERE l.chain_id = h.chain_id
-				AND l.denom = 'gamm/pool/' || h.pool_id), 0)::text AS all_staked
-		FROM osmosis_lp_holdings h
-		JOIN osmosis_pool_shares t ON t.chain_id = h.chain_id AND t.pool_id = h.pool_id
-		WHERE h.chain_id = ? AND h.address = ? AND t.total > 0 ORDER BY h.pool_id`, s.market.ChainID, addr).Scan(ctx, &shares); err != nil {
-		return nil, fmt.Errorf("share holdings: %w", err)
-	}
-	var positions []struct {
-		Position  int64  `bun:"position_id"`
-		Pool      int64  `bun:"pool_id"`
-		Lower     int64  `bun:"lower_tick"`
-		Upper     int64  `bun:"upper_tick"`
-		Liquidity string `bun:"liquidity"`
-	}
-	if err := api.Reader(ctx, s.db).NewRaw(`SELECT position_id, pool_id, lower_tick, upper_tick, liquidity::text AS liquidity FROM osmosis_cl_open_positions
-		WHERE chain_id = ? AND address = ? ORDER BY position_id`, s.market.ChainID, addr).Scan(ctx, &positions); err != nil {
-		return nil, fmt.Errorf("open positions: %w", err)
-	}
-	// Every pool held or positioned in, read at once (with the
-	// concentrated pools' states): a statement per kind of data, not per
-	// pool — a provider in 40 pools took 40 rounds of them.
-	var ids []int64
-	seen := map[int64]bool{}
-	add := func(id int64) {
-		if !seen[id] {
-			seen[id] = true
-			ids = append(ids, id)
-		}
-	}
-	for _, h := range shares {
-		add(h.Pool)
-	}
-	for _, p := range positions {
-		add(p.Pool)
-	}
-	pools, err := s.aprPools(ctx, w, ids)
+	shares, positions, err := s.lpHoldings(ctx, addr)
 	if err != nil {
 		return nil, err
 	}
-	byID := make(map[int64]*aprPool, len(pools))
-	for _, p := range pools {
-		byID[p.ID] = p
-	}
-	var clOnes []*aprPool // the pools of the positions
-	inCL := map[int64]bool{}
-	for _, p := range positions {
-		if pl, ok := byID[p.Pool]; ok && !inCL[p.Pool] {
-			inCL[p.Pool] = true
-			clOnes = append(clOnes, pl)
-		}
-	}
-	cls, err := s.clPools(ctx, clOnes)
+	byID, cls, err := s.lpPools(ctx, w, shares, positions)
 	if err != nil {
 		return nil, err
 	}
@@ -175,6 +118,88 @@ func (s *Service) lpEstimation(ctx context.Context, req *api.Request) (*api.Resp
 	t := estimate(sum)
 	out.TotalDayUSD, out.TotalMonthUSD, out.TotalYearUSD = t.DayUSD, t.MonthUSD, t.YearUSD
 	return &api.Response{Body: out, Freshness: fresh}, nil
+}
+
+// lpShare is an address's shares of a classic pool, with the pool's total
+// and the superfluid-staked shares (the address's and all).
+type lpShare struct {
+	Pool   int64  `bun:"pool_id"`
+	Shares string `bun:"shares"`
+	Total  string `bun:"total"`
+	Staked string `bun:"staked"` // through superfluid, by the address
+	AllSF  string `bun:"all_staked"`
+}
+
+// lpPosition is an address's open concentrated-liquidity position.
+type lpPosition struct {
+	Position  int64  `bun:"position_id"`
+	Pool      int64  `bun:"pool_id"`
+	Lower     int64  `bun:"lower_tick"`
+	Upper     int64  `bun:"upper_tick"`
+	Liquidity string `bun:"liquidity"`
+}
+
+// lpHoldings reads the address's pool shares (osmosis_lp_holdings) and open
+// positions (osmosis_cl_open_positions).
+func (s *Service) lpHoldings(ctx context.Context, addr string) ([]lpShare, []lpPosition, error) {
+	var shares []lpShare
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT h.pool_id, h.shares::text AS shares, t.total::text AS total,
+			coalesce((SELECT sum(l.shares) FROM osmosis_superfluid_locks l WHERE l.chain_id = h.chain_id
+				AND l.denom = 'gamm/pool/' || h.pool_id AND l.owner = h.address), 0)::text AS staked,
+			coalesce((SELECT sum(l.shares) FROM osmosis_superfluid_locks l WHERE l.chain_id = h.chain_id
+				AND l.denom = 'gamm/pool/' || h.pool_id), 0)::text AS all_staked
+		FROM osmosis_lp_holdings h
+		JOIN osmosis_pool_shares t ON t.chain_id = h.chain_id AND t.pool_id = h.pool_id
+		WHERE h.chain_id = ? AND h.address = ? AND t.total > 0 ORDER BY h.pool_id`, s.market.ChainID, addr).Scan(ctx, &shares); err != nil {
+		return nil, nil, fmt.Errorf("share holdings: %w", err)
+	}
+	var positions []lpPosition
+	if err := api.Reader(ctx, s.db).NewRaw(`SELECT position_id, pool_id, lower_tick, upper_tick, liquidity::text AS liquidity FROM osmosis_cl_open_positions
+		WHERE chain_id = ? AND address = ? ORDER BY position_id`, s.market.ChainID, addr).Scan(ctx, &positions); err != nil {
+		return nil, nil, fmt.Errorf("open positions: %w", err)
+	}
+	return shares, positions, nil
+}
+
+// lpPools reads every pool held or positioned in at once, with the
+// concentrated pools' states: a statement per kind of data, not per pool
+// (a provider in 40 pools took 40 rounds of them).
+func (s *Service) lpPools(ctx context.Context, w aprContext, shares []lpShare, positions []lpPosition) (map[int64]*aprPool, map[int64]*clState, error) {
+	var ids []int64
+	seen := map[int64]bool{}
+	add := func(id int64) {
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	for _, h := range shares {
+		add(h.Pool)
+	}
+	for _, p := range positions {
+		add(p.Pool)
+	}
+	pools, err := s.aprPools(ctx, w, ids)
+	if err != nil {
+		return nil, nil, err
+	}
+	byID := make(map[int64]*aprPool, len(pools))
+	for _, p := range pools {
+		byID[p.ID] = p
+	}
+	var clOnes []*aprPool // the pools of the positions
+	inCL := map[int64]bool{}
+	for _, p := range positions {
+		if pl, ok := byID[p.Pool]; ok && !inCL[p.Pool] {
+			inCL[p.Pool] = true
+			clOnes = append(clOnes, pl)
+		}
+	}
+	cls, err := s.clPools(ctx, clOnes)
+	if err != nil {
+		return nil, nil, err
+	}
+	return byID, cls, nil
 }
 
 // estimate splits a yearly USD amount into a day (1/365) and a month (1/12).
