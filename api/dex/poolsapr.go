@@ -18,6 +18,7 @@ import (
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
 	"github.com/chainlens/chainlens/chains/osmosis/clmath"
+	report "github.com/chainlens/chainlens/report/dex"
 )
 
 // aprWindow is the trailing period whose earnings the pools APRs annualise.
@@ -144,7 +145,8 @@ func (s *Service) window(ctx context.Context, fresh api.Freshness) (aprContext, 
 	return aprContext{seconds: secs, from: from, lockPaid: paid}, nil
 }
 
-// aprPools loads the pools (one when id > 0) with their window earnings.
+// aprPools loads the pools (every pool for nil ids, else those of ids) with
+// their window earnings.
 func (s *Service) aprPools(ctx context.Context, w aprContext, ids []int64) ([]*aprPool, error) {
 	// Every pool (ids nil) or those of ids: an index range per id, not a
 	// scan of every pool's window for each.
@@ -614,13 +616,14 @@ func (s *Service) clPools(ctx context.Context, pools []*aprPool) (map[int64]*clS
 			denoms = append(denoms, r.Denoms...)
 		}
 	}
-	// Each denom's latest price, by a probe per denom.
+	// Each denom's latest price: the kept latest closes (a denom never
+	// priced has no row).
 	var prices []struct {
 		Denom string  `bun:"denom"`
 		Price *string `bun:"price"`
 	}
-	if err := db.NewRaw(`SELECT d AS denom, (SELECT price_usd::text FROM osmosis_asset_prices WHERE chain_id = ? AND denom = d ORDER BY hour DESC LIMIT 1) AS price
-		FROM unnest(?::text[]) AS d`, s.market.ChainID, pgdialect.Array(denoms)).Scan(ctx, &prices); err != nil {
+	if err := db.NewRaw(`SELECT denom, price_usd::text AS price FROM `+report.AssetPricesLatest+` WHERE chain_id = ? AND denom = ANY(?::text[])`,
+		s.market.ChainID, pgdialect.Array(denoms)).Scan(ctx, &prices); err != nil {
 		return nil, fmt.Errorf("concentrated pools' prices: %w", err)
 	}
 	priceOf := map[string]*big.Rat{}

@@ -118,8 +118,7 @@ type streamRow struct {
 // back are read for the pools that need them (the page, or every pool when
 // the order is by liquidity change).
 type streamData struct {
-	now, dayAgo         time.Time
-	back                time.Time // the end of the hour holding dayAgo
+	back                time.Time // the end of the hour 24 hours back
 	pools               []streamPool
 	resNow, resBack     map[int64]map[string]math.Int
 	priceNow, priceBack map[string]math.LegacyDec
@@ -165,7 +164,7 @@ func (s *Service) poolStream(ctx context.Context, req *api.Request) (*api.Respon
 		return nil, problem.BadParam("min_liquidity", "must be a number")
 	}
 	now := req.Now.UTC()
-	d, err := s.streamData(ctx, now, now.Add(-24*time.Hour))
+	d, err := s.streamData(ctx, now)
 	if err != nil {
 		return nil, err
 	}
@@ -249,11 +248,11 @@ func (s *Service) poolStream(ctx context.Context, req *api.Request) (*api.Respon
 }
 
 // streamData reads the catalog's pools of a known type, every pool's
-// reserves now, the prices now and at the end of the hour holding dayAgo,
+// reserves now, the prices now and at the end of the hour 24 hours back,
 // and every pool's volumes.
-func (s *Service) streamData(ctx context.Context, now, dayAgo time.Time) (streamData, error) {
+func (s *Service) streamData(ctx context.Context, now time.Time) (streamData, error) {
 	chain := s.market.ChainID
-	d := streamData{now: now, dayAgo: dayAgo, back: dayAgo.Truncate(time.Hour).Add(time.Hour)}
+	d := streamData{back: now.Add(-24 * time.Hour).Truncate(time.Hour).Add(time.Hour)}
 	var pools []streamPool
 	if err := api.Reader(ctx, s.db).NewRaw(`SELECT DISTINCT ON (pool_id) pool_id, type, denoms, swap_fee::text AS fee, coalesce(weights::text[], '{}') AS weights, tick_spacing,
 			exit_fee::text AS exit_fee
