@@ -70,11 +70,12 @@ func (j PoolRewards) RawInputs() aggregator.RawInputs {
 func (PoolRewards) Upstream() []string { return []string{report.JobPrices} }
 
 // Version is the version of the job's rows (see aggregator.Job).
-func (PoolRewards) Version() string { return "1" }
+// 2: osmosis_pool_rewards_daily.
+func (PoolRewards) Version() string { return "2" }
 
 // Tables are the tables the job writes: its own, the dex chain's rows only.
 func (j PoolRewards) Tables() aggregator.Tables {
-	return aggregator.Tables{Owned: []string{"osmosis_cl_pools", "osmosis_lock_rewards_hourly", "osmosis_pool_rewards_hourly", "osmosis_superfluid_assets", "osmosis_superfluid_intermediaries", "osmosis_superfluid_locks"}, ChainID: j.Market.ChainID}
+	return aggregator.Tables{Owned: []string{"osmosis_cl_pools", "osmosis_lock_rewards_hourly", report.PoolRewards, report.PoolRewardsDaily, "osmosis_superfluid_assets", "osmosis_superfluid_intermediaries", "osmosis_superfluid_locks"}, ChainID: j.Market.ChainID}
 }
 
 // Run advances the pool rewards to the prices job's watermark.
@@ -211,7 +212,7 @@ func (j PoolRewards) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64
 		s.superfluid = s.superfluid.Add(j.Market.USDValue(p.Denom, amt, price))
 	}
 
-	if _, err := tx.NewRaw("DELETE FROM osmosis_pool_rewards_hourly WHERE chain_id = ? AND hour >= ?", chain, h0).Exec(ctx); err != nil {
+	if _, err := tx.NewRaw("DELETE FROM "+report.PoolRewards+" WHERE chain_id = ? AND hour >= ?", chain, h0).Exec(ctx); err != nil {
 		return 0, 0, fmt.Errorf("delete pool rewards: %w", err)
 	}
 	rows := make([]poolRewardRow, 0, len(order))
@@ -222,6 +223,10 @@ func (j PoolRewards) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64
 	}
 	if err := insertBatches(ctx, tx, rows); err != nil {
 		return 0, 0, fmt.Errorf("insert pool rewards: %w", err)
+	}
+	days, err := report.KeepPoolRewardsDaily(ctx, tx, chain, h0)
+	if err != nil {
+		return 0, 0, err
 	}
 	if _, err := tx.NewRaw("DELETE FROM osmosis_lock_rewards_hourly WHERE chain_id = ? AND hour >= ?", chain, h0).Exec(ctx); err != nil {
 		return 0, 0, fmt.Errorf("delete lock rewards: %w", err)
@@ -236,7 +241,7 @@ func (j PoolRewards) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64
 		return 0, 0, fmt.Errorf("lock rewards: %w", err)
 	}
 	locks, _ := res.RowsAffected()
-	return tip, int64(len(rows)) + locks, nil
+	return tip, int64(len(rows)) + days + locks, nil
 }
 
 // clPools records the tick spacing and incentives account of the

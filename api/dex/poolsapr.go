@@ -199,33 +199,24 @@ func (s *Service) aprPools(ctx context.Context, w aprContext, ids []int64) ([]*a
 		pools = append(pools, p)
 		byID[r.ID] = p
 	}
-	// The window's sums of every pool, and the hours of the concentrated
-	// ones: a read that grows with the window's concentrated pools, not
-	// with all pools' hours.
-	var sums []struct {
-		ID     int64  `bun:"pool_id"`
-		Fees   string `bun:"fees"`
-		Native string `bun:"native"`
-		Boost  string `bun:"boost"`
-		SF     string `bun:"sf"`
-	}
-	if err := api.Reader(ctx, s.db).NewRaw(`SELECT pool_id, sum(fees_usd)::text AS fees, sum(native_usd)::text AS native, sum(boost_usd)::text AS boost,
-			sum(superfluid_usd)::text AS sf
-		FROM osmosis_pool_rewards_hourly p WHERE chain_id = ?0`+filter+` AND hour > ?2 GROUP BY pool_id`,
-		s.market.ChainID, pgdialect.Array(ids), w.from.Add(-time.Hour)).Scan(ctx, &sums); err != nil {
-		return nil, fmt.Errorf("pool rewards: %w", err)
+	// The window's sums of every pool (whole days from the daily sums), and
+	// the hours of the concentrated ones: a read that grows with the
+	// window's concentrated pools, not with all pools' hours.
+	sums, err := report.PoolRewardsFrom(ctx, api.Reader(ctx, s.db), s.market.ChainID, w.from, ids)
+	if err != nil {
+		return nil, err
 	}
 	for _, p := range pools {
 		p.Earned, p.SFEarned = aprSources{new(big.Rat), new(big.Rat), new(big.Rat)}, new(big.Rat)
 	}
 	for _, r := range sums {
-		p, ok := byID[r.ID]
+		p, ok := byID[r.PoolID]
 		if !ok {
 			continue
 		}
-		e, sf, err := parseRewards(r.Fees, r.Native, r.Boost, r.SF)
+		e, sf, err := parseRewards(r.Fees, r.Native, r.Boost, r.Superfluid)
 		if err != nil {
-			return nil, fmt.Errorf("pool %d: %w", r.ID, err)
+			return nil, fmt.Errorf("pool %d: %w", r.PoolID, err)
 		}
 		p.Earned, p.SFEarned = e, sf
 	}
@@ -238,7 +229,7 @@ func (s *Service) aprPools(ctx context.Context, w aprContext, ids []int64) ([]*a
 		SF     string    `bun:"superfluid_usd"`
 	}
 	if err := api.Reader(ctx, s.db).NewRaw(`SELECT pool_id, hour, fees_usd::text, native_usd::text, boost_usd::text, superfluid_usd::text
-		FROM osmosis_pool_rewards_hourly
+		FROM `+report.PoolRewards+`
 		WHERE chain_id = ? AND pool_id IN (?) AND hour > ? ORDER BY pool_id, hour`,
 		s.market.ChainID, bun.List(clIDs(pools)), w.from.Add(-time.Hour)).Scan(ctx, &hours); err != nil {
 		return nil, fmt.Errorf("pool rewards: %w", err)

@@ -3,12 +3,14 @@ package dex_test
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"reflect"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/chainlens/chainlens/internal/testdb"
 	report "github.com/chainlens/chainlens/report/dex"
@@ -133,5 +135,89 @@ func TestReadsAtTimes(t *testing.T) {
 		if got, err := report.VolumeBefore(ctx, db, "c", d); err != nil || got != c.want {
 			t.Errorf("VolumeBefore(%s) = %q, %v; want %q", c.day, got, err, c.want)
 		}
+	}
+}
+
+// TestPoolRewardsFrom: the window sums read from the hours of the window's
+// first day and the daily sums after it equal the sums of the hours
+// overlapping [from, ∞) (the hours after from − 1 h), for windows starting
+// on and off the hour and the day, before and after the job rewrites hours
+// from the middle of a day; pools are filtered, other chains never read.
+func TestPoolRewardsFrom(t *testing.T) {
+	ctx := context.Background()
+	db, _ := testdb.New(t)
+	base := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	insert := func(chain string, pool int64, hour time.Time, v string) {
+		t.Helper()
+		if _, err := db.NewRaw("INSERT INTO "+report.PoolRewards+" (chain_id, pool_id, hour, fees_usd, native_usd, boost_usd, superfluid_usd) VALUES (?, ?, ?, ?, ?, ?, ?)",
+			chain, pool, hour, v, v+"1", "0.000000000000000000", "-"+v).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Three days of hours, one in three missing, scales of 18 and 2
+	// decimals; another chain's pool 1 every hour.
+	for h := 0; h < 72; h++ {
+		at := base.Add(time.Duration(h) * time.Hour)
+		insert("other", 1, at, "1000.000000000000000000")
+		for pool := int64(1); pool <= 3; pool++ {
+			if (h+int(pool))%3 == 0 {
+				continue
+			}
+			v := fmt.Sprintf("%d.%018d", h*int(pool), h*7919+int(pool))
+			if pool == 3 {
+				v = fmt.Sprintf("%d.%02d", h, h%100)
+			}
+			insert("c", pool, at, v)
+		}
+	}
+	keep := func(chain string, h0 time.Time) {
+		t.Helper()
+		if err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			_, err := report.KeepPoolRewardsDaily(ctx, tx, chain, h0)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	keep("c", base)
+	keep("other", base)
+	check := func(label string) {
+		t.Helper()
+		froms := []time.Time{base.Add(-time.Hour), base, base.Add(90 * time.Minute), base.Add(23 * time.Hour), base.Add(24 * time.Hour),
+			base.Add(24*time.Hour + time.Microsecond), base.Add(47*time.Hour + 59*time.Minute), base.Add(71 * time.Hour), base.Add(80 * time.Hour)}
+		for _, from := range froms {
+			for _, pools := range [][]int64{nil, {2}, {1, 3, 9}} {
+				got, err := report.PoolRewardsFrom(ctx, db, "c", from, pools)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var want []report.RewardSums
+				if err := db.NewRaw(`SELECT pool_id, sum(fees_usd)::text AS fees, sum(native_usd)::text AS native, sum(boost_usd)::text AS boost,
+						sum(superfluid_usd)::text AS sf FROM `+report.PoolRewards+`
+					WHERE chain_id = 'c' AND hour > ? AND (?::bigint[] IS NULL OR pool_id = ANY(?::bigint[]))
+					GROUP BY pool_id ORDER BY pool_id`, from.Add(-time.Hour), pgdialect.Array(pools), pgdialect.Array(pools)).Scan(ctx, &want); err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("%s: PoolRewardsFrom(%s, %v) = %v\nwant %v", label, from.Format(time.RFC3339Nano), pools, got, want)
+				}
+			}
+		}
+	}
+	check("built")
+	// The job rewrites from hour 30 (day 2): pool 2 loses its hours, pool
+	// 1 gets other values, a new pool 4 appears.
+	h30 := base.Add(30 * time.Hour)
+	if _, err := db.NewRaw("DELETE FROM "+report.PoolRewards+" WHERE chain_id = 'c' AND hour >= ?", h30).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for h := 30; h < 75; h++ {
+		insert("c", 1, base.Add(time.Duration(h)*time.Hour), fmt.Sprintf("%d.5", h))
+		insert("c", 4, base.Add(time.Duration(h)*time.Hour), "0.000000000000000001")
+	}
+	keep("c", h30)
+	check("rewritten")
+	if got, err := report.PoolRewardsFrom(ctx, db, "c", base, []int64{}); err != nil || got != nil {
+		t.Errorf("PoolRewardsFrom(no pools) = %v, %v; want none", got, err)
 	}
 }

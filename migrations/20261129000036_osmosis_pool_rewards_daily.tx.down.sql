@@ -1,0 +1,1 @@
+DROP TABLE IF EXISTS osmosis_pool_rewards_daily;
