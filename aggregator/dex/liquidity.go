@@ -40,11 +40,12 @@ func (Liquidity) Name() string { return report.JobLiquidity }
 func (Liquidity) Upstream() []string { return []string{report.JobPrices} }
 
 // Version is the version of the job's rows (see aggregator.Job).
-func (Liquidity) Version() string { return "1" }
+// 2: osmosis_pool_liquidity_hourly.
+func (Liquidity) Version() string { return "2" }
 
 // Tables are the tables the job writes: its own, the dex chain's rows only.
 func (j Liquidity) Tables() aggregator.Tables {
-	return aggregator.Tables{Owned: []string{"osmosis_pool_liquidity_daily", report.PoolReserves, report.PoolReservesLatest}, ChainID: j.Market.ChainID}
+	return aggregator.Tables{Owned: []string{"osmosis_pool_liquidity_daily", report.PoolLiquidityHourly, report.PoolReserves, report.PoolReservesLatest}, ChainID: j.Market.ChainID}
 }
 
 // changes are every reserve movement with its block time, and the
@@ -91,10 +92,22 @@ func (j Liquidity) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, 
 	if op != nil && wm <= op.Height && (first == nil || op.Time.Before(*first)) {
 		first = &op.Time
 	}
+	// The hourly liquidity is rewritten from the hour of the first new
+	// block even without a new change: the prices job may have rewritten
+	// that hour's closes, and the table reaches the last block's hour.
+	var firstBlock time.Time
+	if err := tx.NewRaw("SELECT time FROM blocks WHERE chain_id = ? AND height > ? ORDER BY height LIMIT 1", chain, wm).Scan(ctx, &firstBlock); err != nil {
+		return 0, 0, fmt.Errorf("first new block: %w", err)
+	}
+	hourFrom := firstBlock.UTC().Truncate(time.Hour)
 	if first == nil {
-		return tip, 0, nil
+		n, err := j.hourly(ctx, tx, hourFrom, tip)
+		return tip, n, err
 	}
 	h0 := first.UTC().Truncate(time.Hour)
+	if h0.Before(hourFrom) {
+		hourFrom = h0
+	}
 	var open openingReserves
 	openTime, openHeight := time.Time{}, int64(0)
 	if op != nil && !op.Time.Before(h0) {
@@ -133,7 +146,91 @@ func (j Liquidity) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, 
 	if err != nil {
 		return 0, 0, err
 	}
-	return tip, reserveRows + days, nil
+	hours, err := j.hourly(ctx, tx, hourFrom, tip)
+	if err != nil {
+		return 0, 0, err
+	}
+	return tip, reserveRows + days + hours, nil
+}
+
+// hourly rewrites report.PoolLiquidityHourly from hour h0 through the hour
+// of the block at height tip: for each hour, every pool's reserves at its
+// end valued at the latest closes up to it (Market.PoolLiquidity), read a
+// day of hours at a time.
+func (j Liquidity) hourly(ctx context.Context, tx bun.Tx, h0 time.Time, tip int64) (int64, error) {
+	chain := j.Market.ChainID
+	var last time.Time
+	if err := tx.NewRaw("SELECT time FROM blocks WHERE chain_id = ? AND height = ?", chain, tip).Scan(ctx, &last); err != nil {
+		return 0, fmt.Errorf("time of height %d: %w", tip, err)
+	}
+	last = last.UTC().Truncate(time.Hour)
+	if _, err := tx.NewRaw("DELETE FROM "+report.PoolLiquidityHourly+" WHERE chain_id = ? AND hour >= ?", chain, h0).Exec(ctx); err != nil {
+		return 0, fmt.Errorf("delete hourly liquidity: %w", err)
+	}
+	var n int64
+	for start := h0; !start.After(last); start = start.Add(24 * time.Hour) {
+		var hours []time.Time
+		for h := start; !h.After(last) && h.Before(start.Add(24*time.Hour)); h = h.Add(time.Hour) {
+			hours = append(hours, h)
+		}
+		reserves, err := report.ReservesAt(ctx, tx, chain, hours)
+		if err != nil {
+			return 0, err
+		}
+		prices, err := report.PricesAt(ctx, tx, chain, hours)
+		if err != nil {
+			return 0, err
+		}
+		priceAt := make([]map[string]math.LegacyDec, len(hours))
+		for i := range priceAt {
+			priceAt[i] = map[string]math.LegacyDec{}
+		}
+		for _, p := range prices {
+			d, err := math.LegacyNewDecFromStr(p.USD)
+			if err != nil {
+				return 0, fmt.Errorf("price of %s: %q: %w", p.Denom, p.USD, err)
+			}
+			priceAt[p.I][p.Denom] = d
+		}
+		// Reserves come by pool, denom and time: gathered per hour and pool.
+		type key struct {
+			i    int
+			pool int64
+		}
+		held := map[key]map[string]math.Int{}
+		var keys []key
+		for _, r := range reserves {
+			amt, ok := math.NewIntFromString(r.Amount)
+			if !ok {
+				return 0, fmt.Errorf("reserve %s of pool %d: %q", r.Denom, r.PoolID, r.Amount)
+			}
+			k := key{r.I, r.PoolID}
+			if held[k] == nil {
+				held[k] = map[string]math.Int{}
+				keys = append(keys, k)
+			}
+			held[k][r.Denom] = amt
+		}
+		rows := make([]poolLiquidityRow, 0, len(keys))
+		for _, k := range keys {
+			rows = append(rows, poolLiquidityRow{ChainID: chain, Hour: hours[k.i], PoolID: k.pool,
+				LiquidityUSD: j.Market.PoolLiquidity(held[k], priceAt[k.i]).String()})
+		}
+		if err := insertBatches(ctx, tx, rows); err != nil {
+			return 0, fmt.Errorf("insert hourly liquidity: %w", err)
+		}
+		n += int64(len(rows))
+	}
+	return n, nil
+}
+
+// poolLiquidityRow is a row of report.PoolLiquidityHourly.
+type poolLiquidityRow struct {
+	bun.BaseModel `bun:"table:osmosis_pool_liquidity_hourly"`
+	ChainID       string    `bun:"chain_id"`
+	Hour          time.Time `bun:"hour"`
+	PoolID        int64     `bun:"pool_id"`
+	LiquidityUSD  string    `bun:"liquidity_usd"`
 }
 
 // openingReserves are pool reserves, as arrays of the same length.

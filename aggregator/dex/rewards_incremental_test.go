@@ -1,14 +1,19 @@
 package dex_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"log/slog"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
+	"cosmossdk.io/math"
+
 	"github.com/chainlens/chainlens/store/snapshots"
+	"github.com/uptrace/bun"
 
 	report "github.com/chainlens/chainlens/report/dex"
 
@@ -85,6 +90,10 @@ func TestRewardsJobsIncremental(t *testing.T) {
 			FROM osmosis_pool_reserves_hourly ORDER BY pool_id, denom, hour`,
 		`SELECT pool_id::text AS key, 0 AS tf, day AS bucket, liquidity_usd::text AS open, '' AS high, '' AS low, '' AS close, '' AS sum
 			FROM osmosis_pool_liquidity_daily ORDER BY pool_id, day`,
+		`SELECT pool_id::text AS key, 0 AS tf, hour AS bucket, liquidity_usd::text AS open, '' AS high, '' AS low, '' AS close, '' AS sum
+			FROM osmosis_pool_liquidity_hourly ORDER BY pool_id, hour`,
+		`SELECT pool_id::text AS key, 0 AS tf, day AS bucket, fees_usd::text AS open, native_usd::text AS high, boost_usd::text AS low,
+			superfluid_usd::text AS close, '' AS sum FROM osmosis_pool_rewards_daily ORDER BY pool_id, day`,
 		`SELECT address || ' ' || denom AS key, 0 AS tf, hour AS bucket, amount::text AS open, '' AS high, '' AS low, '' AS close, '' AS sum
 			FROM osmosis_balances_hourly ORDER BY address, denom, hour`,
 		`SELECT pool_id::text AS key, 0 AS tf, hour AS bucket, total_shares::text AS open, '' AS high, '' AS low, '' AS close, '' AS sum
@@ -115,6 +124,7 @@ func TestRewardsJobsIncremental(t *testing.T) {
 		DELETE FROM osmosis_superfluid_intermediaries; DELETE FROM osmosis_lock_rewards_hourly; DELETE FROM osmosis_rewards_received_daily;
 		DELETE FROM osmosis_lp_holdings; DELETE FROM osmosis_pool_shares; DELETE FROM osmosis_cl_open_positions;
 		DELETE FROM osmosis_pool_reserves_hourly; DELETE FROM osmosis_pool_liquidity_daily; DELETE FROM osmosis_balances_hourly;
+		DELETE FROM osmosis_pool_liquidity_hourly; DELETE FROM osmosis_pool_rewards_daily;
 		DELETE FROM osmosis_locked_hourly; DELETE FROM osmosis_pool_shares_hourly; DELETE FROM osmosis_cl_position_liquidity_hourly;
 		DELETE FROM osmosis_revenue_daily`)
 	if err := sched.RunOnce(ctx); err != nil {
@@ -125,5 +135,78 @@ func TestRewardsJobsIncremental(t *testing.T) {
 		if (len(once) == 0 && i < len(queries)-mayBeEmpty) || !reflect.DeepEqual(stepped[i], once) {
 			t.Errorf("%s\nstep by step: %d rows, at once: %d rows (or they differ)", q, len(stepped[i]), len(once))
 		}
+	}
+	checkPoolLiquidityAt(t, db, m)
+}
+
+// checkPoolLiquidityAt: report.PoolLiquidityAt (the job's hourly rows) is
+// at every time — on and off the hour, before the first reserve, after the
+// last block — the liquidity its definition gives from the reserves and
+// prices at that time (report.ReservesAt, report.PricesAt,
+// Market.PoolLiquidity).
+func checkPoolLiquidityAt(t *testing.T, db *bun.DB, m report.Market) {
+	t.Helper()
+	ctx := context.Background()
+	var first, last time.Time
+	if err := db.NewRaw("SELECT min(time), max(time) FROM blocks WHERE chain_id = ?", m.ChainID).Scan(ctx, &first, &last); err != nil {
+		t.Fatal(err)
+	}
+	var ts []time.Time
+	for at := first.Add(-2 * time.Hour); at.Before(last.Add(3 * time.Hour)); at = at.Add(50 * time.Minute) {
+		ts = append(ts, at.UTC())
+	}
+	got, err := report.PoolLiquidityAt(ctx, db, m.ChainID, ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reserves, err := report.ReservesAt(ctx, db, m.ChainID, ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prices, err := report.PricesAt(ctx, db, m.ChainID, ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type key struct {
+		i    int
+		pool int64
+	}
+	held := map[key]map[string]math.Int{}
+	priced := make([]map[string]math.LegacyDec, len(ts))
+	for i := range priced {
+		priced[i] = map[string]math.LegacyDec{}
+	}
+	for _, p := range prices {
+		priced[p.I][p.Denom] = math.LegacyMustNewDecFromStr(p.USD)
+	}
+	for _, r := range reserves {
+		k := key{r.I, r.PoolID}
+		if held[k] == nil {
+			held[k] = map[string]math.Int{}
+		}
+		amt, ok := math.NewIntFromString(r.Amount)
+		if !ok {
+			t.Fatalf("reserve %q", r.Amount)
+		}
+		held[k][r.Denom] = amt
+	}
+	var want []report.LiquidityAt
+	for k, rs := range held {
+		want = append(want, report.LiquidityAt{I: k.i, PoolID: k.pool, USD: m.PoolLiquidity(rs, priced[k.i]).String()})
+	}
+	slices.SortFunc(want, func(a, b report.LiquidityAt) int {
+		return cmp.Or(cmp.Compare(a.I, b.I), cmp.Compare(a.PoolID, b.PoolID))
+	})
+	if len(want) == 0 || !reflect.DeepEqual(got, want) {
+		t.Errorf("PoolLiquidityAt: %d rows, the definition %d (or they differ)\n got %v\nwant %v", len(got), len(want), got, want)
+	}
+	nonzero := 0
+	for _, w := range want {
+		if w.USD != "0.000000000000000000" {
+			nonzero++
+		}
+	}
+	if nonzero == 0 {
+		t.Error("no pool has a liquidity: the check compares nothing")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -181,12 +182,10 @@ func (s *Service) display(denom, amount string) json.Number {
 	return api.Number(d.Quo(math.LegacyNewDec(10).Power(uint64(s.market.Exponent(denom)))).String())
 }
 
-// poolLiquidityNow is the USD value of every pool's latest reserves
-// (osmosis_pool_reserves_hourly) at the latest prices up to t
-// (osmosis_asset_prices; a denom without a price adds nothing), and
-// ATOM's latest USD price (nil without one). Both "latest up to t" are
-// backward index probes per denom and per pool and denom (a skip scan
-// finds them), not scans of the history before t.
+// poolLiquidityNow is every pool's USD liquidity at t
+// (report.PoolLiquidityAt: its latest reserves valued at the latest closes
+// up to t; a denom without a price adds nothing) and ATOM's latest USD
+// price up to t (nil without one).
 func (s *Service) poolLiquidityNow(ctx context.Context, t time.Time) (map[int64]math.LegacyDec, math.LegacyDec, error) {
 	liq, atom, err := s.poolLiquidityAtEach(ctx, []time.Time{t})
 	if err != nil {
@@ -195,14 +194,11 @@ func (s *Service) poolLiquidityNow(ctx context.Context, t time.Time) (map[int64]
 	return liq[0], atom[0], nil
 }
 
-// poolLiquidityAtEach is poolLiquidityNow at each of ts, the keys walked
-// once.
+// poolLiquidityAtEach is poolLiquidityNow at each of ts: the hours' rows of
+// report.PoolLiquidityHourly and ATOM's prices, not every pool's reserves
+// and every denom's price.
 func (s *Service) poolLiquidityAtEach(ctx context.Context, ts []time.Time) ([]map[int64]math.LegacyDec, []math.LegacyDec, error) {
-	prices, err := s.pricesAtEach(ctx, ts, nil)
-	if err != nil {
-		return nil, nil, err
-	}
-	reserves, err := report.ReservesAt(ctx, api.Reader(ctx, s.db), s.market.ChainID, ts)
+	rows, err := report.PoolLiquidityAt(ctx, api.Reader(ctx, s.db), s.market.ChainID, ts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -210,23 +206,30 @@ func (s *Service) poolLiquidityAtEach(ctx context.Context, ts []time.Time) ([]ma
 	for i := range ts {
 		liq[i] = map[int64]math.LegacyDec{}
 	}
-	for _, r := range reserves {
-		out := liq[r.I]
-		if _, ok := out[r.PoolID]; !ok {
-			out[r.PoolID] = math.LegacyZeroDec()
+	for _, r := range rows {
+		v, err := math.LegacyNewDecFromStr(r.USD)
+		if err != nil {
+			return nil, nil, fmt.Errorf("liquidity of pool %d: %q: %w", r.PoolID, r.USD, err)
 		}
-		p, ok := prices[r.I][r.Denom]
-		amt, ok2 := math.NewIntFromString(r.Amount)
-		if !ok || !ok2 || !amt.IsPositive() {
-			continue
-		}
-		out[r.PoolID] = out[r.PoolID].Add(s.market.USDValue(r.Denom, amt, p))
+		liq[r.I][r.PoolID] = v
 	}
+	var atomDenoms []string
 	for d, a := range s.market.Assets {
 		if strings.EqualFold(a.Symbol, "ATOM") {
-			for i := range ts {
-				atoms[i] = prices[i][d]
-			}
+			atomDenoms = append(atomDenoms, d)
+		}
+	}
+	if len(atomDenoms) == 0 {
+		return liq, atoms, nil
+	}
+	sort.Strings(atomDenoms) // several ATOMs: the last denom's price, every time
+	prices, err := s.pricesAtEach(ctx, ts, atomDenoms)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, d := range atomDenoms {
+		for i := range ts {
+			atoms[i] = prices[i][d]
 		}
 	}
 	return liq, atoms, nil

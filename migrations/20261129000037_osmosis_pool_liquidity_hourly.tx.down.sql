@@ -1,0 +1,1 @@
+DROP TABLE IF EXISTS osmosis_pool_liquidity_hourly;

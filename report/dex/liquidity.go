@@ -1,0 +1,64 @@
+package dex
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"cosmossdk.io/math"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+)
+
+// PoolLiquidityHourly is the table of every pool's USD liquidity at the
+// end of each hour (the dex_liquidity job, JobLiquidity): from the first
+// hour with reserves through the hour of the job's last block, a row per
+// hour for every pool with a reserve by then, whether or not anything
+// changed in the hour. Its value is PoolLiquidity's.
+const PoolLiquidityHourly = "osmosis_pool_liquidity_hourly"
+
+// PoolLiquidity is the USD value of a pool's reserves (report.Reserve
+// amounts, base units) at the prices of its denoms (report.Price): the
+// sum of Market.USDValue over its denoms with a positive reserve and a
+// price; 0 for a pool none of whose denoms has both.
+func (m Market) PoolLiquidity(reserves map[string]math.Int, prices map[string]math.LegacyDec) math.LegacyDec {
+	sum := math.LegacyZeroDec()
+	for denom, amt := range reserves {
+		p, ok := prices[denom]
+		if !ok || !amt.IsPositive() {
+			continue
+		}
+		sum = sum.Add(m.USDValue(denom, amt, p))
+	}
+	return sum
+}
+
+// LiquidityAt is a pool's USD liquidity (decimal text) at the I-th of the
+// times asked for.
+type LiquidityAt struct {
+	I      int    `bun:"i"`
+	PoolID int64  `bun:"pool_id"`
+	USD    string `bun:"liquidity_usd"`
+}
+
+// PoolLiquidityAt is every pool's USD liquidity at each of ts, in the
+// order of time and pool: the rows of t's hour, or of the table's last
+// hour for a t after it (nothing changes after the job's last block); none
+// before the first hour. Rows are hour-aligned, so the liquidity "at t" is
+// the liquidity at the end of t's hour as far as the job has read: an
+// index range per time, never a probe per pool.
+func PoolLiquidityAt(ctx context.Context, db bun.IDB, chainID string, ts []time.Time) ([]LiquidityAt, error) {
+	hours := make([]time.Time, len(ts))
+	for i, t := range ts {
+		hours[i] = t.UTC().Truncate(time.Hour)
+	}
+	var out []LiquidityAt
+	if err := db.NewRaw(`SELECT t.i - 1 AS i, l.pool_id, l.liquidity_usd::text AS liquidity_usd
+		FROM unnest(?1::timestamptz[]) WITH ORDINALITY t(at, i)
+		CROSS JOIN (SELECT max(hour) AS last FROM `+PoolLiquidityHourly+` WHERE chain_id = ?0) m
+		JOIN `+PoolLiquidityHourly+` l ON l.chain_id = ?0 AND l.hour = least(t.at, m.last)
+		ORDER BY t.i, l.pool_id`, chainID, pgdialect.Array(hours)).Scan(ctx, &out); err != nil {
+		return nil, fmt.Errorf("pool liquidity: %w", err)
+	}
+	return out, nil
+}
