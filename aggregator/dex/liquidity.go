@@ -40,12 +40,12 @@ func (Liquidity) Name() string { return report.JobLiquidity }
 func (Liquidity) Upstream() []string { return []string{report.JobPrices} }
 
 // Version is the version of the job's rows (see aggregator.Job).
-// 2: osmosis_pool_liquidity_hourly.
-func (Liquidity) Version() string { return "2" }
+// 2: osmosis_pool_liquidity_hourly; 3: osmosis_asset_state_hourly.
+func (Liquidity) Version() string { return "3" }
 
 // Tables are the tables the job writes: its own, the dex chain's rows only.
 func (j Liquidity) Tables() aggregator.Tables {
-	return aggregator.Tables{Owned: []string{"osmosis_pool_liquidity_daily", report.PoolLiquidityHourly, report.PoolReserves, report.PoolReservesLatest}, ChainID: j.Market.ChainID}
+	return aggregator.Tables{Owned: []string{"osmosis_pool_liquidity_daily", report.PoolLiquidityHourly, report.AssetStateHourly, report.PoolReserves, report.PoolReservesLatest}, ChainID: j.Market.ChainID}
 }
 
 // changes are every reserve movement with its block time, and the
@@ -153,9 +153,11 @@ func (j Liquidity) Run(ctx context.Context, tx bun.Tx, wm, bound int64) (int64, 
 	return tip, reserveRows + days + hours, nil
 }
 
-// hourly rewrites report.PoolLiquidityHourly from hour h0 through the hour
-// of the block at height tip: for each hour, every pool's reserves at its
-// end valued at the latest closes up to it (Market.PoolLiquidity), read a
+// hourly rewrites report.PoolLiquidityHourly and report.AssetStateHourly
+// from hour h0 through the hour of the block at height tip: for each hour,
+// every pool's reserves at its end valued at the latest closes up to it
+// (Market.PoolLiquidity), and every denom's close and reserves in the
+// catalog's pools (the (pool, denom) keys of osmosis_known_pools), read a
 // day of hours at a time.
 func (j Liquidity) hourly(ctx context.Context, tx bun.Tx, h0 time.Time, tip int64) (int64, error) {
 	chain := j.Market.ChainID
@@ -164,8 +166,22 @@ func (j Liquidity) hourly(ctx context.Context, tx bun.Tx, h0 time.Time, tip int6
 		return 0, fmt.Errorf("time of height %d: %w", tip, err)
 	}
 	last = last.UTC().Truncate(time.Hour)
-	if _, err := tx.NewRaw("DELETE FROM "+report.PoolLiquidityHourly+" WHERE chain_id = ? AND hour >= ?", chain, h0).Exec(ctx); err != nil {
-		return 0, fmt.Errorf("delete hourly liquidity: %w", err)
+	for _, table := range []string{report.PoolLiquidityHourly, report.AssetStateHourly} {
+		if _, err := tx.NewRaw("DELETE FROM "+table+" WHERE chain_id = ? AND hour >= ?", chain, h0).Exec(ctx); err != nil {
+			return 0, fmt.Errorf("delete %s: %w", table, err)
+		}
+	}
+	type poolDenom struct {
+		Pool  int64  `bun:"pool_id"`
+		Denom string `bun:"denom"`
+	}
+	var catalog []poolDenom
+	if err := tx.NewRaw("SELECT DISTINCT pool_id, unnest(denoms) AS denom FROM osmosis_known_pools WHERE chain_id = ?", chain).Scan(ctx, &catalog); err != nil {
+		return 0, fmt.Errorf("catalog's pools: %w", err)
+	}
+	inCatalog := make(map[poolDenom]bool, len(catalog))
+	for _, k := range catalog {
+		inCatalog[k] = true
 	}
 	var n int64
 	for start := h0; !start.After(last); start = start.Add(24 * time.Hour) {
@@ -181,16 +197,16 @@ func (j Liquidity) hourly(ctx context.Context, tx bun.Tx, h0 time.Time, tip int6
 		if err != nil {
 			return 0, err
 		}
-		priceAt := make([]map[string]math.LegacyDec, len(hours))
+		priceAt, priceText := make([]map[string]math.LegacyDec, len(hours)), make([]map[string]string, len(hours))
 		for i := range priceAt {
-			priceAt[i] = map[string]math.LegacyDec{}
+			priceAt[i], priceText[i] = map[string]math.LegacyDec{}, map[string]string{}
 		}
 		for _, p := range prices {
 			d, err := math.LegacyNewDecFromStr(p.USD)
 			if err != nil {
 				return 0, fmt.Errorf("price of %s: %q: %w", p.Denom, p.USD, err)
 			}
-			priceAt[p.I][p.Denom] = d
+			priceAt[p.I][p.Denom], priceText[p.I][p.Denom] = d, p.USD
 		}
 		// Reserves come by pool, denom and time: gathered per hour and pool.
 		type key struct {
@@ -199,6 +215,10 @@ func (j Liquidity) hourly(ctx context.Context, tx bun.Tx, h0 time.Time, tip int6
 		}
 		held := map[key]map[string]math.Int{}
 		var keys []key
+		pooled := make([]map[string]math.Int, len(hours))
+		for i := range pooled {
+			pooled[i] = map[string]math.Int{}
+		}
 		for _, r := range reserves {
 			amt, ok := math.NewIntFromString(r.Amount)
 			if !ok {
@@ -210,6 +230,12 @@ func (j Liquidity) hourly(ctx context.Context, tx bun.Tx, h0 time.Time, tip int6
 				keys = append(keys, k)
 			}
 			held[k][r.Denom] = amt
+			if inCatalog[poolDenom{r.PoolID, r.Denom}] {
+				if sum, ok := pooled[r.I][r.Denom]; ok {
+					amt = sum.Add(amt)
+				}
+				pooled[r.I][r.Denom] = amt
+			}
 		}
 		rows := make([]poolLiquidityRow, 0, len(keys))
 		for _, k := range keys {
@@ -219,9 +245,46 @@ func (j Liquidity) hourly(ctx context.Context, tx bun.Tx, h0 time.Time, tip int6
 		if err := insertBatches(ctx, tx, rows); err != nil {
 			return 0, fmt.Errorf("insert hourly liquidity: %w", err)
 		}
-		n += int64(len(rows))
+		var states []assetStateRow
+		for i, h := range hours {
+			denoms := make([]string, 0, len(priceAt[i])+len(pooled[i]))
+			for d := range priceAt[i] {
+				denoms = append(denoms, d)
+			}
+			for d := range pooled[i] {
+				if _, ok := priceAt[i][d]; !ok {
+					denoms = append(denoms, d)
+				}
+			}
+			slices.Sort(denoms)
+			for _, d := range denoms {
+				row := assetStateRow{ChainID: chain, Hour: h, Denom: d}
+				if p, ok := priceText[i][d]; ok {
+					row.PriceUSD = &p
+				}
+				if a, ok := pooled[i][d]; ok {
+					v := a.String()
+					row.Reserves = &v
+				}
+				states = append(states, row)
+			}
+		}
+		if err := insertBatches(ctx, tx, states); err != nil {
+			return 0, fmt.Errorf("insert hourly asset states: %w", err)
+		}
+		n += int64(len(rows) + len(states))
 	}
 	return n, nil
+}
+
+// assetStateRow is a row of report.AssetStateHourly.
+type assetStateRow struct {
+	bun.BaseModel `bun:"table:osmosis_asset_state_hourly"`
+	ChainID       string    `bun:"chain_id"`
+	Hour          time.Time `bun:"hour"`
+	Denom         string    `bun:"denom"`
+	PriceUSD      *string   `bun:"price_usd"`
+	Reserves      *string   `bun:"reserves"`
 }
 
 // poolLiquidityRow is a row of report.PoolLiquidityHourly.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/chainlens/chainlens/store/snapshots"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	report "github.com/chainlens/chainlens/report/dex"
 
@@ -92,6 +93,8 @@ func TestRewardsJobsIncremental(t *testing.T) {
 			FROM osmosis_pool_liquidity_daily ORDER BY pool_id, day`,
 		`SELECT pool_id::text AS key, 0 AS tf, hour AS bucket, liquidity_usd::text AS open, '' AS high, '' AS low, '' AS close, '' AS sum
 			FROM osmosis_pool_liquidity_hourly ORDER BY pool_id, hour`,
+		`SELECT denom AS key, 0 AS tf, hour AS bucket, coalesce(price_usd::text, 'null') AS open, coalesce(reserves::text, 'null') AS high,
+			'' AS low, '' AS close, '' AS sum FROM osmosis_asset_state_hourly ORDER BY denom, hour`,
 		`SELECT pool_id::text AS key, 0 AS tf, day AS bucket, fees_usd::text AS open, native_usd::text AS high, boost_usd::text AS low,
 			superfluid_usd::text AS close, '' AS sum FROM osmosis_pool_rewards_daily ORDER BY pool_id, day`,
 		`SELECT address || ' ' || denom AS key, 0 AS tf, hour AS bucket, amount::text AS open, '' AS high, '' AS low, '' AS close, '' AS sum
@@ -124,7 +127,7 @@ func TestRewardsJobsIncremental(t *testing.T) {
 		DELETE FROM osmosis_superfluid_intermediaries; DELETE FROM osmosis_lock_rewards_hourly; DELETE FROM osmosis_rewards_received_daily;
 		DELETE FROM osmosis_lp_holdings; DELETE FROM osmosis_pool_shares; DELETE FROM osmosis_cl_open_positions;
 		DELETE FROM osmosis_pool_reserves_hourly; DELETE FROM osmosis_pool_liquidity_daily; DELETE FROM osmosis_balances_hourly;
-		DELETE FROM osmosis_pool_liquidity_hourly; DELETE FROM osmosis_pool_rewards_daily;
+		DELETE FROM osmosis_pool_liquidity_hourly; DELETE FROM osmosis_pool_rewards_daily; DELETE FROM osmosis_asset_state_hourly;
 		DELETE FROM osmosis_locked_hourly; DELETE FROM osmosis_pool_shares_hourly; DELETE FROM osmosis_cl_position_liquidity_hourly;
 		DELETE FROM osmosis_revenue_daily`)
 	if err := sched.RunOnce(ctx); err != nil {
@@ -137,6 +140,88 @@ func TestRewardsJobsIncremental(t *testing.T) {
 		}
 	}
 	checkPoolLiquidityAt(t, db, m)
+	checkAssetStatesAt(t, db, m)
+}
+
+// checkAssetStatesAt: report.AssetStatesAt (the job's hourly rows) is at
+// every time what its definition gives: each denom's price at or before
+// it (report.PricesAt) and its reserves summed over the catalog's (pool,
+// denom) keys with a row at or before it, for every denom, and for one.
+func checkAssetStatesAt(t *testing.T, db *bun.DB, m report.Market) {
+	t.Helper()
+	ctx := context.Background()
+	var first, last time.Time
+	if err := db.NewRaw("SELECT min(time), max(time) FROM blocks WHERE chain_id = ?", m.ChainID).Scan(ctx, &first, &last); err != nil {
+		t.Fatal(err)
+	}
+	var ts []time.Time
+	for at := first.Add(-2 * time.Hour); at.Before(last.Add(3 * time.Hour)); at = at.Add(50 * time.Minute) {
+		ts = append(ts, at.UTC())
+	}
+	for _, only := range [][]string{nil, {"uatom"}} {
+		got, err := report.AssetStatesAt(ctx, db, m.ChainID, ts, only)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prices, err := report.PricesAt(ctx, db, m.ChainID, ts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pooled []struct {
+			I      int    `bun:"i"`
+			Denom  string `bun:"denom"`
+			Amount string `bun:"amount"`
+		}
+		if err := db.NewRaw(`SELECT t.i - 1 AS i, r.denom, sum(r.amount)::text AS amount
+			FROM unnest(?1::timestamptz[]) WITH ORDINALITY t(at, i)
+			CROSS JOIN (SELECT DISTINCT pool_id, unnest(denoms) AS denom FROM osmosis_known_pools WHERE chain_id = ?0) pd
+			JOIN LATERAL (SELECT amount, denom FROM osmosis_pool_reserves_hourly r WHERE r.chain_id = ?0 AND r.pool_id = pd.pool_id
+				AND r.denom = pd.denom AND r.hour <= t.at ORDER BY r.hour DESC LIMIT 1) r ON true
+			GROUP BY 1, 2`, m.ChainID, pgdialect.Array(ts)).Scan(ctx, &pooled); err != nil {
+			t.Fatal(err)
+		}
+		type key struct {
+			i     int
+			denom string
+		}
+		want := map[key]*report.AssetState{}
+		state := func(i int, d string) *report.AssetState {
+			k := key{i, d}
+			if want[k] == nil {
+				want[k] = &report.AssetState{I: i, Denom: d}
+			}
+			return want[k]
+		}
+		keep := func(d string) bool { return only == nil || slices.Contains(only, d) }
+		for _, p := range prices {
+			if keep(p.Denom) {
+				state(p.I, p.Denom).PriceUSD = p.USD
+			}
+		}
+		for _, r := range pooled {
+			if keep(r.Denom) {
+				state(r.I, r.Denom).Reserves = r.Amount
+			}
+		}
+		var wantRows []report.AssetState
+		for _, s := range want {
+			wantRows = append(wantRows, *s)
+		}
+		slices.SortFunc(wantRows, func(a, b report.AssetState) int { return cmp.Or(cmp.Compare(a.I, b.I), cmp.Compare(a.Denom, b.Denom)) })
+		priced, held := 0, 0
+		for _, w := range wantRows {
+			if w.PriceUSD != "" {
+				priced++
+			}
+			if w.Reserves != "" {
+				held++
+			}
+		}
+		if priced == 0 || held == 0 || !reflect.DeepEqual(got, wantRows) {
+			t.Errorf("AssetStatesAt(%v): %d rows, the definition %d (%d priced, %d pooled; or they differ)\n got %v\nwant %v",
+				only, len(got), len(wantRows), priced, held, got, wantRows)
+		}
+	}
 }
 
 // checkPoolLiquidityAt: report.PoolLiquidityAt (the job's hourly rows) is

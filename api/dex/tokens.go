@@ -38,9 +38,11 @@ type Token struct {
 }
 
 // token answers one asset (by denom or symbol) or `all`: price from the
-// hourly closes (osmosis_asset_prices), volume over the hourly buckets of
-// the last 24 hours (osmosis_asset_volume_hourly), liquidity = the asset's
-// reserves in every pool at its price (osmosis_pool_reserves_hourly).
+// hourly closes, liquidity = the asset's reserves in the catalog's pools at
+// its price (both kept per hour in osmosis_asset_state_hourly by
+// dex_liquidity from osmosis_asset_prices and osmosis_pool_reserves_hourly),
+// volume over the hourly buckets of the last 24 hours
+// (osmosis_asset_volume_hourly).
 // Changes are percentages against the value 1 h, 24 h or 7 d before the
 // request (0 when there was no value then). market_data_mcap is null: no
 // market-data source is configured.
@@ -55,13 +57,31 @@ func (s *Service) token(ctx context.Context, req *api.Request) (*api.Response, e
 	if asset := req.Params.String("asset"); asset != "all" {
 		only = []string{s.denomOf(asset)}
 	}
-	// Each "latest at t" is one backward index probe per denom (or per pool
-	// and denom), not a scan of the history before t; the four price times,
-	// the two reserve times and the two volume windows are one query each.
+	// The four times' prices and the two times' pooled amounts are the
+	// hours' rows of report.AssetStateHourly (an index range each).
 	at := []time.Time{now, now.Add(-time.Hour), now.Add(-24 * time.Hour), now.Add(-7 * 24 * time.Hour)}
-	prices, err := s.pricesAtEach(ctx, at, only)
+	states, err := report.AssetStatesAt(ctx, api.Reader(ctx, s.db), s.market.ChainID, at, only)
 	if err != nil {
 		return nil, err
+	}
+	prices, pooled := make([]map[string]math.LegacyDec, len(at)), make([]map[string]math.LegacyDec, len(at))
+	for i := range at {
+		prices[i], pooled[i] = map[string]math.LegacyDec{}, map[string]math.LegacyDec{}
+	}
+	for _, st := range states {
+		for _, v := range []struct {
+			text string
+			into map[string]math.LegacyDec
+		}{{st.PriceUSD, prices[st.I]}, {st.Reserves, pooled[st.I]}} {
+			if v.text == "" {
+				continue
+			}
+			d, err := math.LegacyNewDecFromStr(v.text)
+			if err != nil {
+				return nil, fmt.Errorf("state of %s: %q: %w", st.Denom, v.text, err)
+			}
+			v.into[st.Denom] = d
+		}
 	}
 	denoms := map[string]bool{}
 	for d := range s.market.Assets {
@@ -82,24 +102,6 @@ func (s *Service) token(ctx context.Context, req *api.Request) (*api.Response, e
 		}
 		want = only
 	}
-	// The reserves of the catalog's (pool, denom) keys: each key's latest
-	// row (report.PoolReservesLatest) when it is at or before t, else a
-	// probe; a key without a row by t adds nothing.
-	filter := ""
-	if only != nil {
-		filter = " AND l.denom = ANY(?2::text[])"
-	}
-	reserves, err := s.decMaps(ctx, 2, `SELECT i, k, sum(amount)::text AS v FROM (
-			SELECT t.i - 1 AS i, l.denom AS k, CASE WHEN l.hour <= t.at THEN l.amount
-				ELSE (SELECT r.amount FROM `+report.PoolReserves+` r WHERE r.chain_id = l.chain_id AND r.pool_id = l.pool_id AND r.denom = l.denom
-					AND r.hour <= t.at ORDER BY r.hour DESC LIMIT 1) END AS amount
-			FROM (SELECT DISTINCT pool_id, unnest(denoms) AS denom FROM osmosis_known_pools WHERE chain_id = ?0) pd
-			JOIN `+report.PoolReservesLatest+` l ON l.chain_id = ?0 AND l.pool_id = pd.pool_id AND l.denom = pd.denom`+filter+`
-			CROSS JOIN unnest(?1::timestamptz[]) WITH ORDINALITY t(at, i) OFFSET 0) x -- each probe once (a fence)
-		WHERE amount IS NOT NULL GROUP BY i, k`, s.market.ChainID, pgdialect.Array([]time.Time{at[0], at[2]}), pgdialect.Array(only))
-	if err != nil {
-		return nil, err
-	}
 	day := now.Add(-24 * time.Hour).Truncate(time.Hour)
 	vfilter := ""
 	if only != nil {
@@ -114,7 +116,7 @@ func (s *Service) token(ctx context.Context, req *api.Request) (*api.Response, e
 		return nil, err
 	}
 	p0, p1, p24, p7d := prices[0], prices[1], prices[2], prices[3]
-	r0, r24 := reserves[0], reserves[1]
+	r0, r24 := pooled[0], pooled[2]
 	v24, vPrev := volumes[0], volumes[1]
 
 	out := make([]Token, 0, len(want))

@@ -62,3 +62,47 @@ func PoolLiquidityAt(ctx context.Context, db bun.IDB, chainID string, ts []time.
 	}
 	return out, nil
 }
+
+// AssetStateHourly is the table of every denom's USD price (its latest
+// close up to the hour's end, AssetPrices) and pooled amount (its reserves
+// summed over the catalog's pools that hold it, PoolReserves) at the end of
+// each hour, kept by the dex_liquidity job with PoolLiquidityHourly: from
+// the first hour with either through the hour of the job's last block, a
+// row per hour for every denom priced or pooled by then. A value not known
+// by then is null.
+const AssetStateHourly = "osmosis_asset_state_hourly"
+
+// AssetState is a denom's price and pooled amount (decimal text, "" when
+// null) at the I-th of the times asked for.
+type AssetState struct {
+	I        int    `bun:"i"`
+	Denom    string `bun:"denom"`
+	PriceUSD string `bun:"price_usd"`
+	Reserves string `bun:"reserves"`
+}
+
+// AssetStatesAt is every denom's (denoms', unless nil) state at each of ts,
+// in the order of time and denom, read as PoolLiquidityAt reads: t's hour,
+// or the last hour for a t after it; none before the first.
+func AssetStatesAt(ctx context.Context, db bun.IDB, chainID string, ts []time.Time, denoms []string) ([]AssetState, error) {
+	filter := ""
+	if denoms != nil {
+		if len(denoms) == 0 {
+			return nil, nil
+		}
+		filter = " AND s.denom = ANY(?2::text[])"
+	}
+	hours := make([]time.Time, len(ts))
+	for i, t := range ts {
+		hours[i] = t.UTC().Truncate(time.Hour)
+	}
+	var out []AssetState
+	if err := db.NewRaw(`SELECT t.i - 1 AS i, s.denom, coalesce(s.price_usd::text, '') AS price_usd, coalesce(s.reserves::text, '') AS reserves
+		FROM unnest(?1::timestamptz[]) WITH ORDINALITY t(at, i)
+		CROSS JOIN (SELECT max(hour) AS last FROM `+AssetStateHourly+` WHERE chain_id = ?0) m
+		JOIN `+AssetStateHourly+` s ON s.chain_id = ?0 AND s.hour = least(t.at, m.last)`+filter+`
+		ORDER BY t.i, s.denom`, chainID, pgdialect.Array(hours), pgdialect.Array(denoms)).Scan(ctx, &out); err != nil {
+		return nil, fmt.Errorf("asset states: %w", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,1 @@
+DROP TABLE IF EXISTS osmosis_asset_state_hourly;
