@@ -143,15 +143,10 @@ func (s *Service) token(ctx context.Context, req *api.Request) (*api.Response, e
 }
 
 // pricesAtEach is every denom's (only's, unless nil) latest USD price up
-// to each of ts (report.PricesAt), the i-th map of ts[i].
+// to each of ts, the i-th map of ts[i]: the hours' rows of
+// report.AssetStateHourly, not a probe per denom and time.
 func (s *Service) pricesAtEach(ctx context.Context, ts []time.Time, only []string) ([]map[string]math.LegacyDec, error) {
-	var prices []report.Price
-	var err error
-	if only == nil {
-		prices, err = report.PricesAt(ctx, api.Reader(ctx, s.db), s.market.ChainID, ts)
-	} else {
-		prices, err = report.DenomPricesAt(ctx, api.Reader(ctx, s.db), s.market.ChainID, ts, only)
-	}
+	states, err := report.AssetStatesAt(ctx, api.Reader(ctx, s.db), s.market.ChainID, ts, only)
 	if err != nil {
 		return nil, err
 	}
@@ -159,15 +154,15 @@ func (s *Service) pricesAtEach(ctx context.Context, ts []time.Time, only []strin
 	for i := range out {
 		out[i] = map[string]math.LegacyDec{}
 	}
-	for _, p := range prices {
-		d, err := math.LegacyNewDecFromStr(p.USD)
+	for _, st := range states {
+		if st.PriceUSD == "" {
+			continue
+		}
+		d, err := math.LegacyNewDecFromStr(st.PriceUSD)
 		if err != nil {
-			return nil, fmt.Errorf("price of %s: %q: %w", p.Denom, p.USD, err)
+			return nil, fmt.Errorf("price of %s: %q: %w", st.Denom, st.PriceUSD, err)
 		}
-		if p.I < 0 || p.I >= len(ts) {
-			return nil, fmt.Errorf("price of %s: row index %d of %d", p.Denom, p.I, len(ts))
-		}
-		out[p.I][p.Denom] = d
+		out[st.I][st.Denom] = d
 	}
 	return out, nil
 }
