@@ -179,7 +179,7 @@ func (s *Service) lpPools(ctx context.Context, w aprContext, shares []lpShare, p
 	for _, p := range positions {
 		add(p.Pool)
 	}
-	pools, err := s.aprPools(ctx, w, ids)
+	pools, err := s.aprPools(ctx, w, ids, true)
 	if err != nil {
 		return nil, nil, err
 	}

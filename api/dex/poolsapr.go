@@ -146,8 +146,9 @@ func (s *Service) window(ctx context.Context, fresh api.Freshness) (aprContext, 
 }
 
 // aprPools loads the pools (every pool for nil ids, else those of ids) with
-// their window earnings.
-func (s *Service) aprPools(ctx context.Context, w aprContext, ids []int64) ([]*aprPool, error) {
+// their window earnings, and, when positions' APRs are asked for (hours),
+// the window's hours of the concentrated ones.
+func (s *Service) aprPools(ctx context.Context, w aprContext, ids []int64, hours bool) ([]*aprPool, error) {
 	// Every pool (ids nil) or those of ids: an index range per id, not a
 	// scan of every pool's window for each.
 	filter := ""
@@ -220,7 +221,10 @@ func (s *Service) aprPools(ctx context.Context, w aprContext, ids []int64) ([]*a
 		}
 		p.Earned, p.SFEarned = e, sf
 	}
-	var hours []struct {
+	if !hours {
+		return pools, nil
+	}
+	var hourRows []struct {
 		ID     int64     `bun:"pool_id"`
 		Hour   time.Time `bun:"hour"`
 		Fees   string    `bun:"fees_usd"`
@@ -231,10 +235,10 @@ func (s *Service) aprPools(ctx context.Context, w aprContext, ids []int64) ([]*a
 	if err := api.Reader(ctx, s.db).NewRaw(`SELECT pool_id, hour, fees_usd::text, native_usd::text, boost_usd::text, superfluid_usd::text
 		FROM `+report.PoolRewards+`
 		WHERE chain_id = ? AND pool_id IN (?) AND hour > ? ORDER BY pool_id, hour`,
-		s.market.ChainID, bun.List(clIDs(pools)), w.from.Add(-time.Hour)).Scan(ctx, &hours); err != nil {
+		s.market.ChainID, bun.List(clIDs(pools)), w.from.Add(-time.Hour)).Scan(ctx, &hourRows); err != nil {
 		return nil, fmt.Errorf("pool rewards: %w", err)
 	}
-	for _, h := range hours {
+	for _, h := range hourRows {
 		p, ok := byID[h.ID]
 		if !ok {
 			continue
@@ -396,7 +400,7 @@ func (s *Service) poolsAPR(ctx context.Context, req *api.Request) (*api.Response
 	if err != nil {
 		return nil, err
 	}
-	pools, err := s.aprPools(ctx, w, poolIDs(id))
+	pools, err := s.aprPools(ctx, w, poolIDs(id), false)
 	if err != nil {
 		return nil, err
 	}
@@ -427,7 +431,7 @@ func (s *Service) poolsAPRRange(ctx context.Context, req *api.Request) (*api.Res
 	if err != nil {
 		return nil, err
 	}
-	pools, err := s.aprPools(ctx, w, poolIDs(id))
+	pools, err := s.aprPools(ctx, w, poolIDs(id), true)
 	if err != nil {
 		return nil, err
 	}
@@ -508,7 +512,7 @@ func (s *Service) positionAPR(ctx context.Context, req *api.Request) (*api.Respo
 	if err != nil {
 		return nil, err
 	}
-	pools, err := s.aprPools(ctx, w, poolIDs(id))
+	pools, err := s.aprPools(ctx, w, poolIDs(id), true)
 	if err != nil {
 		return nil, err
 	}
