@@ -28,7 +28,7 @@ import (
 // TestRewardsJobsIncremental spreads the localnet over three days (block h
 // at h × 10 minutes after 2026-11-21 00:00) with a staking pool snapshot at
 // 150 (stored late), runs the staking, pool rewards, rewards received, LP holdings,
-// liquidity, portfolio and revenue jobs at growing indexed tips, and
+// liquidity, portfolio, revenue, concentrated pools' state and earnings jobs at growing indexed tips, and
 // compares every row they wrote with one run from scratch: each run's
 // reads bounded by height from its first hour or day, and its latest
 // rows before that hour, give what one run over everything gives.
@@ -51,7 +51,8 @@ func TestRewardsJobsIncremental(t *testing.T) {
 	}
 	sched, err := aggregator.New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil,
 		dex.Prices{Market: m}, dex.Volume{Market: m}, dex.Staking{Market: m}, dex.PoolRewards{Market: m},
-		dex.RewardsReceived{Market: m}, dex.LPHoldings{Market: m}, dex.Liquidity{Market: m}, dex.Portfolio{Market: m}, dex.Revenue{Market: m})
+		dex.RewardsReceived{Market: m}, dex.LPHoldings{Market: m}, dex.Liquidity{Market: m}, dex.Portfolio{Market: m}, dex.Revenue{Market: m},
+		dex.CLState{Market: m}, dex.CLEarnings{Market: m})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,6 +96,8 @@ func TestRewardsJobsIncremental(t *testing.T) {
 			FROM osmosis_pool_liquidity_hourly ORDER BY pool_id, hour`,
 		`SELECT denom AS key, 0 AS tf, hour AS bucket, coalesce(price_usd::text, 'null') AS open, coalesce(reserves::text, 'null') AS high,
 			'' AS low, '' AS close, '' AS sum FROM osmosis_asset_state_hourly ORDER BY denom, hour`,
+		`SELECT pool_id::text AS key, 0 AS tf, hour AS bucket, fees::text AS open, native::text AS high, boost::text AS low, tick::text AS close,
+			'' AS sum FROM osmosis_cl_earnings_hourly ORDER BY pool_id, hour`,
 		`SELECT pool_id::text AS key, 0 AS tf, day AS bucket, fees_usd::text AS open, native_usd::text AS high, boost_usd::text AS low,
 			superfluid_usd::text AS close, '' AS sum FROM osmosis_pool_rewards_daily ORDER BY pool_id, day`,
 		`SELECT address || ' ' || denom AS key, 0 AS tf, hour AS bucket, amount::text AS open, '' AS high, '' AS low, '' AS close, '' AS sum
@@ -128,6 +131,8 @@ func TestRewardsJobsIncremental(t *testing.T) {
 		DELETE FROM osmosis_lp_holdings; DELETE FROM osmosis_pool_shares; DELETE FROM osmosis_cl_open_positions;
 		DELETE FROM osmosis_pool_reserves_hourly; DELETE FROM osmosis_pool_liquidity_daily; DELETE FROM osmosis_balances_hourly;
 		DELETE FROM osmosis_pool_liquidity_hourly; DELETE FROM osmosis_pool_rewards_daily; DELETE FROM osmosis_asset_state_hourly;
+		DELETE FROM osmosis_cl_earnings_hourly; DELETE FROM osmosis_cl_state_hourly; DELETE FROM osmosis_cl_tick_changes; DELETE FROM osmosis_cl_tick_base;
+		DELETE FROM osmosis_cl_tick_base_hour;
 		DELETE FROM osmosis_locked_hourly; DELETE FROM osmosis_pool_shares_hourly; DELETE FROM osmosis_cl_position_liquidity_hourly;
 		DELETE FROM osmosis_revenue_daily`)
 	if err := sched.RunOnce(ctx); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/chainlens/chainlens/api"
 	"github.com/chainlens/chainlens/api/problem"
+	report "github.com/chainlens/chainlens/report/dex"
 )
 
 // lpEstimate is the estimated USD rewards of one pool or of all.
@@ -86,19 +87,26 @@ func (s *Service) lpEstimation(ctx context.Context, req *api.Request) (*api.Resp
 		}
 		credit(h.Pool, usd.Mul(usd, annual))
 	}
-	for _, p := range positions {
+	ranges := make([]report.Range, len(positions))
+	for i, p := range positions {
 		if _, ok := byID[p.Pool]; !ok {
 			return nil, fmt.Errorf("pool %d of position %d not found", p.Pool, p.Position)
 		}
-		cl, ok := cls[p.Pool]
-		if !ok {
+		if _, ok := cls[p.Pool]; !ok {
 			return nil, fmt.Errorf("pool %d has no replayed state yet: %w", p.Pool, problem.ErrNotIndexed)
 		}
+		ranges[i] = report.Range{Pool: p.Pool, Lower: p.Lower, Upper: p.Upper}
+	}
+	earned, err := s.earnedPerLiquidity(ctx, w, ranges)
+	if err != nil {
+		return nil, err
+	}
+	for i, p := range positions {
 		liq, ok := new(big.Rat).SetString(p.Liquidity)
 		if !ok {
 			return nil, fmt.Errorf("position %d liquidity %q", p.Position, p.Liquidity)
 		}
-		e := cl.earnedPerLiquidity(p.Lower, p.Upper)
+		e := earned[i]
 		usd := total(e.fees, e.native, e.boost)
 		usd.Mul(usd, liq).Mul(usd, annual)
 		credit(p.Pool, usd)
@@ -179,7 +187,7 @@ func (s *Service) lpPools(ctx context.Context, w aprContext, shares []lpShare, p
 	for _, p := range positions {
 		add(p.Pool)
 	}
-	pools, err := s.aprPools(ctx, w, ids, true)
+	pools, err := s.aprPools(ctx, w, ids)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -101,16 +101,6 @@ type aprPool struct {
 	// Postgres, exactly).
 	Earned   aprSources
 	SFEarned *big.Rat
-	// Hours are the window's hours of a concentrated-liquidity pool (a
-	// position's APR depends on the hour's tick); nil for other pools.
-	Hours []aprHour
-}
-
-// aprHour is one hour of a pool's earnings.
-type aprHour struct {
-	Hour time.Time
-	aprSources
-	superfluid *big.Rat
 }
 
 // aprContext is the window of the pools APRs.
@@ -146,9 +136,8 @@ func (s *Service) window(ctx context.Context, fresh api.Freshness) (aprContext, 
 }
 
 // aprPools loads the pools (every pool for nil ids, else those of ids) with
-// their window earnings, and, when positions' APRs are asked for (hours),
-// the window's hours of the concentrated ones.
-func (s *Service) aprPools(ctx context.Context, w aprContext, ids []int64, hours bool) ([]*aprPool, error) {
+// their window earnings.
+func (s *Service) aprPools(ctx context.Context, w aprContext, ids []int64) ([]*aprPool, error) {
 	// Every pool (ids nil) or those of ids: an index range per id, not a
 	// scan of every pool's window for each.
 	filter := ""
@@ -200,9 +189,7 @@ func (s *Service) aprPools(ctx context.Context, w aprContext, ids []int64, hours
 		pools = append(pools, p)
 		byID[r.ID] = p
 	}
-	// The window's sums of every pool (whole days from the daily sums), and
-	// the hours of the concentrated ones: a read that grows with the
-	// window's concentrated pools, not with all pools' hours.
+	// The window's sums of every pool (whole days from the daily sums).
 	sums, err := report.PoolRewardsFrom(ctx, api.Reader(ctx, s.db), s.market.ChainID, w.from, ids)
 	if err != nil {
 		return nil, err
@@ -220,34 +207,6 @@ func (s *Service) aprPools(ctx context.Context, w aprContext, ids []int64, hours
 			return nil, fmt.Errorf("pool %d: %w", r.PoolID, err)
 		}
 		p.Earned, p.SFEarned = e, sf
-	}
-	if !hours {
-		return pools, nil
-	}
-	var hourRows []struct {
-		ID     int64     `bun:"pool_id"`
-		Hour   time.Time `bun:"hour"`
-		Fees   string    `bun:"fees_usd"`
-		Native string    `bun:"native_usd"`
-		Boost  string    `bun:"boost_usd"`
-		SF     string    `bun:"superfluid_usd"`
-	}
-	if err := api.Reader(ctx, s.db).NewRaw(`SELECT pool_id, hour, fees_usd::text, native_usd::text, boost_usd::text, superfluid_usd::text
-		FROM `+report.PoolRewards+`
-		WHERE chain_id = ? AND pool_id IN (?) AND hour > ? ORDER BY pool_id, hour`,
-		s.market.ChainID, bun.List(clIDs(pools)), w.from.Add(-time.Hour)).Scan(ctx, &hourRows); err != nil {
-		return nil, fmt.Errorf("pool rewards: %w", err)
-	}
-	for _, h := range hourRows {
-		p, ok := byID[h.ID]
-		if !ok {
-			continue
-		}
-		e, sf, err := parseRewards(h.Fees, h.Native, h.Boost, h.SF)
-		if err != nil {
-			return nil, fmt.Errorf("pool %d at %s: %w", h.ID, h.Hour, err)
-		}
-		p.Hours = append(p.Hours, aprHour{Hour: h.Hour.UTC(), aprSources: e, superfluid: sf})
 	}
 	return pools, nil
 }
@@ -277,18 +236,6 @@ func parseRat(s string) (*big.Rat, bool) {
 		return new(big.Rat), true
 	}
 	return new(big.Rat).SetString(s)
-}
-
-// clIDs lists the concentrated-liquidity pools' ids (0 when there is none:
-// an IN list that matches no pool).
-func clIDs(pools []*aprPool) []int64 {
-	ids := []int64{0}
-	for _, p := range pools {
-		if p.Type == "concentrated" {
-			ids = append(ids, p.ID)
-		}
-	}
-	return ids
 }
 
 // sum is the pool's window earnings (a copy).
@@ -400,7 +347,7 @@ func (s *Service) poolsAPR(ctx context.Context, req *api.Request) (*api.Response
 	if err != nil {
 		return nil, err
 	}
-	pools, err := s.aprPools(ctx, w, poolIDs(id), false)
+	pools, err := s.aprPools(ctx, w, poolIDs(id))
 	if err != nil {
 		return nil, err
 	}
@@ -431,11 +378,27 @@ func (s *Service) poolsAPRRange(ctx context.Context, req *api.Request) (*api.Res
 	if err != nil {
 		return nil, err
 	}
-	pools, err := s.aprPools(ctx, w, poolIDs(id), true)
+	pools, err := s.aprPools(ctx, w, poolIDs(id))
 	if err != nil {
 		return nil, err
 	}
 	cls, err := s.clPools(ctx, pools)
+	if err != nil {
+		return nil, err
+	}
+	// Each concentrated pool's two ranges: full range (lower) and one tick
+	// spacing around the current tick (upper), their earnings read at once.
+	var ranges []report.Range
+	first := map[int64]int{} // pool → index of its full range in ranges
+	for _, p := range pools {
+		if cl, ok := cls[p.ID]; ok && p.Type == "concentrated" {
+			lower := floorTo(cl.tick, cl.spacing)
+			first[p.ID] = len(ranges)
+			ranges = append(ranges, report.Range{Pool: p.ID, Lower: clmath.MinTick, Upper: clmath.MaxTick},
+				report.Range{Pool: p.ID, Lower: lower, Upper: lower + cl.spacing})
+		}
+	}
+	earned, err := s.earnedPerLiquidity(ctx, w, ranges)
 	if err != nil {
 		return nil, err
 	}
@@ -447,9 +410,9 @@ func (s *Service) poolsAPRRange(ctx context.Context, req *api.Request) (*api.Res
 			if !ok {
 				continue
 			}
-			full := cl.position(w, clmath.MinTick, clmath.MaxTick)
-			lower := floorTo(cl.tick, cl.spacing)
-			narrow := cl.position(w, lower, lower+cl.spacing)
+			i := first[p.ID]
+			full := cl.positionAPR(w, earned[i], ranges[i].Lower, ranges[i].Upper)
+			narrow := cl.positionAPR(w, earned[i+1], ranges[i+1].Lower, ranges[i+1].Upper)
 			lo = [3]*big.Rat{full.fees, full.native, full.boost}
 			hi = [3]*big.Rat{narrow.fees, narrow.native, narrow.boost}
 		} else {
@@ -512,7 +475,7 @@ func (s *Service) positionAPR(ctx context.Context, req *api.Request) (*api.Respo
 	if err != nil {
 		return nil, err
 	}
-	pools, err := s.aprPools(ctx, w, poolIDs(id), true)
+	pools, err := s.aprPools(ctx, w, poolIDs(id))
 	if err != nil {
 		return nil, err
 	}
@@ -529,7 +492,11 @@ func (s *Service) positionAPR(ctx context.Context, req *api.Request) (*api.Respo
 	if !ok {
 		return nil, fmt.Errorf("pool %d has no replayed state yet: %w", id, problem.ErrNotIndexed)
 	}
-	e := cl.position(w, lower, upper)
+	earned, err := s.earnedPerLiquidity(ctx, w, []report.Range{{Pool: id, Lower: lower, Upper: upper}})
+	if err != nil {
+		return nil, err
+	}
+	e := cl.positionAPR(w, earned[0], lower, upper)
 	return &api.Response{Body: struct {
 		APR json.Number `json:"APR"`
 	}{ratNumber(total(e.fees, e.native, e.boost))}, Freshness: fresh}, nil
@@ -546,13 +513,11 @@ func floorTo(tick, spacing int64) int64 {
 // clState is a concentrated-liquidity pool with what position APRs need.
 type clState struct {
 	*aprPool
-	spacing    int64
-	tick       int64    // current
-	sqrtPrice  *big.Rat // current
-	price0     *big.Rat // USD per base unit of token0
-	price1     *big.Rat // USD per base unit of token1
-	hourTick   []int64  // tick at the end of each of aprPool.Hours
-	hourActive []*big.Rat
+	spacing   int64
+	tick      int64    // current
+	sqrtPrice *big.Rat // current
+	price0    *big.Rat // USD per base unit of token0
+	price1    *big.Rat // USD per base unit of token1
 }
 
 // clPool loads the state of a concentrated-liquidity pool; false when it
@@ -566,24 +531,18 @@ func (s *Service) clPool(ctx context.Context, p *aprPool) (*clState, bool, error
 	return cl, ok, nil
 }
 
-// clPools loads the state of the concentrated-liquidity pools among pools,
-// by pool id; a pool without replayed state, tick spacing or prices yet
-// is left out. Four statements whatever the number of pools, and the
-// states read are those of the pools' window hours (and the one before),
-// not their history.
+// clPools loads the current state of the concentrated-liquidity pools
+// among pools, by pool id; a pool without replayed state, tick spacing or
+// prices yet is left out. Two statements whatever the number of pools.
 func (s *Service) clPools(ctx context.Context, pools []*aprPool) (map[int64]*clState, error) {
 	byID := map[int64]*aprPool{}
 	var ids []int64
-	first := time.Time{} // the earliest window hour of any pool
 	for _, p := range pools {
 		if p.Type != "concentrated" {
 			continue
 		}
 		byID[p.ID] = p
 		ids = append(ids, p.ID)
-		if len(p.Hours) > 0 && (first.IsZero() || p.Hours[0].Hour.Before(first)) {
-			first = p.Hours[0].Hour
-		}
 	}
 	out := map[int64]*clState{}
 	if len(ids) == 0 {
@@ -647,74 +606,7 @@ func (s *Service) clPools(ctx context.Context, pools []*aprPool) (map[int64]*clS
 		}
 		out[r.PoolID] = &clState{aprPool: byID[r.PoolID], spacing: r.Spacing, tick: r.Tick, sqrtPrice: sp, price0: p0, price1: p1}
 	}
-	// The states from the last one at or before the first window hour.
-	var states []clStateRow
-	if !first.IsZero() {
-		// Each pool's first hour is found once (a probe), then its states
-		// from there by the primary key: a bound written in the join's
-		// condition was evaluated again for every state row of the pool's
-		// history (176 ms at 14 days).
-		if err := db.NewRaw(`SELECT s.pool_id, s.hour, s.tick, s.liquidity::text AS liquidity FROM unnest(?0::bigint[]) AS p(id)
-			CROSS JOIN LATERAL (SELECT coalesce((SELECT b.hour FROM osmosis_cl_state_hourly b WHERE b.chain_id = ?1 AND b.pool_id = p.id AND b.hour <= ?2
-					ORDER BY b.hour DESC LIMIT 1), '-infinity') AS since) f
-			JOIN osmosis_cl_state_hourly s ON s.chain_id = ?1 AND s.pool_id = p.id AND s.hour >= f.since
-			ORDER BY s.pool_id, s.hour`, pgdialect.Array(ids), s.market.ChainID, first).Scan(ctx, &states); err != nil {
-			return nil, fmt.Errorf("concentrated pools' states: %w", err)
-		}
-	}
-	for i := 0; i < len(states); {
-		j := i
-		for j < len(states) && states[j].PoolID == states[i].PoolID {
-			j++
-		}
-		if cl, ok := out[states[i].PoolID]; ok {
-			if err := cl.hoursFrom(states[i:j]); err != nil {
-				return nil, err
-			}
-		}
-		i = j
-	}
-	for _, cl := range out {
-		if len(cl.hourTick) < len(cl.Hours) { // no state in or before the window
-			if err := cl.hoursFrom(nil); err != nil {
-				return nil, err
-			}
-		}
-	}
 	return out, nil
-}
-
-// clStateRow is a concentrated-liquidity pool's state at the end of an
-// hour.
-type clStateRow struct {
-	PoolID    int64     `bun:"pool_id"`
-	Hour      time.Time `bun:"hour"`
-	Tick      int64     `bun:"tick"`
-	Liquidity string    `bun:"liquidity"`
-}
-
-// hoursFrom sets the tick and active liquidity at the end of each window
-// hour from the pool's states (ascending, from the last one at or before
-// the first hour): an hour before any state has none.
-func (cl *clState) hoursFrom(states []clStateRow) error {
-	k := -1
-	for _, h := range cl.Hours {
-		for k+1 < len(states) && !states[k+1].Hour.After(h.Hour) {
-			k++
-		}
-		if k < 0 {
-			cl.hourTick = append(cl.hourTick, 0)
-			cl.hourActive = append(cl.hourActive, new(big.Rat))
-			continue
-		}
-		l, ok := new(big.Rat).SetString(states[k].Liquidity)
-		if !ok {
-			return fmt.Errorf("pool %d liquidity %q", cl.ID, states[k].Liquidity)
-		}
-		cl.hourTick = append(cl.hourTick, states[k].Tick)
-		cl.hourActive = append(cl.hourActive, l)
-	}
-	return nil
 }
 
 // valuePerLiquidity is the USD value of one unit of liquidity between
@@ -725,56 +617,37 @@ func (cl *clState) valuePerLiquidity(lower, upper int64) *big.Rat {
 	return v.Add(v, new(big.Rat).Mul(amount1, cl.price1))
 }
 
-// position is the APR per source of a position between lower and upper:
-// each hour whose end tick is in [lower, upper) pays the hour's earnings
-// per unit of in-range liquidity.
-func (cl *clState) position(w aprContext, lower, upper int64) aprSources {
-	earned := cl.earnedPerLiquidity(lower, upper)
+// positionAPR is the APR per source of a position between lower and
+// upper that earned earned per unit of liquidity over the window
+// (earnedPerLiquidity).
+func (cl *clState) positionAPR(w aprContext, earned aprSources, lower, upper int64) aprSources {
 	v := cl.valuePerLiquidity(lower, upper)
 	return aprSources{w.annualised(earned.fees, v), w.annualised(earned.native, v), w.annualised(earned.boost, v)}
 }
 
-// earnedPerLiquidity is what one unit of liquidity between lower and upper
-// earned over the window, in USD per source.
-//
-// Each hour pays its earnings over that hour's active liquidity: a new
-// denominator every hour, so the exact sum's denominator is about the
-// product of the window's liquidity values — thousands of digits over a
-// week, and the reductions of such fractions took most of an answer's
-// time (a provider in 40 pools: 58 ms of CPU at one day of history, and
-// growing with the square of the window's hours). The hours' quotients are
-// summed as integers of 10^-perLiquidityDigits USD instead, each truncated
-// by less than one unit: far below the 18 decimals an answer shows, even
-// times a position's liquidity and the annualisation.
-func (cl *clState) earnedPerLiquidity(lower, upper int64) aprSources {
-	var sums [3]big.Int
-	for i, h := range cl.Hours {
-		active := cl.hourActive[i]
-		if active.Sign() <= 0 || cl.hourTick[i] < lower || cl.hourTick[i] >= upper {
-			continue
+// earnedPerLiquidity is, for each of ranges, what one unit of liquidity in
+// it earned over the window, in USD per source: each hour whose end tick is
+// in the range pays the hour's earnings over that hour's liquidity in range
+// (report.EarnedFrom: the dex_cl_earnings job's quotients, each truncated
+// by less than 10^-80 USD, summed by Postgres).
+func (s *Service) earnedPerLiquidity(ctx context.Context, w aprContext, ranges []report.Range) ([]aprSources, error) {
+	sums, err := report.EarnedFrom(ctx, api.Reader(ctx, s.db), s.market.ChainID, w.from, ranges)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]aprSources, len(sums))
+	for i, e := range sums {
+		var src [3]*big.Rat
+		for k, v := range []string{e.Fees, e.Native, e.Boost} {
+			n, ok := new(big.Int).SetString(v, 10)
+			if !ok {
+				return nil, fmt.Errorf("earnings per liquidity of pool %d: %q", ranges[i].Pool, v)
+			}
+			src[k] = new(big.Rat).SetFrac(n, report.EarnedUnit)
 		}
-		addScaledQuo(&sums[0], h.fees, active)
-		addScaledQuo(&sums[1], h.native, active)
-		addScaledQuo(&sums[2], h.boost, active)
+		out[i] = aprSources{src[0], src[1], src[2]}
 	}
-	return aprSources{new(big.Rat).SetFrac(&sums[0], perLiquidityUnit),
-		new(big.Rat).SetFrac(&sums[1], perLiquidityUnit), new(big.Rat).SetFrac(&sums[2], perLiquidityUnit)}
-}
-
-// perLiquidityDigits is the precision of earnedPerLiquidity's sums.
-const perLiquidityDigits = 80
-
-var perLiquidityUnit = new(big.Int).Exp(big.NewInt(10), big.NewInt(perLiquidityDigits), nil)
-
-// addScaledQuo adds x ÷ d in units of 10^-perLiquidityDigits, truncated
-// toward zero, to sum; a zero x adds nothing.
-func addScaledQuo(sum *big.Int, x, d *big.Rat) {
-	if x.Sign() == 0 {
-		return
-	}
-	n := new(big.Int).Mul(x.Num(), d.Denom())
-	n.Mul(n, perLiquidityUnit)
-	sum.Add(sum, n.Quo(n, new(big.Int).Mul(x.Denom(), d.Num())))
+	return out, nil
 }
 
 func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }

@@ -24,7 +24,7 @@ func dex() domain {
 			return []aggregator.Job{aggdex.Prices{Market: m}, aggdex.Volume{Market: m}, aggdex.Liquidity{Market: m}, aggdex.Revenue{Market: m},
 				aggdex.Candles{Market: m}, aggdex.Activity{Market: m}, aggdex.Positions{Market: m}, aggdex.CLState{Market: m},
 				aggdex.Supply{Market: m}, aggdex.Assets{Market: m}, aggdex.Earn{Market: m, Strategies: cfg.Earn.Strategies},
-				aggdex.LimitOrders{Market: m}, aggdex.Staking{Market: m}, aggdex.PoolRewards{Market: m},
+				aggdex.LimitOrders{Market: m}, aggdex.Staking{Market: m}, aggdex.PoolRewards{Market: m}, aggdex.CLEarnings{Market: m},
 				aggdex.RewardsReceived{Market: m}, aggdex.LPHoldings{Market: m}, aggdex.Portfolio{Market: m}}
 		})
 }

@@ -29,6 +29,7 @@ const (
 	JobLimitOrders     = "dex_limit_orders"
 	JobStaking         = "dex_staking"
 	JobPoolRewards     = "dex_pool_rewards"
+	JobCLEarnings      = "dex_cl_earnings"
 	JobRewardsReceived = "dex_rewards_received"
 	JobLPHoldings      = "dex_lp_holdings"
 	JobPortfolio       = "dex_portfolio"

@@ -1,0 +1,1 @@
+DROP TABLE IF EXISTS osmosis_cl_earnings_hourly;
