@@ -16,3 +16,9 @@ CREATE TABLE osmosis_cl_earnings_hourly (
     boost      numeric     NOT NULL,
     PRIMARY KEY (chain_id, pool_id, hour)
 );
+
+--bun:split
+
+-- The job rewrites the hours from its first new block's on: a range of this
+-- index, not a scan of every pool's history.
+CREATE INDEX osmosis_cl_earnings_hourly_hour_idx ON osmosis_cl_earnings_hourly (chain_id, hour);
