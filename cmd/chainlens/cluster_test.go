@@ -184,7 +184,10 @@ chains:
 
 	// Everything resumes on the new primary by itself.
 	newPrimary := c.Open(t, c.Primary)
-	var h int64
+	var h, promotedAt int64
+	// The indexer can finish the recording's last heights while the primary
+	// is being stopped: then it has nothing left to resume.
+	_ = newPrimary.NewRaw("SELECT coalesce(max(next_height) - 1, 0) FROM sync_state WHERE chain_id = 'localosmosis'").Scan(context.Background(), &promotedAt)
 	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		_ = newPrimary.NewRaw("SELECT coalesce(max(next_height) - 1, 0) FROM sync_state WHERE chain_id = 'localosmosis'").Scan(context.Background(), &h)
 		if h == 299 && ackedNow() > before+200 {
@@ -305,7 +308,9 @@ chains:
 	t.Logf("%d events acknowledged, %d after the failover; indexed through %d; %d analytics answers during the failover, all with data", total, total-before, h, asked.Load())
 	logMu.Lock()
 	defer logMu.Unlock()
-	if !strings.Contains(logs["index"].String(), "resuming from the checkpoint") {
+	if promotedAt == 299 {
+		t.Logf("the indexer had indexed every height before the failover")
+	} else if !strings.Contains(logs["index"].String(), "resuming from the checkpoint") {
 		t.Errorf("the indexer never met the failover:\n%s", logs["index"].String())
 	}
 }
