@@ -171,7 +171,7 @@ chains:
 		_ = primary.NewRaw("SELECT coalesce(max(next_height) - 1, 0) FROM sync_state WHERE chain_id = 'localosmosis'").Scan(context.Background(), &h)
 		return h
 	}
-	for deadline := time.Now().Add(60 * time.Second); indexed() < 180 || ackedNow() < 200; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(60 * time.Second); indexed() < 60 || ackedNow() < 200; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("before the failover: indexed %d, %d events acknowledged", indexed(), ackedNow())
 		}
