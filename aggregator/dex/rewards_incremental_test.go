@@ -155,14 +155,7 @@ func TestRewardsJobsIncremental(t *testing.T) {
 func checkAssetStatesAt(t *testing.T, db *bun.DB, m report.Market) {
 	t.Helper()
 	ctx := context.Background()
-	var first, last time.Time
-	if err := db.NewRaw("SELECT min(time), max(time) FROM blocks WHERE chain_id = ?", m.ChainID).Scan(ctx, &first, &last); err != nil {
-		t.Fatal(err)
-	}
-	var ts []time.Time
-	for at := first.Add(-2 * time.Hour); at.Before(last.Add(3 * time.Hour)); at = at.Add(50 * time.Minute) {
-		ts = append(ts, at.UTC())
-	}
+	ts := timesAcross(t, db, m)
 	for _, only := range [][]string{nil, {"uatom"}} {
 		got, err := report.AssetStatesAt(ctx, db, m.ChainID, ts, only)
 		if err != nil {
@@ -237,14 +230,7 @@ func checkAssetStatesAt(t *testing.T, db *bun.DB, m report.Market) {
 func checkPoolLiquidityAt(t *testing.T, db *bun.DB, m report.Market) {
 	t.Helper()
 	ctx := context.Background()
-	var first, last time.Time
-	if err := db.NewRaw("SELECT min(time), max(time) FROM blocks WHERE chain_id = ?", m.ChainID).Scan(ctx, &first, &last); err != nil {
-		t.Fatal(err)
-	}
-	var ts []time.Time
-	for at := first.Add(-2 * time.Hour); at.Before(last.Add(3 * time.Hour)); at = at.Add(50 * time.Minute) {
-		ts = append(ts, at.UTC())
-	}
+	ts := timesAcross(t, db, m)
 	got, err := report.PoolLiquidityAt(ctx, db, m.ChainID, ts)
 	if err != nil {
 		t.Fatal(err)
@@ -299,4 +285,20 @@ func checkPoolLiquidityAt(t *testing.T, db *bun.DB, m report.Market) {
 	if nonzero == 0 {
 		t.Error("no pool has a liquidity: the check compares nothing")
 	}
+}
+
+// timesAcross are times every 50 minutes from two hours before the chain's
+// first block to three hours after its last: on and off the hour, before
+// any row and after the last.
+func timesAcross(t *testing.T, db *bun.DB, m report.Market) []time.Time {
+	t.Helper()
+	var first, last time.Time
+	if err := db.NewRaw("SELECT min(time), max(time) FROM blocks WHERE chain_id = ?", m.ChainID).Scan(context.Background(), &first, &last); err != nil {
+		t.Fatal(err)
+	}
+	var ts []time.Time
+	for at := first.Add(-2 * time.Hour); at.Before(last.Add(3 * time.Hour)); at = at.Add(50 * time.Minute) {
+		ts = append(ts, at.UTC())
+	}
+	return ts
 }
