@@ -506,3 +506,39 @@ func aggregatedLocalnet(t *testing.T) (*bun.DB, config.Chain, *config.Config) {
 	}
 	return db, ch, cfg
 }
+
+// TestHourlyRowsNotBuiltAre503: while the dex_liquidity job's hourly rows
+// are behind the reserves and prices (the job not yet run after them, or an
+// upgrade's new version not yet built), the answers read from them are a
+// 503 naming the job, not zeros; once the job has run they answer.
+func TestHourlyRowsNotBuiltAre503(t *testing.T) {
+	t.Parallel()
+	db, _, cfg := aggregatedLocalnet(t)
+	ctx := context.Background()
+	if _, err := db.ExecContext(ctx, "DELETE FROM osmosis_pool_liquidity_hourly; DELETE FROM osmosis_asset_state_hourly"); err != nil {
+		t.Fatal(err)
+	}
+	s := serve(t, db, cfg.Chains, time.Date(2026, 11, 21, 22, 30, 0, 0, time.UTC))
+	for _, path := range []string{"/tokens/v2/all", "/tokens/v2/OSMO", "/trading_metrics", "/pairs/v2/summary", "/stream/pool/v1/all"} {
+		resp, body := s.get(t, path)
+		if resp.StatusCode != 503 || !strings.Contains(body, "being built (dex_liquidity)") {
+			t.Errorf("%s: %d %s, want 503 naming dex_liquidity", path, resp.StatusCode, body)
+		}
+	}
+	// A reset watermark rebuilds the job (and its hourly rows).
+	if _, err := db.ExecContext(ctx, "UPDATE aggregator_jobs SET watermark = 0 WHERE name = 'dex_liquidity'"); err != nil {
+		t.Fatal(err)
+	}
+	sched, err := aggregator.New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, app.Jobs(cfg)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sched.RunOnce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/tokens/v2/ATOM", "/trading_metrics?again=1"} {
+		if resp, body := s.get(t, path); resp.StatusCode != 200 {
+			t.Errorf("%s after the job: %d %s", path, resp.StatusCode, body)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chainlens/chainlens/api/problem"
 	report "github.com/chainlens/chainlens/report/dex"
 
 	"cosmossdk.io/math"
@@ -202,6 +203,11 @@ func (s *Service) poolLiquidityAtEach(ctx context.Context, ts []time.Time) ([]ma
 	if err != nil {
 		return nil, nil, err
 	}
+	if len(rows) == 0 {
+		if err := s.hourlyBuilt(ctx, true); err != nil {
+			return nil, nil, err
+		}
+	}
 	liq, atoms := make([]map[int64]math.LegacyDec, len(ts)), make([]math.LegacyDec, len(ts))
 	for i := range ts {
 		liq[i] = map[int64]math.LegacyDec{}
@@ -233,4 +239,19 @@ func (s *Service) poolLiquidityAtEach(ctx context.Context, ts []time.Time) ([]ma
 		}
 	}
 	return liq, atoms, nil
+}
+
+// hourlyBuilt is a 503 (problem.ErrNotIndexed) while the dex_liquidity
+// job's hourly rows of pools (or of assets) are behind the reserves and
+// prices they come from (report.HourlyBehind); asked when a read of them
+// found nothing.
+func (s *Service) hourlyBuilt(ctx context.Context, pools bool) error {
+	p, a, err := report.HourlyBehind(ctx, api.Reader(ctx, s.db), s.market.ChainID)
+	if err != nil {
+		return err
+	}
+	if (pools && p) || (!pools && a) {
+		return fmt.Errorf("the hourly liquidity of %s is being built (%s): %w", s.market.ChainID, report.JobLiquidity, problem.ErrNotIndexed)
+	}
+	return nil
 }

@@ -64,6 +64,11 @@ func (s *Service) token(ctx context.Context, req *api.Request) (*api.Response, e
 	if err != nil {
 		return nil, err
 	}
+	if len(states) == 0 {
+		if err := s.hourlyBuilt(ctx, false); err != nil {
+			return nil, err
+		}
+	}
 	prices, pooled := make([]map[string]math.LegacyDec, len(at)), make([]map[string]math.LegacyDec, len(at))
 	for i := range at {
 		prices[i], pooled[i] = map[string]math.LegacyDec{}, map[string]math.LegacyDec{}
@@ -149,6 +154,11 @@ func (s *Service) pricesAtEach(ctx context.Context, ts []time.Time, only []strin
 	states, err := report.AssetStatesAt(ctx, api.Reader(ctx, s.db), s.market.ChainID, ts, only)
 	if err != nil {
 		return nil, err
+	}
+	if len(states) == 0 {
+		if err := s.hourlyBuilt(ctx, false); err != nil {
+			return nil, err
+		}
 	}
 	out := make([]map[string]math.LegacyDec, len(ts))
 	for i := range out {

@@ -106,3 +106,20 @@ func AssetStatesAt(ctx context.Context, db bun.IDB, chainID string, ts []time.Ti
 	}
 	return out, nil
 }
+
+// HourlyBehind says whether the dex_liquidity job's hourly tables lack what
+// the rows they are built from already hold: PoolLiquidityHourly empty
+// while PoolReservesLatest has a row (pools), AssetStateHourly empty while
+// AssetPricesLatest has one (assets). That is the job not yet run after the
+// prices and reserves, or a new version of it not yet built (an upgrade's
+// rebuild commits the tables at once): an answer read from them then has
+// nothing to say, not zeros.
+func HourlyBehind(ctx context.Context, db bun.IDB, chainID string) (pools, assets bool, err error) {
+	if err := db.NewRaw(`SELECT NOT EXISTS (SELECT 1 FROM `+PoolLiquidityHourly+` WHERE chain_id = ?0)
+			AND EXISTS (SELECT 1 FROM `+PoolReservesLatest+` WHERE chain_id = ?0),
+		NOT EXISTS (SELECT 1 FROM `+AssetStateHourly+` WHERE chain_id = ?0)
+			AND EXISTS (SELECT 1 FROM `+AssetPricesLatest+` WHERE chain_id = ?0)`, chainID).Scan(ctx, &pools, &assets); err != nil {
+		return false, false, fmt.Errorf("hourly liquidity built: %w", err)
+	}
+	return pools, assets, nil
+}
