@@ -542,3 +542,33 @@ func TestHourlyRowsNotBuiltAre503(t *testing.T) {
 		}
 	}
 }
+
+// TestAPRReportsNotBuiltAre503: the APR answers are a 503 naming the job
+// while the daily pool rewards are missing next to the hours (an upgrade's
+// rebuild of dex_pool_rewards not committed yet), and the positions' APRs
+// while dex_cl_earnings has not run (a new job), not APRs without those
+// earnings.
+func TestAPRReportsNotBuiltAre503(t *testing.T) {
+	t.Parallel()
+	db, _, cfg := aggregatedLocalnet(t)
+	ctx := context.Background()
+	s := serve(t, db, cfg.Chains, time.Date(2026, 11, 21, 22, 30, 0, 0, time.UTC))
+	if _, err := db.ExecContext(ctx, "DELETE FROM aggregator_jobs WHERE name = 'dex_cl_earnings'"); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/pools_apr_range", "/cl/v1/apr/rewards/5"} {
+		resp, body := s.get(t, path)
+		if resp.StatusCode != 503 || !strings.Contains(body, "dex_cl_earnings job has not run yet") {
+			t.Errorf("%s: %d %s, want 503 naming dex_cl_earnings", path, resp.StatusCode, body)
+		}
+	}
+	if _, err := db.ExecContext(ctx, "DELETE FROM osmosis_pool_rewards_daily"); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/pools_apr", "/v2/pools_apr_range"} {
+		resp, body := s.get(t, path)
+		if resp.StatusCode != 503 || !strings.Contains(body, "being built (dex_pool_rewards)") {
+			t.Errorf("%s: %d %s, want 503 naming dex_pool_rewards", path, resp.StatusCode, body)
+		}
+	}
+}

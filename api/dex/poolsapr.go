@@ -132,6 +132,13 @@ func (s *Service) window(ctx context.Context, fresh api.Freshness) (aprContext, 
 		s.market.ChainID, from.Add(-time.Hour)).Scan(ctx, &paid); err != nil {
 		return aprContext{}, fmt.Errorf("lock rewards: %w", err)
 	}
+	behind, err := report.PoolRewardsDailyBehind(ctx, api.Reader(ctx, s.db), s.market.ChainID)
+	if err != nil {
+		return aprContext{}, err
+	}
+	if behind {
+		return aprContext{}, fmt.Errorf("the daily pool rewards of %s are being built (%s): %w", s.market.ChainID, report.JobPoolRewards, problem.ErrNotIndexed)
+	}
 	return aprContext{seconds: secs, from: from, lockPaid: paid}, nil
 }
 
@@ -631,6 +638,11 @@ func (cl *clState) positionAPR(w aprContext, earned aprSources, lower, upper int
 // (report.EarnedFrom: the dex_cl_earnings job's quotients, each truncated
 // by less than 10^-80 USD, summed by Postgres).
 func (s *Service) earnedPerLiquidity(ctx context.Context, w aprContext, ranges []report.Range) ([]aprSources, error) {
+	// 503 until the job has run (a new job after an upgrade): no row yet
+	// would read as nothing earned.
+	if _, err := api.JobHeight(ctx, api.Reader(ctx, s.db), s.market.ChainID, report.JobCLEarnings); err != nil {
+		return nil, err
+	}
 	sums, err := report.EarnedFrom(ctx, api.Reader(ctx, s.db), s.market.ChainID, w.from, ranges)
 	if err != nil {
 		return nil, err

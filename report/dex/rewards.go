@@ -84,3 +84,16 @@ func KeepPoolRewardsDaily(ctx context.Context, tx bun.Tx, chainID string, h0 tim
 	}
 	return n, nil
 }
+
+// PoolRewardsDailyBehind says whether PoolRewardsDaily is empty while
+// PoolRewards has rows: a version of the job that keeps it not yet built
+// (an upgrade's rebuild commits both at once), when window sums read from
+// it would leave out the whole days.
+func PoolRewardsDailyBehind(ctx context.Context, db bun.IDB, chainID string) (bool, error) {
+	var behind bool
+	if err := db.NewRaw(`SELECT NOT EXISTS (SELECT 1 FROM `+PoolRewardsDaily+` WHERE chain_id = ?0)
+		AND EXISTS (SELECT 1 FROM `+PoolRewards+` WHERE chain_id = ?0)`, chainID).Scan(ctx, &behind); err != nil {
+		return false, fmt.Errorf("daily pool rewards built: %w", err)
+	}
+	return behind, nil
+}
