@@ -497,6 +497,13 @@ func aggregatedLocalnet(t *testing.T) (*bun.DB, config.Chain, *config.Config) {
 	t.Helper()
 	db, ch := osmosistest.New(t)
 	cfg := &config.Config{Chains: []config.Chain{ch}}
+	runJobs(t, db, cfg)
+	return db, ch, cfg
+}
+
+// runJobs runs every job of cfg's chains once, as `chainlens aggregate --once`.
+func runJobs(t *testing.T, db *bun.DB, cfg *config.Config) {
+	t.Helper()
 	sched, err := aggregator.New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, app.Jobs(cfg)...)
 	if err != nil {
 		t.Fatal(err)
@@ -504,7 +511,6 @@ func aggregatedLocalnet(t *testing.T) (*bun.DB, config.Chain, *config.Config) {
 	if err := sched.RunOnce(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	return db, ch, cfg
 }
 
 // TestHourlyRowsNotBuiltAre503: while the dex_liquidity job's hourly rows
@@ -529,13 +535,7 @@ func TestHourlyRowsNotBuiltAre503(t *testing.T) {
 	if _, err := db.ExecContext(ctx, "UPDATE aggregator_jobs SET watermark = 0 WHERE name = 'dex_liquidity'"); err != nil {
 		t.Fatal(err)
 	}
-	sched, err := aggregator.New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, app.Jobs(cfg)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sched.RunOnce(ctx); err != nil {
-		t.Fatal(err)
-	}
+	runJobs(t, db, cfg)
 	for _, path := range []string{"/tokens/v2/ATOM", "/trading_metrics?again=1"} {
 		if resp, body := s.get(t, path); resp.StatusCode != 200 {
 			t.Errorf("%s after the job: %d %s", path, resp.StatusCode, body)

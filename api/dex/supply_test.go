@@ -206,13 +206,7 @@ func TestSupplyOnLocalnet(t *testing.T) {
 		{Kind: snapshots.KindCommunityPool, Denom: "uosmo", Amount: "12400225698.104153832769016256"}}); err != nil {
 		t.Fatal(err)
 	}
-	sched, err := aggregator.New(db, config.Aggregator{}, slog.New(slog.DiscardHandler), nil, app.Jobs(cfg)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sched.RunOnce(ctx); err != nil {
-		t.Fatal(err)
-	}
+	runJobs(t, db, cfg)
 	s := serve(t, db, cfg.Chains, time.Date(2026, 11, 21, 22, 30, 0, 0, time.UTC))
 	resp, body := s.get(t, "/supply/v1/metrics")
 	var got struct {
