@@ -171,10 +171,6 @@ func (j Liquidity) hourly(ctx context.Context, tx bun.Tx, h0 time.Time, tip int6
 			return 0, fmt.Errorf("delete %s: %w", table, err)
 		}
 	}
-	type poolDenom struct {
-		Pool  int64  `bun:"pool_id"`
-		Denom string `bun:"denom"`
-	}
 	var catalog []poolDenom
 	if err := tx.NewRaw("SELECT DISTINCT pool_id, unnest(denoms) AS denom FROM osmosis_known_pools WHERE chain_id = ?", chain).Scan(ctx, &catalog); err != nil {
 		return 0, fmt.Errorf("catalog's pools: %w", err)
@@ -197,77 +193,12 @@ func (j Liquidity) hourly(ctx context.Context, tx bun.Tx, h0 time.Time, tip int6
 		if err != nil {
 			return 0, err
 		}
-		priceAt, priceText := make([]map[string]math.LegacyDec, len(hours)), make([]map[string]string, len(hours))
-		for i := range priceAt {
-			priceAt[i], priceText[i] = map[string]math.LegacyDec{}, map[string]string{}
-		}
-		for _, p := range prices {
-			d, err := math.LegacyNewDecFromStr(p.USD)
-			if err != nil {
-				return 0, fmt.Errorf("price of %s: %q: %w", p.Denom, p.USD, err)
-			}
-			priceAt[p.I][p.Denom], priceText[p.I][p.Denom] = d, p.USD
-		}
-		// Reserves come by pool, denom and time: gathered per hour and pool.
-		type key struct {
-			i    int
-			pool int64
-		}
-		held := map[key]map[string]math.Int{}
-		var keys []key
-		pooled := make([]map[string]math.Int, len(hours))
-		for i := range pooled {
-			pooled[i] = map[string]math.Int{}
-		}
-		for _, r := range reserves {
-			amt, ok := math.NewIntFromString(r.Amount)
-			if !ok {
-				return 0, fmt.Errorf("reserve %s of pool %d: %q", r.Denom, r.PoolID, r.Amount)
-			}
-			k := key{r.I, r.PoolID}
-			if held[k] == nil {
-				held[k] = map[string]math.Int{}
-				keys = append(keys, k)
-			}
-			held[k][r.Denom] = amt
-			if inCatalog[poolDenom{r.PoolID, r.Denom}] {
-				if sum, ok := pooled[r.I][r.Denom]; ok {
-					amt = sum.Add(amt)
-				}
-				pooled[r.I][r.Denom] = amt
-			}
-		}
-		rows := make([]poolLiquidityRow, 0, len(keys))
-		for _, k := range keys {
-			rows = append(rows, poolLiquidityRow{ChainID: chain, Hour: hours[k.i], PoolID: k.pool,
-				LiquidityUSD: j.Market.PoolLiquidity(held[k], priceAt[k.i]).String()})
+		rows, states, err := j.hourRows(hours, reserves, prices, inCatalog)
+		if err != nil {
+			return 0, err
 		}
 		if err := insertBatches(ctx, tx, rows); err != nil {
 			return 0, fmt.Errorf("insert hourly liquidity: %w", err)
-		}
-		var states []assetStateRow
-		for i, h := range hours {
-			denoms := make([]string, 0, len(priceAt[i])+len(pooled[i]))
-			for d := range priceAt[i] {
-				denoms = append(denoms, d)
-			}
-			for d := range pooled[i] {
-				if _, ok := priceAt[i][d]; !ok {
-					denoms = append(denoms, d)
-				}
-			}
-			slices.Sort(denoms)
-			for _, d := range denoms {
-				row := assetStateRow{ChainID: chain, Hour: h, Denom: d}
-				if p, ok := priceText[i][d]; ok {
-					row.PriceUSD = &p
-				}
-				if a, ok := pooled[i][d]; ok {
-					v := a.String()
-					row.Reserves = &v
-				}
-				states = append(states, row)
-			}
 		}
 		if err := insertBatches(ctx, tx, states); err != nil {
 			return 0, fmt.Errorf("insert hourly asset states: %w", err)
@@ -275,6 +206,90 @@ func (j Liquidity) hourly(ctx context.Context, tx bun.Tx, h0 time.Time, tip int6
 		n += int64(len(rows) + len(states))
 	}
 	return n, nil
+}
+
+// hourRows are the rows of report.PoolLiquidityHourly and
+// report.AssetStateHourly for hours, from the reserves and prices at each
+// of them (report.ReservesAt, report.PricesAt) and the catalog's (pool,
+// denom) keys.
+func (j Liquidity) hourRows(hours []time.Time, reserves []report.Reserve, prices []report.Price, inCatalog map[poolDenom]bool) ([]poolLiquidityRow, []assetStateRow, error) {
+	chain := j.Market.ChainID
+	priceAt, priceText := make([]map[string]math.LegacyDec, len(hours)), make([]map[string]string, len(hours))
+	for i := range priceAt {
+		priceAt[i], priceText[i] = map[string]math.LegacyDec{}, map[string]string{}
+	}
+	for _, p := range prices {
+		d, err := math.LegacyNewDecFromStr(p.USD)
+		if err != nil {
+			return nil, nil, fmt.Errorf("price of %s: %q: %w", p.Denom, p.USD, err)
+		}
+		priceAt[p.I][p.Denom], priceText[p.I][p.Denom] = d, p.USD
+	}
+	// Reserves come by pool, denom and time: gathered per hour and pool.
+	type key struct {
+		i    int
+		pool int64
+	}
+	held := map[key]map[string]math.Int{}
+	var keys []key
+	pooled := make([]map[string]math.Int, len(hours))
+	for i := range pooled {
+		pooled[i] = map[string]math.Int{}
+	}
+	for _, r := range reserves {
+		amt, ok := math.NewIntFromString(r.Amount)
+		if !ok {
+			return nil, nil, fmt.Errorf("reserve %s of pool %d: %q", r.Denom, r.PoolID, r.Amount)
+		}
+		k := key{r.I, r.PoolID}
+		if held[k] == nil {
+			held[k] = map[string]math.Int{}
+			keys = append(keys, k)
+		}
+		held[k][r.Denom] = amt
+		if inCatalog[poolDenom{r.PoolID, r.Denom}] {
+			if sum, ok := pooled[r.I][r.Denom]; ok {
+				amt = sum.Add(amt)
+			}
+			pooled[r.I][r.Denom] = amt
+		}
+	}
+	rows := make([]poolLiquidityRow, 0, len(keys))
+	for _, k := range keys {
+		rows = append(rows, poolLiquidityRow{ChainID: chain, Hour: hours[k.i], PoolID: k.pool,
+			LiquidityUSD: j.Market.PoolLiquidity(held[k], priceAt[k.i]).String()})
+	}
+	var states []assetStateRow
+	for i, h := range hours {
+		denoms := make([]string, 0, len(priceAt[i])+len(pooled[i]))
+		for d := range priceAt[i] {
+			denoms = append(denoms, d)
+		}
+		for d := range pooled[i] {
+			if _, ok := priceAt[i][d]; !ok {
+				denoms = append(denoms, d)
+			}
+		}
+		slices.Sort(denoms)
+		for _, d := range denoms {
+			row := assetStateRow{ChainID: chain, Hour: h, Denom: d}
+			if p, ok := priceText[i][d]; ok {
+				row.PriceUSD = &p
+			}
+			if a, ok := pooled[i][d]; ok {
+				v := a.String()
+				row.Reserves = &v
+			}
+			states = append(states, row)
+		}
+	}
+	return rows, states, nil
+}
+
+// poolDenom is a (pool, denom) key of the catalog (osmosis_known_pools).
+type poolDenom struct {
+	Pool  int64  `bun:"pool_id"`
+	Denom string `bun:"denom"`
 }
 
 // assetStateRow is a row of report.AssetStateHourly.
